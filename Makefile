@@ -1,0 +1,51 @@
+# The course's two commands are `make book` and `make test`; everything else is for instructors
+# and maintainers. Every target bootstraps .venv first (idempotent, a no-op when up to date).
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+A      ?= ps2_layer_norm
+JOBS   ?= 2
+PORT   ?= 8000
+ASSIGNMENTS := ps1_by_hand ps2_layer_norm ps3_axes ps4_rmsnorm ps5_backward ps6_stability_speed
+
+.PHONY: install book test lint release grade report bench serve clean
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+book: install
+	$(VENV)/bin/jupyter-book build . -n -W --keep-going
+	@echo "The book is built: open file://$(CURDIR)/_build/html/index.html (or: make serve)"
+
+lint: install
+	$(PY) -m ruff check lib tests
+	$(PY) -m ruff format --check lib tests
+
+test: lint
+	$(PY) -m pytest
+
+release: install
+	for a in $(ASSIGNMENTS); do $(VENV)/bin/nbgrader generate_assignment $$a --force || exit 1; done
+
+grade: install
+	$(PY) -m normlab.course grade $(A) --jobs $(JOBS)
+
+report: install
+	$(PY) -m normlab.course report $(A)
+
+bench: install
+	$(PY) -m normlab.bench
+
+serve:
+	@test -f _build/html/index.html || $(MAKE) book
+	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
+
+clean:
+	rm -rf _build test-artifacts .pytest_cache

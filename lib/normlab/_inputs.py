@@ -1,0 +1,77 @@
+"""Input checking shared by every normalization in normlab.
+
+One rule for dtypes, one rule for parameters, one wording for errors, so that
+`layer_norm`, `rms_norm`, `batch_norm` and the backward pass fail the same way
+on the same bad input. Nothing here does arithmetic on the data.
+
+Dtype rule (the one torch follows for half precision):
+    float64 -> computed and returned in float64
+    float32 -> computed and returned in float32
+    float16 -> computed in float32, returned as float16
+    integers, booleans, Python lists -> computed and returned in float64
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+
+
+def as_records(x, *, name: str = "x") -> tuple[np.ndarray, np.dtype]:
+    """Return `x` as an array in its compute dtype, and the dtype to return.
+
+    The last axis holds the features of one record; it must exist and be non-empty.
+    The array returned may share memory with `x`: callers must not write into it.
+    """
+    arr = np.asarray(x)
+    if arr.dtype == object or arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers; got an array of dtype {arr.dtype}")
+    if arr.ndim == 0:
+        raise ValueError(
+            f"{name} is a 0-d scalar; normalization needs a feature axis: "
+            "pass shape (..., d) with d >= 1"
+        )
+    if arr.shape[-1] == 0:
+        raise ValueError(
+            f"{name} has shape {arr.shape}: the feature axis (last axis) is empty, d = 0"
+        )
+    if arr.dtype == np.float64 or arr.dtype == np.float32:
+        return arr, arr.dtype
+    if arr.dtype == np.float16:
+        return arr.astype(np.float32), np.dtype(np.float16)
+    return arr.astype(np.float64), np.dtype(np.float64)
+
+
+def as_feature_param(p, d: int, compute_dtype: np.dtype, *, name: str) -> np.ndarray | None:
+    """Check a per-feature parameter (gain or bias): None, or shape (d,)."""
+    if p is None:
+        return None
+    arr = np.asarray(p)
+    if arr.dtype == object or arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers; got dtype {arr.dtype}")
+    if arr.shape != (d,):
+        raise ValueError(
+            f"{name} has shape {arr.shape}, but the records have d = {d} features: "
+            f"{name} must have shape ({d},) or be None"
+        )
+    return arr.astype(compute_dtype, copy=False)
+
+
+def check_eps(eps) -> float:
+    """Epsilon must be a finite real number >= 0."""
+    if isinstance(eps, bool) or not isinstance(eps, Real | np.floating | np.integer):
+        raise TypeError(f"eps must be a real number; got {type(eps).__name__}")
+    value = float(eps)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"eps must be finite and >= 0; got eps = {eps!r}")
+    return value
+
+
+def check_same_shape(a: np.ndarray, b: np.ndarray, *, names: tuple[str, str]) -> None:
+    """Raise a ValueError naming both shapes when two arrays differ in shape."""
+    if a.shape != b.shape:
+        raise ValueError(
+            f"{names[0]} has shape {a.shape} but {names[1]} has shape {b.shape}; they must match"
+        )

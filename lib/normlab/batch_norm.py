@@ -1,0 +1,138 @@
+"""Batch normalization, for contrast: the same formula, the axis turned ninety degrees.
+
+Ioffe and Szegedy (2015, arXiv:1502.03167) standardize each *feature* with
+statistics taken across the batch; Ba, Kiros and Hinton (2016, arXiv:1607.06450)
+turn the axis and standardize each *record* across its own features. Batch-norm
+therefore needs a crowd: its statistics couple the records of a batch, a batch of
+one has nothing to average over, and at inference it must fall back on running
+statistics collected during training.
+
+Features sit on the last axis, as everywhere in normlab: an input of shape
+(B, T, d) is normalized per feature over all B * T records, like
+`torch.nn.BatchNorm1d` applied to `x.reshape(-1, d)`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._inputs import as_feature_param, as_records, check_eps
+
+
+def _feature_stats(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature mean and population variance of an (n, d) block, two passes."""
+    mean = flat.mean(axis=0)  # (d,)
+    centred = flat - mean  # (n, d)
+    return mean, np.mean(centred * centred, axis=0)  # (d,), (d,)
+
+
+def _affine(xhat: np.ndarray, gamma, beta) -> np.ndarray:
+    if gamma is not None:
+        xhat *= gamma
+    if beta is not None:
+        xhat += beta
+    return xhat
+
+
+def _records_of(x, name: str = "x") -> tuple[np.ndarray, np.dtype, np.ndarray]:
+    arr, out_dtype = as_records(x, name=name)
+    return arr, out_dtype, arr.reshape(-1, arr.shape[-1])
+
+
+def batch_norm(x, gamma=None, beta=None, eps: float = 1e-5) -> np.ndarray:
+    """Training-mode batch-norm: statistics per feature over every leading axis.
+
+    Ioffe and Szegedy (2015), Algorithm 1, with population (biased) variance as in
+    training. `x` has shape (..., d); `gamma`, `beta` shape (d,) or None. A batch
+    holding a single record has nothing to average over (every output would be
+    beta), so it raises, as `torch.nn.functional.batch_norm` does in training.
+    """
+    arr, out_dtype, flat = _records_of(x)
+    d = arr.shape[-1]
+    gamma = as_feature_param(gamma, d, arr.dtype, name="gamma")
+    beta = as_feature_param(beta, d, arr.dtype, name="beta")
+    eps = check_eps(eps)
+    n = flat.shape[0]
+    if n < 2:
+        raise ValueError(
+            f"batch_norm in training mode needs more than one record per feature; x has "
+            f"shape {arr.shape} ({n} record): batch-norm needs a crowd (layer-norm does not)"
+        )
+    mean, var = _feature_stats(flat)  # (d,), (d,)
+    xhat = (flat - mean) / np.sqrt(var + eps)  # (n, d)
+    return _affine(xhat, gamma, beta).reshape(arr.shape).astype(out_dtype, copy=False)
+
+
+class BatchNorm:
+    """A small stateful batch-norm with running statistics, like `torch.nn.BatchNorm1d`.
+
+    In training mode (the default) it normalizes with the batch's own statistics
+    and updates the running estimates:
+
+        running_mean <- (1 - momentum) * running_mean + momentum * batch_mean
+        running_var  <- (1 - momentum) * running_var  + momentum * batch_var_unbiased
+
+    (unbiased: divide by n - 1, as torch does for the running estimate; the
+    normalization itself uses the population variance). With momentum=None the
+    running statistics are a cumulative average, as in torch. In eval mode the
+    running statistics are used and nothing is updated, so the output of a record
+    depends on the batches seen in training: the state layer-norm never has.
+    `weight` (gamma) and `bias` (beta) are the 2d learned parameters; the running
+    statistics are buffers, not parameters.
+    """
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+    ):
+        if not isinstance(num_features, int | np.integer) or num_features < 1:
+            raise ValueError(f"num_features must be a positive integer; got {num_features!r}")
+        if momentum is not None and not 0.0 <= float(momentum) <= 1.0:
+            raise ValueError(f"momentum must be in [0, 1] or None; got {momentum!r}")
+        self.num_features = int(num_features)
+        self.eps = check_eps(eps)
+        self.momentum = momentum
+        self.weight = np.ones(self.num_features) if affine else None
+        self.bias = np.zeros(self.num_features) if affine else None
+        self.running_mean = np.zeros(self.num_features)
+        self.running_var = np.ones(self.num_features)
+        self.num_batches_tracked = 0
+        self.training = True
+
+    def train(self, mode: bool = True) -> BatchNorm:
+        self.training = bool(mode)
+        return self
+
+    def eval(self) -> BatchNorm:
+        return self.train(False)
+
+    def __call__(self, x) -> np.ndarray:
+        arr, out_dtype, flat = _records_of(x)
+        if arr.shape[-1] != self.num_features:
+            raise ValueError(
+                f"x has shape {arr.shape} but this BatchNorm was built for "
+                f"{self.num_features} features (last axis)"
+            )
+        if self.training:
+            n = flat.shape[0]
+            if n < 2:
+                raise ValueError(
+                    f"BatchNorm in training mode needs more than one record per feature; "
+                    f"x has shape {arr.shape}: batch-norm needs a crowd"
+                )
+            mean, var = _feature_stats(flat)
+            self._update_running(mean, var * n / (n - 1))
+        else:
+            mean, var = self.running_mean, self.running_var
+        xhat = (flat - mean.astype(arr.dtype)) / np.sqrt(var.astype(arr.dtype) + self.eps)
+        out = _affine(xhat, self.weight, self.bias)
+        return out.reshape(arr.shape).astype(out_dtype, copy=False)
+
+    def _update_running(self, mean: np.ndarray, var_unbiased: np.ndarray) -> None:
+        self.num_batches_tracked += 1
+        m = 1.0 / self.num_batches_tracked if self.momentum is None else float(self.momentum)
+        self.running_mean = (1 - m) * self.running_mean + m * mean
+        self.running_var = (1 - m) * self.running_var + m * var_unbiased

@@ -1,0 +1,41 @@
+"""RMSNorm: layer normalization without the centring.
+
+Zhang and Sennrich, Root Mean Square Layer Normalization (2019, arXiv:1910.07467)
+keep only the rescaling of Ba, Kiros and Hinton (2016, arXiv:1607.06450):
+
+    RMSNorm(r)_k = gamma_k * r_k / sqrt(mean(r^2) + eps)
+
+There is no mean and no bias, so d parameters instead of 2d. On a record whose
+mean is already zero, RMSNorm and LayerNorm agree (mean(r^2) is then the
+variance). The course's "you must subtract the mean" misconception is kept,
+corrected: the rescaling is the essential part.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._inputs import as_feature_param, as_records, check_eps
+
+
+def rms_norm(x, gamma=None, eps: float = 1e-6) -> np.ndarray:
+    """RMSNorm over the last axis of `x` (shape (..., d)).
+
+    Zhang and Sennrich (2019), eq. (4). `gamma` has shape (d,) or is None (ones).
+    Same dtype rule and errors as `layer_norm`; the input is never modified.
+    """
+    arr, out_dtype = as_records(x)
+    gamma = as_feature_param(gamma, arr.shape[-1], arr.dtype, name="gamma")
+    eps = check_eps(eps)
+    # mean square of the record: no centring
+    mean_square = np.mean(arr * arr, axis=-1, keepdims=True)  # (..., 1)
+    denom = np.sqrt(mean_square + arr.dtype.type(eps))  # (..., 1)
+    if eps == 0.0 and np.any(denom == 0):
+        where = tuple(int(i) for i in np.argwhere(denom[..., 0] == 0)[0])
+        raise ValueError(
+            f"record {where} is all zeros and eps = 0: RMSNorm is undefined there; use eps > 0"
+        )
+    y = arr / denom  # (..., d)
+    if gamma is not None:
+        y *= gamma
+    return y.astype(out_dtype, copy=False)
