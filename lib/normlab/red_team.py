@@ -7,7 +7,9 @@ formula is Ba, Kiros and Hinton (2016, arXiv:1607.06450), eqs. (3)-(4): mean and
 population variance over the last (feature) axis of one record, eps inside the
 square root.
 
-Every function takes (x, gamma=None, beta=None, eps=1e-5) like `layer_norm`.
+Every function takes (x, gamma=None, beta=None, eps=1e-5) like `layer_norm`, and
+computes in x's own float dtype (float32 stays float32, so the numerics of the
+one-pass variance show), anything else in float64.
 """
 
 from __future__ import annotations
@@ -17,16 +19,21 @@ from dataclasses import dataclass
 import numpy as np
 
 
+def _as_float(x) -> np.ndarray:
+    x = np.asarray(x)
+    return x if x.dtype in (np.float32, np.float64) else x.astype(np.float64)
+
+
 def _finish(xhat: np.ndarray, gamma, beta) -> np.ndarray:
     if gamma is not None:
-        xhat = xhat * np.asarray(gamma, dtype=float)
+        xhat = xhat * np.asarray(gamma, dtype=xhat.dtype)
     if beta is not None:
-        xhat = xhat + np.asarray(beta, dtype=float)
+        xhat = xhat + np.asarray(beta, dtype=xhat.dtype)
     return xhat
 
 
 def _standardize(x, axes, gamma, beta, eps, *, ddof=0) -> np.ndarray:
-    x = np.asarray(x, dtype=float)
+    x = _as_float(x)
     mu = x.mean(axis=axes, keepdims=True)
     var = x.var(axis=axes, keepdims=True, ddof=ddof)
     return _finish((x - mu) / np.sqrt(var + eps), gamma, beta)
@@ -39,7 +46,7 @@ def wrong_axis(x, gamma=None, beta=None, eps=1e-5):
 
 def batch_axes(x, gamma=None, beta=None, eps=1e-5):
     """Statistics per feature over every leading axis: batch-norm in LayerNorm's clothes."""
-    x = np.asarray(x, dtype=float)
+    x = _as_float(x)
     return _standardize(x, tuple(range(x.ndim - 1)), gamma, beta, eps)
 
 
@@ -55,7 +62,7 @@ def sample_variance(x, gamma=None, beta=None, eps=1e-5):
 
 def eps_outside_sqrt(x, gamma=None, beta=None, eps=1e-5):
     """Adds eps to the standard deviation, (x - mu) / (sigma + eps)."""
-    x = np.asarray(x, dtype=float)
+    x = _as_float(x)
     mu = x.mean(axis=-1, keepdims=True)
     sigma = x.std(axis=-1, keepdims=True)
     return _finish((x - mu) / (sigma + eps), gamma, beta)
@@ -63,7 +70,7 @@ def eps_outside_sqrt(x, gamma=None, beta=None, eps=1e-5):
 
 def one_pass_variance(x, gamma=None, beta=None, eps=1e-5):
     """Variance as E[x^2] - E[x]^2: cancels catastrophically far from zero."""
-    x = np.asarray(x, dtype=float)
+    x = _as_float(x)
     mu = x.mean(axis=-1, keepdims=True)
     var = (x * x).mean(axis=-1, keepdims=True) - mu * mu
     with np.errstate(invalid="ignore"):
@@ -72,7 +79,7 @@ def one_pass_variance(x, gamma=None, beta=None, eps=1e-5):
 
 def rms_in_place_of_ln(x, gamma=None, beta=None, eps=1e-5):
     """Skips the centring: RMSNorm where LayerNorm was asked for."""
-    x = np.asarray(x, dtype=float)
+    x = _as_float(x)
     return _finish(x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps), gamma, beta)
 
 
