@@ -1,0 +1,214 @@
+"""Shared fixtures: the built book, a local server for it, and a Chromium page that records trouble.
+
+- `built_site`: builds the book once per session with exactly `make book`'s command,
+  `jupyter-book build . -n -W --keep-going`, into `_build/html`; fails the test with the end
+  of the build log when the build fails; returns the html folder as a Path.
+- `site_url`: serves `_build/html` on 127.0.0.1 (a free port, a background thread); yields
+  the base URL, ending in "/".
+- `browser_page`: a `BrowserPage` (Playwright sync API, Debian's Chromium, a fresh context per
+  test). It records console errors, page errors, failed requests (network failures and HTTP
+  status >= 400) and every request whose host is not 127.0.0.1 (those are also aborted, so a
+  page can never reach the network). `browser_page.problems()` lists them all; a test asserts
+  it is empty. `browser_page.screenshot(name)` saves a PNG under `test-artifacts/`.
+
+Tests that use `built_site` are marked `slow`; tests that use `browser_page` are marked
+`slow` and `browser`, automatically, so `-m "not slow"` always leaves them out.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import http.server
+import re
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+HTML = REPO / "_build" / "html"
+ARTIFACTS = REPO / "test-artifacts"
+BOOK_LOG = ARTIFACTS / "book-build.log"
+BUILD_LOCK = REPO / "_build" / ".pytest-build.lock"
+LOCAL_HOST = "127.0.0.1"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def book_command() -> list[str]:
+    """`make book`'s build command, run with this interpreter's jupyter-book."""
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    return [str(jupyter_book), "build", ".", "-n", "-W", "--keep-going"]
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        if "browser_page" in names:
+            item.add_marker(pytest.mark.browser)
+        if {"built_site", "browser_page"} & set(names):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def built_site() -> Path:
+    """Build the book once per session (`make book`'s command); return `_build/html`."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    BUILD_LOCK.parent.mkdir(exist_ok=True)
+    # pytest-xdist workers each own a session: the lock makes them build one after the
+    # other, and the second build is a no-change rebuild that reuses the first.
+    with open(BUILD_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = subprocess.run(
+            book_command(), cwd=REPO, capture_output=True, text=True, timeout=900, check=False
+        )
+    log = f"$ {' '.join(book_command())}\n{done.stdout}\n--- stderr ---\n{done.stderr}"
+    BOOK_LOG.write_text(log)
+    if done.returncode != 0:
+        pytest.fail(
+            f"the book build failed (exit {done.returncode}); full log in {BOOK_LOG}\n"
+            f"{log[-6000:]}",
+            pytrace=False,
+        )
+    if not (HTML / "index.html").is_file():
+        pytest.fail(f"the build succeeded but wrote no {HTML / 'index.html'}", pytrace=False)
+    return HTML
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 (the stdlib's name)
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path):
+    """Serve the built site on 127.0.0.1 on a free port; yield its base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer((LOCAL_HOST, 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://{LOCAL_HOST}:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def _is_local(url: str) -> bool:
+    parts = urlsplit(url)
+    if parts.scheme in ("data", "blob", "about", "chrome-error"):
+        return True
+    return parts.hostname == LOCAL_HOST
+
+
+def screenshot_path(name: str) -> Path:
+    """A file under test-artifacts/ for a screenshot named `name` (made filename-safe)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "page"
+    return ARTIFACTS / f"{safe}.png"
+
+
+@dataclass
+class BrowserPage:
+    """A Playwright page and everything that went wrong while it was used."""
+
+    page: object
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    foreign_requests: list[str] = field(default_factory=list)
+
+    def goto(self, url: str):
+        """Open `url` and wait until the network is quiet (MathJax and images loaded)."""
+        return self.page.goto(url, wait_until="networkidle")
+
+    def problems(self) -> list[str]:
+        """Every recorded problem, labelled; empty when the page behaved."""
+        return (
+            [f"console error: {m}" for m in self.console_errors]
+            + [f"page error: {m}" for m in self.page_errors]
+            + [f"failed request: {m}" for m in self.failed_requests]
+            + [f"request off 127.0.0.1: {m}" for m in self.foreign_requests]
+        )
+
+    def clear(self) -> None:
+        """Forget what was recorded so far (e.g. between two pages of one test)."""
+        for found in (
+            self.console_errors,
+            self.page_errors,
+            self.failed_requests,
+            self.foreign_requests,
+        ):
+            found.clear()
+
+    def screenshot(self, name: str, *, full_page: bool = True) -> Path:
+        """Save a PNG of the page under test-artifacts/ and return its path."""
+        path = screenshot_path(name)
+        self.page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+
+@pytest.fixture(scope="session")
+def chromium_browser():
+    """One headless Debian Chromium for the session (never `playwright install`)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (.ci/run does)")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def browser_page(chromium_browser):
+    """A fresh context and page; problems are recorded on the returned `BrowserPage`."""
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    found = BrowserPage(page)
+
+    def route(route_, request):
+        if _is_local(request.url):
+            route_.continue_()
+        else:
+            found.foreign_requests.append(request.url)
+            route_.abort()
+
+    def on_console(message):
+        if message.type == "error":
+            found.console_errors.append(f"{message.text} ({message.location.get('url', '')})")
+
+    def on_request_failed(request):
+        if _is_local(request.url):
+            found.failed_requests.append(f"{request.url}: {request.failure}")
+
+    def on_response(response):
+        if response.status >= 400:
+            found.failed_requests.append(f"{response.url}: HTTP {response.status}")
+
+    context.route("**/*", route)
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: found.page_errors.append(str(error)))
+    page.on("requestfailed", on_request_failed)
+    page.on("response", on_response)
+    try:
+        yield found
+    finally:
+        context.close()
