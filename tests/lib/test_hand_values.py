@@ -88,3 +88,12 @@ def test_param_count_matches_torch_modules():
 def test_param_count_rejects_bad_input(args, message):
     with pytest.raises(ValueError, match=message):
         normlab.param_count(*args)
+
+
+@pytest.mark.parametrize("module", ["normlab.layer_norm", "normlab.stats"])
+def test_docstring_examples_hold(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
