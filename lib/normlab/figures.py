@@ -1,0 +1,237 @@
+"""One look for every figure of the course: the chapters, the benchmark and the class report.
+
+A figure here is a plain `matplotlib.figure.Figure` (no pyplot, no global figure list), in one
+style, with colours that mean the same thing everywhere: LayerNorm (Ba, Kiros and Hinton, 2016,
+arXiv:1607.06450) is always blue, batch-norm always orange, RMSNorm always green, the red team
+always vermillion. The palette is Okabe and Ito's, which stays distinguishable under the common
+colour-vision deficiencies.
+
+    from normlab import figures
+    fig, ax = figures.new(width=6, height=3)
+    ax.plot(x, y, color=figures.color("layer_norm"), label="LayerNorm")
+    fig                       # in a notebook: shown as a PNG (figures.new registers it)
+    figures.save(fig, "results/speed.png")   # in a script: PNG or SVG by suffix
+
+`draw_record_block` draws a (B, T, d) block of records in 3-D and lights the cells that share
+one set of statistics under LayerNorm, batch-norm or RMSNorm (chapter 5).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
+
+# Okabe and Ito (2008), "Color Universal Design": one hue per meaning.
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky": "#56B4E9",
+    "green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
+}
+
+COLORS = {
+    # the normalizations
+    "layer_norm": OKABE_ITO["blue"],
+    "batch_norm": OKABE_ITO["orange"],
+    "rms_norm": OKABE_ITO["green"],
+    # the panel's two teams
+    "blue_team": OKABE_ITO["blue"],
+    "red_team": OKABE_ITO["vermillion"],
+    # placement (chapter 7)
+    "pre_ln": OKABE_ITO["blue"],
+    "post_ln": OKABE_ITO["vermillion"],
+    # numerics (chapter 9)
+    "two_pass": OKABE_ITO["blue"],
+    "one_pass": OKABE_ITO["vermillion"],
+    # benchmark implementations (normlab.bench)
+    "numpy_naive": OKABE_ITO["purple"],
+    "numpy_fast": OKABE_ITO["blue"],
+    "torch_cpu": OKABE_ITO["orange"],
+    "torch_cuda": OKABE_ITO["green"],
+    "numpy_copy": "#7F7F7F",
+    "torch_cuda_copy": "#4D4D4D",
+    # neutral roles
+    "reference": "#4D4D4D",
+    "muted": "#D9DDE3",
+    "grid": "#E6E8EC",
+}
+
+STYLE = {
+    "figure.figsize": (6.4, 3.6),
+    "figure.dpi": 100,
+    "figure.facecolor": "white",
+    "savefig.dpi": 150,
+    "savefig.facecolor": "white",
+    "savefig.bbox": "tight",
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.titleweight": "bold",
+    "axes.labelsize": 10,
+    "axes.edgecolor": "#4D4D4D",
+    "axes.linewidth": 0.8,
+    "axes.grid": True,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.prop_cycle": matplotlib.cycler(
+        color=[OKABE_ITO[k] for k in ("blue", "orange", "green", "vermillion", "purple", "sky")]
+    ),
+    "grid.color": COLORS["grid"],
+    "grid.linewidth": 0.8,
+    "lines.linewidth": 2.0,
+    "lines.markersize": 5,
+    "legend.frameon": False,
+    "legend.fontsize": 9,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "image.cmap": "RdBu_r",
+    "svg.fonttype": "path",  # text as outlines: an SVG never asks for a font
+}
+
+
+def color(name: str) -> str:
+    """The course's colour for a role (`COLORS`), e.g. color("layer_norm")."""
+    try:
+        return COLORS[name]
+    except KeyError:
+        raise KeyError(f"no colour named {name!r}; have {sorted(COLORS)}") from None
+
+
+def use() -> None:
+    """Apply the course style; inside Jupyter, also show a Figure as a crisp PNG."""
+    matplotlib.rcParams.update(STYLE)
+    try:
+        from IPython import get_ipython
+    except ImportError:  # a plain script: nothing to register
+        return
+    if get_ipython() is not None:
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+        set_matplotlib_formats("retina")
+
+
+def new(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 3.6, **subplot_kw):
+    """A new Figure in the course style and its axes (one Axes, or an array of them)."""
+    use()
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=True, subplot_kw=subplot_kw or None)
+    return fig, axes
+
+
+def save(fig: Figure, path, *, dpi: int | None = None) -> Path:
+    """Write the figure to `path` (.png or .svg, folders made as needed); return the Path."""
+    path = Path(path)
+    if path.suffix not in (".png", ".svg"):
+        raise ValueError(f"save a figure as .png or .svg; got {path.name!r}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi or STYLE["savefig.dpi"])
+    return path
+
+
+# -- chapter 5: which cells of a (B, T, d) block share statistics ---------------------------------
+
+SHARING = ("layer_norm", "batch_norm", "rms_norm")
+
+
+def shared_cells(kind: str, shape: tuple[int, int, int], record=(0, 0), feature: int = 0):
+    """Boolean (B, T, d) mask of the cells that share one set of statistics.
+
+    LayerNorm and RMSNorm: the d features of one record (b, t). Batch-norm: one feature k
+    across every record of the batch, all B * T of them.
+    """
+    if kind not in SHARING:
+        raise ValueError(f"kind must be one of {SHARING}; got {kind!r}")
+    mask = np.zeros(shape, dtype=bool)  # (B, T, d)
+    if kind == "batch_norm":
+        mask[:, :, feature] = True
+    else:
+        mask[record[0], record[1], :] = True
+    return mask
+
+
+def _exploded(filled: np.ndarray) -> np.ndarray:
+    """Spread voxels apart: (n, m, k) -> (2n - 1, 2m - 1, 2k - 1) with empty slots between."""
+    spread = np.zeros(np.array(filled.shape) * 2 - 1, dtype=filled.dtype)
+    spread[::2, ::2, ::2] = filled
+    return spread
+
+
+def _exploded_corners(shape, gap: float = 0.18):
+    """Corner coordinates for `_exploded` voxels: unit cells separated by `gap`."""
+    axes = []
+    for n in shape:
+        edges = np.zeros(2 * n)  # corners of 2n - 1 slots
+        for i in range(2 * n):
+            edges[i] = (i // 2) * (1 + gap) + (i % 2)
+        axes.append(edges)
+    return np.meshgrid(*axes, indexing="ij")
+
+
+def draw_record_block(ax, kind: str, shape=(3, 4, 6), record=(0, 1), feature: int = 2) -> None:
+    """Draw a (B, T, d) block on a 3-D Axes, lighting the cells that share statistics.
+
+    Features run across, the batch runs into the page, tokens run down, as a transformer
+    stores its activations. The lit cells are solid; every other cell is a faint ghost, so
+    lit cells inside the block stay visible.
+    """
+    batch, tokens, d = shape
+    lit = shared_cells(kind, shape, record=record, feature=feature)  # (B, T, d)
+    # voxel axes: x = feature, y = batch (depth), z = token (token 0 on top)
+    lit_xyz = np.transpose(lit, (2, 0, 1))[:, :, ::-1]  # (d, B, T)
+    x, y, z = _exploded_corners(lit_xyz.shape)
+    ax.voxels(
+        x,
+        y,
+        z,
+        _exploded(~lit_xyz),
+        facecolors=COLORS["muted"] + "40",
+        edgecolors="#B8BFC7",
+        linewidth=0.3,
+    )
+    ax.voxels(
+        x,
+        y,
+        z,
+        _exploded(lit_xyz),
+        facecolors=color(kind) + "F0",
+        edgecolors="#1A1A1A",
+        linewidth=0.5,
+    )
+    ax.set_box_aspect((d, batch * 1.3, tokens))
+    ax.view_init(elev=20, azim=-60)
+    ax.set_axis_off()
+    # axis names in the panel's own 2-D coordinates (3-D text would be clipped)
+    ax.text2D(
+        0.30,
+        0.06,
+        f"features d = {d}  \u2192",
+        transform=ax.transAxes,
+        fontsize=9,
+        rotation=-8,
+        ha="center",
+    )
+    ax.text2D(
+        0.93,
+        0.22,
+        f"batch B = {batch}  \u2192",
+        transform=ax.transAxes,
+        fontsize=9,
+        rotation=38,
+        ha="center",
+    )
+    ax.text2D(
+        0.0,
+        0.52,
+        f"\u2190  tokens T = {tokens}",
+        transform=ax.transAxes,
+        fontsize=9,
+        rotation=90,
+        ha="center",
+        va="center",
+    )

@@ -1,0 +1,32 @@
+"""The pages of the book, read from `_toc.yml` (jb-book format), as built HTML paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+TOC = REPO / "_toc.yml"
+
+
+def _files(entries) -> list[str]:
+    found = []
+    for entry in entries or ():
+        if "file" in entry:
+            found.append(entry["file"])
+        for key in ("chapters", "sections", "parts"):
+            found += _files(entry.get(key))
+    return found
+
+
+def toc_files() -> list[str]:
+    """Every `file:` of the TOC, root first, without suffix: e.g. 'chapters/03_worked_example'."""
+    toc = yaml.safe_load(TOC.read_text())
+    files = [toc["root"], *_files(toc.get("parts")), *_files(toc.get("chapters"))]
+    return [f.removesuffix(".md").removesuffix(".ipynb") for f in files]
+
+
+def html_path(toc_file: str) -> str:
+    """Where Sphinx writes the page of a TOC file, relative to the site root."""
+    return f"{toc_file}.html"

@@ -1,0 +1,107 @@
+"""The book builds warning-free with `make book`'s command, offline, with every TOC page present."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+import yaml
+from book_pages import REPO, html_path, toc_files
+
+pytestmark = pytest.mark.slow
+
+WORKED_EXAMPLE = "chapters/03_worked_example"
+
+
+class _Links(HTMLParser):
+    """Collect the URLs a page loads (scripts, styles, images, fonts) and the links it offers."""
+
+    def __init__(self):
+        super().__init__()
+        self.loads: list[str] = []
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag in ("script", "img", "iframe", "source", "video", "audio") and attrs.get("src"):
+            self.loads.append(attrs["src"])
+        if tag == "link" and attrs.get("href"):
+            rel = attrs.get("rel") or ""
+            (self.loads if re.search(r"stylesheet|preload|icon", rel) else self.links).append(
+                attrs["href"]
+            )
+        if tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+
+
+def _pages(site: Path) -> list[Path]:
+    """The site's HTML pages (not the theme's template fragments under _static/)."""
+    return [p for p in site.rglob("*.html") if "_static" not in p.relative_to(site).parts]
+
+
+def _parse(page: Path) -> _Links:
+    parser = _Links()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return parser
+
+
+def test_build_log_has_no_warning(built_site):
+    """The build passed with -n -W; the log must not even mention a Sphinx warning."""
+    log = (REPO / "test-artifacts" / "book-build.log").read_text()
+    warnings = [line for line in log.splitlines() if "WARNING:" in line]
+    assert not warnings, warnings
+
+
+def test_every_toc_page_is_built(built_site):
+    """Each `file:` of `_toc.yml` has its HTML page."""
+    missing = [f for f in toc_files() if not (built_site / html_path(f)).is_file()]
+    assert not missing, f"pages of the TOC missing from {built_site}: {missing}"
+
+
+def test_no_page_loads_anything_from_the_network(built_site):
+    """No script, stylesheet, image or font URL with a host; CSS url(...) stays local too."""
+    remote = []
+    for page in _pages(built_site):
+        for url in _parse(page).loads:
+            if urlsplit(url).scheme in ("http", "https") or url.startswith("//"):
+                remote.append(f"{page.relative_to(built_site)}: {url}")
+    for css in built_site.rglob("*.css"):
+        for url in re.findall(r"url\(\s*['\"]?(?:https?:)?//[^)]*\)", css.read_text("utf-8")):
+            remote.append(f"{css.relative_to(built_site)}: {url}")
+    assert not remote, remote
+
+
+def test_mathjax_is_the_vendored_copy(built_site):
+    """Pages with math load MathJax from the site itself, never from a CDN or from _static/."""
+    config = yaml.safe_load((REPO / "_config.yml").read_text())
+    mathjax_path = config["sphinx"]["config"]["mathjax_path"]
+    assert "://" not in mathjax_path
+    assert (built_site / "mathjax" / "tex-chtml.js").is_file()
+    assert (built_site / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").is_dir()
+    assert not list((built_site / "_static").rglob("tex-chtml.js")), "MathJax leaked into _static"
+    page = built_site / html_path(WORKED_EXAMPLE)
+    scripts = [u for u in _parse(page).loads if "tex-chtml.js" in u]
+    assert scripts, f"{page.name} has math but loads no MathJax"
+    for src in scripts:
+        target = (page.parent / unquote(urlsplit(src).path)).resolve()
+        assert target == (built_site / "mathjax" / "tex-chtml.js").resolve(), src
+
+
+def test_local_links_point_at_files_that_exist(built_site):
+    """Every relative link and asset of every page resolves to a file of the site."""
+    broken = []
+    for page in _pages(built_site):
+        parsed = _parse(page)
+        for url in parsed.loads + parsed.links:
+            parts = urlsplit(url)
+            if parts.scheme or url.startswith(("//", "#")) or not parts.path:
+                continue
+            target = (page.parent / unquote(parts.path)).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                broken.append(f"{page.relative_to(built_site)} -> {url}")
+    assert not broken, broken
