@@ -1,0 +1,84 @@
+"""normlab.grading: the checkers behind the course's nbgrader test cells.
+
+Each autograded test cell of an assignment is one **check**, named by the cell's
+nbgrader grade_id, one cell per misconception, and reads like nbgrader's example
+course:
+
+    \"\"\"Check that each record is normalized over its own features.\"\"\"
+    check("axis", layer_norm)
+
+The notebook's locked setup cell runs `use_assignment("ps2_layer_norm")`. A failed
+check raises AssertionError whose message names the misconception and shows the
+smallest evidence ("changing record (0, 2) changed record (1, 2) ...: your
+statistics cross the batch axis"), so the gradebook itself says which
+misconception a student holds. Expectations come from a private copy of the
+reference (`normlab.grading.reference`, Ba, Kiros and Hinton, 2016,
+arXiv:1607.06450), not from the `normlab` a student's kernel can patch.
+
+The interface (stable; `normlab.course` runs the same checks out of the kernel)
+---------------------------------------------------------------------------
+CHECKS[assignment][grade_id] -> CheckSpec with
+    targets          names read from the student's namespace, in `check`'s order
+                     (functions to call; for ps1, plain values)
+    make_cases(seed, hidden=True) -> list[Case]
+                     pure and deterministic. hidden=False: the visible battery the
+                     released notebook runs; hidden=True (the default): the battery
+                     autograde runs, the visible cases first, then the rest
+    judge(cases, results) -> None | str
+                     pure: None for a pass, else the message
+    summary          the misconception in a few words
+Case(target, how="call"|"get", args, kwargs, tag, label, meta)
+                     inputs are NumPy arrays, Python scalars, strings, and `Ref`
+                     (a trusted callable named by a string, e.g. Ref("red_team.wrong_axis"))
+Result(output, output_type, error, warnings, modified_inputs, reference_calls, probes)
+                     plain data: arrays, tuples of arrays, scalars, strings
+run_case(namespace, case) -> Result
+                     calls the student's code in this process, with guards: array
+                     inputs copied, warnings and stderr captured, exceptions caught,
+                     writes into inputs detected, library normalizations noticed by
+                     the tripwire (`normlab.grading.tripwire`)
+check(grade_id, *targets, hidden=False, assignment=None, seed=0)
+                     make_cases -> run_case each -> judge -> AssertionError(message)
+
+A source test cell runs `check(gid, *t)` and, inside its hidden-tests region,
+`check(gid, *t, hidden=True)`. Because the hidden battery starts with the visible
+cases, the cell passes at autograde exactly when
+`spec.judge(cases, [run_case(ns, c) for c in cases])` is None for
+`cases = spec.make_cases(DEFAULT_SEED)`: that is what an out-of-kernel runner
+computes, running `run_case` where the student's code lives and `judge` where it
+never ran. `cell_verdict` does exactly that in one process.
+"""
+
+from __future__ import annotations
+
+from . import ps2_layer_norm
+from .cases import Case, Ref, Result
+from .check import check, use_assignment
+from .runner import run_case, run_cases
+from .spec import DEFAULT_SEED, CheckSpec
+
+CHECKS: dict[str, dict[str, CheckSpec]] = {
+    ps2_layer_norm.ASSIGNMENT: ps2_layer_norm.CHECKS,
+}
+
+
+def cell_verdict(assignment: str, grade_id: str, namespace: dict, seed: int = DEFAULT_SEED):
+    """None when grade cell `grade_id` passes at autograde for `namespace`, else the message."""
+    spec = CHECKS[assignment][grade_id]
+    cases = spec.make_cases(seed)
+    return spec.judge(cases, run_cases(namespace, cases))
+
+
+__all__ = [
+    "CHECKS",
+    "DEFAULT_SEED",
+    "Case",
+    "CheckSpec",
+    "Ref",
+    "Result",
+    "cell_verdict",
+    "check",
+    "run_case",
+    "run_cases",
+    "use_assignment",
+]

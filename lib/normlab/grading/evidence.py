@@ -1,0 +1,97 @@
+"""Small helpers judges share: describe a case, spot errors, show the smallest evidence."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cases import Case, Result
+
+
+def fmt(value, digits: int = 4, limit: int = 8) -> str:
+    """A short, readable rendering of an array or scalar for a message."""
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        return f"{arr.item():.{digits}g}" if arr.dtype.kind == "f" else repr(arr.item())
+    flat = arr.reshape(-1) if arr.ndim == 1 else arr
+    if arr.size > limit:
+        flat = arr.reshape(-1)[:limit]
+        body = ", ".join(_num(v, digits) for v in flat)
+        return f"[{body}, ...]"
+    return np.array2string(
+        flat, precision=digits, separator=", ", floatmode="maxprec", suppress_small=False
+    ).replace("\n", "")
+
+
+def _num(v, digits: int) -> str:
+    return f"{v:.{digits}g}" if isinstance(v, float | np.floating) else repr(v.item())
+
+
+def where(case: Case) -> str:
+    """The case's description for a message, e.g. 'a 3-D input of shape (2, 3, 8)'."""
+    return case.label or case.tag or "one of the checks"
+
+
+def failure_of_call(name: str, case: Case, result: Result) -> str | None:
+    """A message if the call raised (or the value was missing), else None."""
+    if result.error is None:
+        return None
+    kind, text = result.error
+    if kind == "NotImplementedError":
+        return f"{name} is not written yet: it raises NotImplementedError ({where(case)})."
+    if kind == "NameError" and case.how == "get":
+        return f"{name} is not defined: run the cell that defines it ({text})."
+    return f"{name} raised {kind}: {text} ({where(case)})."
+
+
+def array_output(
+    name: str, case: Case, result: Result, shape=None
+) -> tuple[np.ndarray | None, str | None]:
+    """The output as a float array of `shape` (default: the first argument's), or a message."""
+    problem = failure_of_call(name, case, result)
+    if problem:
+        return None, problem
+    out = result.output
+    if isinstance(out, tuple) or out is None:
+        return None, f"{name} returned {result.output_type}, not an array ({where(case)})."
+    arr = np.asarray(out)
+    if arr.dtype.kind not in "biuf":
+        return None, f"{name} returned an array of dtype {arr.dtype}, not numbers ({where(case)})."
+    want = np.shape(case.args[0]) if shape is None else shape
+    if arr.shape != tuple(want):
+        return None, (
+            f"{name} returned shape {arr.shape} for an input of shape {tuple(want)} "
+            f"({where(case)}); the output must have the input's shape."
+        )
+    return arr.astype(np.float64), None
+
+
+def worst(actual: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
+    """Index of the worst mismatch beyond tolerance (NaN counts), or None when all close."""
+    actual = np.asarray(actual, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        gap = np.abs(actual - expected)
+        bad = ~(gap <= atol + rtol * np.abs(expected))
+    both_nan = np.isnan(actual) & np.isnan(expected)
+    bad &= ~both_nan
+    if not bad.any():
+        return None
+    gap = np.where(np.isnan(gap), np.inf, gap)
+    gap = np.where(bad, gap, -1.0)
+    return np.unravel_index(int(np.argmax(gap)), gap.shape)
+
+
+def record(index) -> str:
+    """A record index as a tuple string: (0, 3)."""
+    index = tuple(int(i) for i in index)
+    if not index:
+        return "(the only record)"
+    return str(index[0]) if len(index) == 1 else str(index)
+
+
+def warned(result: Result) -> str:
+    """The first numeric warning the call raised, quoted, or ''."""
+    for category, message in result.warnings:
+        if category in ("RuntimeWarning", "FloatingPointError"):
+            return f" (NumPy warned: {message})"
+    return ""

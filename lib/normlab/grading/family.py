@@ -1,0 +1,136 @@
+"""The family of normalizations a student might have written, for diagnosis.
+
+LayerNorm (Ba, Kiros and Hinton, 2016, arXiv:1607.06450), batch-norm and RMSNorm
+are one formula with four choices:
+
+    y = (x - c) / s,   c = mean over `axes` (or 0 when not centring),
+                       s = sqrt(sum over `axes` of (x - c)^2 / divisor  (+ eps))
+
+- axes:    which axes the statistics run over (LayerNorm and RMSNorm: the last
+           axis; batch-norm: every leading axis);
+- center:  subtract the mean (LayerNorm, batch-norm) or not (RMSNorm);
+- divisor: "n" (population variance, mean square), "n-1" (sample variance),
+           "1" (sum of squares: an L2 normalization);
+- eps:     "inside" the square root (the paper), "outside" (added to s), "none",
+           or "fixed" (a constant that ignores the eps argument).
+
+Each classic misconception is one wrong choice. A judge computes every member
+of the family for the inputs of a case (with gamma = 1, beta = 0) and asks which
+members the student's output matches; one grade cell then reads one choice. That
+is how a bug loses the points of its own misconception and no others: a
+student who divides by d - 1 still takes the right axis, and the axis cell says so.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+FIXED_EPS = (1e-5, 1e-6)
+MATCH_RTOL = 1e-6
+MATCH_ATOL = 1e-8
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One member of the family (see the module docstring)."""
+
+    axes: tuple[int, ...]
+    center: bool
+    divisor: str  # "n" | "n-1" | "1"
+    eps_mode: str  # "inside" | "outside" | "none" | "fixed"
+    fixed_eps: float = 0.0
+
+
+def axis_subsets(ndim: int) -> list[tuple[int, ...]]:
+    """Every non-empty set of axes of an ndim-array, the last axis first."""
+    axes = list(range(ndim))[::-1]
+    subsets = []
+    for size in range(1, ndim + 1):
+        subsets.extend(tuple(sorted(c)) for c in itertools.combinations(axes, size))
+    return subsets
+
+
+def _moments(x: np.ndarray, axes, center: bool, divisor: str):
+    n = int(np.prod([x.shape[a] for a in axes]))
+    c = x.mean(axis=axes, keepdims=True) if center else np.zeros((1,) * x.ndim)
+    xc = x - c
+    total = (xc * xc).sum(axis=axes, keepdims=True)
+    denominator = {"n": n, "n-1": n - 1, "1": 1}[divisor]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return xc, total / denominator
+
+
+def _scale(m2: np.ndarray, mode: str, eps: float, fixed: float) -> np.ndarray:
+    if mode == "inside":
+        return np.sqrt(m2 + eps)
+    if mode == "outside":
+        return np.sqrt(m2) + eps
+    if mode == "none":
+        return np.sqrt(m2)
+    return np.sqrt(m2 + fixed)
+
+
+def members(ndim: int) -> list[Variant]:
+    """Every variant for an input of `ndim` axes."""
+    found = []
+    for axes in axis_subsets(ndim):
+        for center in (True, False):
+            for divisor in ("n", "n-1", "1"):
+                for mode in ("inside", "outside", "none"):
+                    found.append(Variant(axes, center, divisor, mode))
+                for fixed in FIXED_EPS:
+                    found.append(Variant(axes, center, divisor, "fixed", fixed))
+    return found
+
+
+def normalize(x, variant: Variant, eps: float) -> np.ndarray:
+    """The variant's output for x (float64, gamma = 1, beta = 0)."""
+    x = np.asarray(x, dtype=np.float64)
+    xc, m2 = _moments(x, variant.axes, variant.center, variant.divisor)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return xc / _scale(m2, variant.eps_mode, eps, variant.fixed_eps)
+
+
+def _close(y: np.ndarray, z: np.ndarray) -> bool:
+    with np.errstate(invalid="ignore"):
+        same = np.abs(y - z) <= MATCH_ATOL + MATCH_RTOL * np.abs(z)
+    return bool(np.all(same | (np.isnan(y) & np.isnan(z))))
+
+
+def matching(x, eps: float, y) -> list[Variant]:
+    """The variants whose output on x equals y (to about 1e-6, NaN where NaN)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if y.shape != x.shape:
+        return []
+    found = []
+    for axes in axis_subsets(x.ndim):
+        for center in (True, False):
+            for divisor in ("n", "n-1", "1"):
+                xc, m2 = _moments(x, axes, center, divisor)
+                for mode in ("inside", "outside", "none", "fixed"):
+                    for fixed in FIXED_EPS if mode == "fixed" else (0.0,):
+                        with np.errstate(divide="ignore", invalid="ignore"):
+                            z = xc / _scale(m2, mode, eps, fixed)
+                        if _close(y, z):
+                            found.append(Variant(axes, center, divisor, mode, fixed))
+    return found
+
+
+def describe_axes(axes: tuple[int, ...], ndim: int) -> str:
+    """Words for a set of axes of an input with `ndim` axes."""
+    axes = tuple(sorted(axes))
+    if axes == (ndim - 1,):
+        return "the last axis (the features of each record)"
+    if axes == tuple(range(ndim)):
+        return "the whole array at once"
+    if axes == tuple(range(ndim - 1)):
+        return "every leading axis (each feature across all records, as batch-norm does)"
+    names = {3: ("the batch axis", "the token axis", "the feature axis")}
+    if ndim in names:
+        words = " and ".join(f"{names[ndim][a]} ({a})" for a in axes)
+        return f"axes {axes}: {words}"
+    return f"axis {axes[0]}" if len(axes) == 1 else f"axes {axes}"

@@ -1,0 +1,200 @@
+"""ps2_layer_norm: the student writes `row_stats(x)` and `layer_norm(x, gamma, beta, eps=1e-5)`.
+
+Ba, Kiros and Hinton (2016, arXiv:1607.06450), eqs. (3)-(4): mean and population
+variance over the last axis of each record, then gamma * (x - mu) / sqrt(var + eps)
++ beta. One grade cell per misconception; `layer_norm`'s cells are the shared
+builders of `normlab.grading.normchecks`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import family, normchecks
+from .cases import Case
+from .evidence import failure_of_call, fmt, record, where
+from .normchecks import LAYER_NORM, messy, rng_for
+from .spec import CheckSpec, registry
+
+ASSIGNMENT = "ps2_layer_norm"
+
+
+def _stats_case(x, tag="stats", label="") -> Case:
+    x = np.asarray(x, dtype=np.float64)
+    if not label:
+        label = f"x of shape {x.shape}" if x.ndim > 1 else f"x = {fmt(x)}"
+    return Case("row_stats", "call", (x,), tag=tag, label=label)
+
+
+def _stats_cases(salt: str, seed: int, hidden: bool) -> list[Case]:
+    rng = rng_for(seed, salt)
+    cases = [
+        _stats_case(np.array([[1.0, 2.0, 3.0, 4.0], [10.0, 0.0, 5.0, 9.0]])),
+        _stats_case(messy(rng, (2, 3, 5))),
+    ]
+    if hidden:
+        cases += [
+            _stats_case(np.array([1.0, 2.0, 3.0, 4.0])),
+            _stats_case(messy(rng, (5, 5))),
+            _stats_case(messy(rng, (2, 2, 3, 4))),
+        ]
+    return cases
+
+
+def _pair(case: Case, result) -> tuple[tuple | None, str | None]:
+    problem = failure_of_call("row_stats", case, result)
+    if problem:
+        return None, problem
+    out = result.output
+    if not isinstance(out, tuple) or len(out) != 2:
+        return None, (
+            f"row_stats must return two things, (mean, var); it returned {result.output_type} "
+            f"({where(case)})."
+        )
+    try:
+        mean, var = (np.asarray(v, dtype=np.float64) for v in out)
+    except (TypeError, ValueError):
+        return None, f"row_stats returned {result.output_type}, not two arrays ({where(case)})."
+    return (mean, var), None
+
+
+def _same(got: np.ndarray, want: np.ndarray) -> bool:
+    """Equal values, reading `got` in `want`'s shape when only the shape differs."""
+    if got.size != want.size:
+        return False
+    got = got.reshape(want.shape)
+    scale = 1.0 + np.abs(want).max(initial=0.0)
+    return bool(np.all(np.abs(got - want) <= 1e-9 * scale))
+
+
+def _mean_axes(x: np.ndarray, mean: np.ndarray):
+    """The axes the student's mean was taken over, or None."""
+    for axes in family.axis_subsets(x.ndim):
+        if _same(mean, x.mean(axis=axes)):
+            return axes
+    return None
+
+
+def _judge_stats_axis(cases, results):
+    for case, result in zip(cases, results, strict=True):
+        pair, problem = _pair(case, result)
+        if problem:
+            return problem
+        mean, var = pair
+        x = case.args[0]
+        want_mean = x.mean(axis=-1)
+        variances = (x.var(axis=-1), x.var(axis=-1, ddof=1))
+        if _same(mean, want_mean) and any(_same(var, v) for v in variances):
+            continue
+        axes = _mean_axes(x, mean)
+        if axes is not None and axes != (x.ndim - 1,):
+            return (
+                f"Wrong axis: for {where(case)}, row_stats averages over "
+                f"{family.describe_axes(axes, x.ndim)}. The statistics of a record are over its "
+                f"own features, the last axis: x.mean(axis=-1) has shape {want_mean.shape}."
+            )
+        if not _same(mean, want_mean):
+            return (
+                f"Mean: for {where(case)}, your mean {fmt(mean)} is not the mean over the last "
+                f"axis, {fmt(want_mean)}."
+            )
+        r = _first_gap(var, variances[0])
+        shown = var.reshape(want_mean.shape)[r] if var.size == want_mean.size else var
+        return (
+            f"Variance: for {where(case)}, your variance does not come from each record's own "
+            f"features (last axis): record {record(r)} has variance {fmt(variances[0][r])}, "
+            f"you returned {fmt(shown)}."
+        )
+    return None
+
+
+def _first_gap(got: np.ndarray, want: np.ndarray) -> tuple:
+    if got.size != want.size or want.ndim == 0:
+        return ()
+    gap = np.abs(got.reshape(want.shape) - want)
+    return tuple(int(i) for i in np.unravel_index(int(np.nanargmax(gap)), gap.shape))
+
+
+def _judge_stats_variance(cases, results):
+    for case, result in zip(cases, results, strict=True):
+        pair, problem = _pair(case, result)
+        if problem:
+            return problem
+        mean, var = pair
+        x = case.args[0]
+        axes = _mean_axes(x, mean) or (x.ndim - 1,)
+        population = x.var(axis=axes)
+        if _same(var, population):
+            continue
+        n = int(np.prod([x.shape[a] for a in axes]))
+        if _same(var, x.var(axis=axes, ddof=1)):
+            return (
+                f"Sample variance: for {where(case)}, row_stats divides by n - 1 = {n - 1} "
+                f"(np.var(ddof=1), torch.var's default). LayerNorm's variance describes the "
+                f"record itself: the population variance divides by n = {n}. For "
+                f"[1, 2, 3, 4] that is 1.25, not 5/3."
+            )
+        r = _first_gap(var, population)
+        shown = var.reshape(population.shape)[r] if var.size == population.size else var
+        return (
+            f"Variance: for {where(case)}, row_stats returned {fmt(shown)} where the population "
+            f"variance (mean of squared deviations from the record's mean) is "
+            f"{fmt(population[r] if r else population)}."
+        )
+    return None
+
+
+def _judge_stats_shape(cases, results):
+    for case, result in zip(cases, results, strict=True):
+        pair, problem = _pair(case, result)
+        if problem:
+            return problem
+        want = case.args[0].shape[:-1]
+        for name, value in zip(("mean", "var"), pair, strict=True):
+            if value.shape != want:
+                hint = " (drop keepdims=True)" if value.shape == (*want, 1) else ""
+                return (
+                    f"Shape: for {where(case)}, row_stats returned a {name} of shape "
+                    f"{value.shape}; one value per record is shape x.shape[:-1] = {want}{hint}."
+                )
+    return None
+
+
+def _judge_stats_reuse(cases, results):
+    for case, result in zip(cases, results, strict=True):
+        message = normchecks.reuse_message("row_stats", result.reference_calls)
+        if message:
+            return message
+        _, problem = _pair(case, result)
+        if problem:
+            return problem
+    return None
+
+
+def _spec(grade_id, judge, summary) -> CheckSpec:
+    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
+        return _stats_cases(grade_id, seed, hidden)
+
+    return CheckSpec(grade_id, ("row_stats",), make_cases, judge, summary)
+
+
+CHECKS = registry(
+    _spec("stats_axis", _judge_stats_axis, "row_stats: statistics over the last axis"),
+    _spec(
+        "stats_population_variance",
+        _judge_stats_variance,
+        "row_stats: population variance (divide by d, not d - 1)",
+    ),
+    _spec("stats_shape", _judge_stats_shape, "row_stats: one value per record, x.shape[:-1]"),
+    _spec("stats_reference_reuse", _judge_stats_reuse, "row_stats written by hand"),
+    normchecks.axis_spec(LAYER_NORM),
+    normchecks.centering_spec(LAYER_NORM),
+    normchecks.divisor_spec(LAYER_NORM),
+    normchecks.eps_spec(LAYER_NORM),
+    normchecks.affine_spec(LAYER_NORM),
+    normchecks.independence_spec(LAYER_NORM),
+    normchecks.dtype_shape_spec(LAYER_NORM),
+    normchecks.untouched_spec(LAYER_NORM),
+    normchecks.numerics_spec(LAYER_NORM),
+    normchecks.reuse_spec(LAYER_NORM),
+)

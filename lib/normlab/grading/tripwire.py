@@ -1,0 +1,133 @@
+"""The tripwire: notice when a student's function reaches a library normalization.
+
+ps2-ps6 ask students to write LayerNorm, batch-norm, RMSNorm, the backward pass,
+a witness and a variance themselves. Calling normlab's reference, torch's
+normalizations or torch's autograd (directly, or through a name captured before
+grading: `ln = normlab.layer_norm`) earns no points for the function that does it.
+
+Names can be captured and rebound, so the tripwire does not look at names: while
+the student's function runs, a profile hook (`sys.setprofile`) watches which code
+actually executes. It records the entry into
+- any function whose source file is in normlab's package, except the graders'
+  own modules (`normlab.grading`, `normlab.course`); the graders' private copy of
+  the reference (`normlab.grading.reference`) carries other file names;
+- torch's normalizations (`torch.nn.functional.layer_norm`, `torch.layer_norm`,
+  batch/group/instance/RMS norm, the `nn` modules' forward) and torch's autograd
+  (`Tensor.backward`, `torch.autograd.grad`);
+- NumPy's variance and standard deviation (`np.var`, `np.std`, `ndarray.var`...),
+  which ps6 asks the student to replace.
+
+Each entry is a label such as "normlab.layer_norm" or "torch.layer_norm"; judges
+decide which labels matter for their assignment. A student's code that removes
+the hook itself is reported as "tripwire removed". This runs in the student's
+kernel, so it is a precaution; the out-of-kernel runner (`normlab.course`) runs
+the same tripwire in a process whose results the student cannot edit.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+
+from .reference import NORMLAB_DIR
+
+TRIPWIRE_REMOVED = "tripwire removed"
+
+_NORMLAB_PREFIXES = tuple({str(NORMLAB_DIR) + os.sep, os.path.realpath(NORMLAB_DIR) + os.sep})
+_NORMLAB_EXEMPT = ("grading", "course")
+
+_TORCH_PY = {
+    ("nn/functional.py", "layer_norm"): "torch.nn.functional.layer_norm",
+    ("nn/functional.py", "batch_norm"): "torch.nn.functional.batch_norm",
+    ("nn/functional.py", "rms_norm"): "torch.nn.functional.rms_norm",
+    ("nn/functional.py", "group_norm"): "torch.nn.functional.group_norm",
+    ("nn/functional.py", "instance_norm"): "torch.nn.functional.instance_norm",
+    ("nn/modules/normalization.py", "forward"): "torch.nn.LayerNorm/RMSNorm.forward",
+    ("nn/modules/batchnorm.py", "forward"): "torch.nn.BatchNorm.forward",
+    ("_tensor.py", "backward"): "torch.Tensor.backward",
+    ("autograd/__init__.py", "backward"): "torch.autograd.backward",
+    ("autograd/__init__.py", "grad"): "torch.autograd.grad",
+}
+_TORCH_C = {
+    "layer_norm",
+    "native_layer_norm",
+    "batch_norm",
+    "native_batch_norm",
+    "rms_norm",
+    "group_norm",
+    "native_group_norm",
+    "instance_norm",
+}
+_NUMPY_PY = {
+    ("_core/_methods.py", "_var"): "numpy.var",
+    ("_core/_methods.py", "_std"): "numpy.std",
+    ("lib/_nanfunctions_impl.py", "nanvar"): "numpy.nanvar",
+    ("lib/_nanfunctions_impl.py", "nanstd"): "numpy.nanstd",
+}
+
+
+def _label_for_file(filename: str, name: str) -> str | None:
+    path = filename.replace(os.sep, "/")
+    for prefix in _NORMLAB_PREFIXES:
+        if filename.startswith(prefix):
+            relative = filename[len(prefix) :].replace(os.sep, "/")
+            top = relative.split("/", 1)[0]
+            if top in _NORMLAB_EXEMPT:
+                return None
+            return f"normlab.{name} (normlab/{relative})"
+    if "/torch/" in path:
+        for (tail, func), label in _TORCH_PY.items():
+            if func == name and path.endswith("/torch/" + tail):
+                return label
+    if "/numpy/" in path:
+        for (tail, func), label in _NUMPY_PY.items():
+            if func == name and path.endswith("/numpy/" + tail):
+                return label
+    return None
+
+
+class Tripwire:
+    """Records library normalizations entered while active (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self._labels: dict[object, str | None] = {}
+
+    def _label(self, code) -> str | None:
+        try:
+            return self._labels[code]
+        except KeyError:
+            label = _label_for_file(code.co_filename, code.co_name)
+            self._labels[code] = label
+            return label
+
+    def _record(self, label: str) -> None:
+        if label not in self.calls:
+            self.calls.append(label)
+
+    def __call__(self, frame, event, arg):
+        if event == "call":
+            label = self._label(frame.f_code)
+            if label is not None:
+                caller = frame.f_back
+                # record entry points only, not the library's own inner calls
+                if caller is None or self._label(caller.f_code) is None:
+                    self._record(label)
+        elif event == "c_call":
+            name = getattr(arg, "__name__", None)
+            if name in _TORCH_C and str(getattr(arg, "__module__", "")).startswith("torch"):
+                if self._label(frame.f_code) is None:
+                    self._record(f"torch.{name}")
+
+    @contextmanager
+    def active(self):
+        """Watch the code run inside the `with` block; restores the previous hook after."""
+        previous = sys.getprofile()
+        sys.setprofile(self)
+        try:
+            yield self
+        finally:
+            if sys.getprofile() is not self:
+                self._record(TRIPWIRE_REMOVED)
+            sys.setprofile(previous)
