@@ -51,15 +51,32 @@ never ran. `cell_verdict` does exactly that in one process.
 
 from __future__ import annotations
 
-from . import ps2_layer_norm
+from . import (
+    ps1_by_hand,
+    ps2_layer_norm,
+    ps3_axes,
+    ps4_rmsnorm,
+    ps5_backward,
+    ps6_stability_speed,
+)
 from .cases import Case, Ref, Result
 from .check import check, use_assignment
 from .runner import run_case, run_cases
 from .spec import DEFAULT_SEED, CheckSpec
 
 CHECKS: dict[str, dict[str, CheckSpec]] = {
-    ps2_layer_norm.ASSIGNMENT: ps2_layer_norm.CHECKS,
+    module.ASSIGNMENT: module.CHECKS
+    for module in (
+        ps1_by_hand,
+        ps2_layer_norm,
+        ps3_axes,
+        ps4_rmsnorm,
+        ps5_backward,
+        ps6_stability_speed,
+    )
 }
+# manually graded cells (no CheckSpec): the rubric is in the source notebook
+MANUAL: dict[str, tuple[str, ...]] = {ps6_stability_speed.ASSIGNMENT: ps6_stability_speed.MANUAL}
 
 
 def cell_verdict(assignment: str, grade_id: str, namespace: dict, seed: int = DEFAULT_SEED):
@@ -72,6 +89,7 @@ def cell_verdict(assignment: str, grade_id: str, namespace: dict, seed: int = DE
 __all__ = [
     "CHECKS",
     "DEFAULT_SEED",
+    "MANUAL",
     "Case",
     "CheckSpec",
     "Ref",

@@ -1,0 +1,181 @@
+"""ps3_axes: batch-norm for contrast, and the student's own witness.
+
+`batch_norm(x, gamma, beta, eps=1e-5)` standardizes each feature over every
+record of the batch (Ioffe and Szegedy, 2015, training mode), the axis turned
+ninety degrees from LayerNorm (Ba, Kiros and Hinton, 2016, arXiv:1607.06450).
+`witness(norm_fn) -> bool` is the blue team's audit written by the student: it is
+graded by running it on a correct LayerNorm (it must say True) and on planted
+wrong ones (each must make it say False). The planted ones are normlab's red team
+(visible) and a few more that exist only in the graders (hidden), so a witness
+that recognises the published red team by name cannot pass.
+"""
+
+from __future__ import annotations
+
+from . import normchecks
+from .cases import Case, Ref
+from .evidence import failure_of_call
+from .normchecks import BATCH_NORM
+from .reference import RED_TEAM
+from .spec import CheckSpec, registry
+
+ASSIGNMENT = "ps3_axes"
+
+CORRECT = ("layer_norm", "layer_norm_alt")
+
+# grade_id -> (visible planted, hidden planted, what a witness should test)
+CATCHES = {
+    "witness_catches_axis": (
+        ("red_team.wrong_axis", "red_team.batch_axes", "red_team.joint_token_feature"),
+        ("planted.first_axis", "planted.whole_tensor"),
+        "change one record and check that no other record's output moves, and that a record "
+        "alone gives what it gives inside the batch",
+    ),
+    "witness_catches_sample_variance": (
+        ("red_team.sample_variance",),
+        ("planted.mean_abs_deviation",),
+        "check that every output record has variance 1 (population variance: divide by d)",
+    ),
+    "witness_catches_eps": (
+        ("red_team.eps_outside_sqrt",),
+        ("planted.no_eps",),
+        "feed a record of tiny variance (below eps) and a constant record: the output variance "
+        "must be var / (var + eps), and the constant record must give 0",
+    ),
+    "witness_catches_centering": (
+        ("red_team.rms_in_place_of_ln",),
+        ("planted.median_centred",),
+        "check that every output record has mean 0",
+    ),
+    "witness_catches_cancellation": (
+        ("red_team.one_pass_variance",),
+        ("planted.one_pass_float32",),
+        "shift the records far from zero (say by 1e6 standard deviations, or 1e4 in float32): "
+        "the output must not move",
+    ),
+}
+
+_PLANTED_WORDS = {
+    "red_team.wrong_axis": "normalizes down the token axis",
+    "red_team.batch_axes": "normalizes each feature across the batch (batch-norm)",
+    "red_team.joint_token_feature": "shares one mean and variance across a sequence",
+    "red_team.sample_variance": "divides by d - 1",
+    "red_team.eps_outside_sqrt": "adds eps to the standard deviation",
+    "red_team.one_pass_variance": "computes the variance as E[x^2] - E[x]^2",
+    "red_team.rms_in_place_of_ln": "skips subtracting the mean",
+    "planted.first_axis": "normalizes down axis 0",
+    "planted.whole_tensor": "uses one mean and variance for the whole tensor",
+    "planted.mean_abs_deviation": "divides by the mean absolute deviation",
+    "planted.no_eps": "has no eps at all",
+    "planted.median_centred": "centres on the median",
+    "planted.one_pass_float32": "computes E[x^2] - E[x]^2 in float32",
+}
+assert all(name.removeprefix("red_team.") in RED_TEAM for name in _PLANTED_WORDS if "red_" in name)
+
+
+def _witness_case(ref: str, tag: str) -> Case:
+    words = _PLANTED_WORDS.get(ref)
+    label = f"a LayerNorm that {words}" if words else "a correct LayerNorm"
+    return Case("witness", "call", (Ref(ref),), tag=tag, label=label, meta={"ref": ref})
+
+
+def _verdict(case: Case, result) -> tuple[bool | None, str | None]:
+    problem = failure_of_call("witness", case, result)
+    if problem:
+        if case.tag == "planted":
+            problem += " A witness reports what it sees: return False instead of raising."
+        return None, problem
+    out = result.output
+    if result.output_type not in ("bool", "numpy.bool", "numpy.bool_"):
+        return None, f"witness must return True or False; it returned {result.output_type}."
+    return bool(out), None
+
+
+def _correct_cases() -> list[Case]:
+    return [_witness_case(ref, "correct") for ref in CORRECT]
+
+
+def _judge_accepts(cases, results):
+    for case, result in zip(cases, results, strict=True):
+        said, problem = _verdict(case, result)
+        if problem:
+            return problem
+        if said is not True:
+            return (
+                "False alarm: your witness returned False for a correct LayerNorm (mean and "
+                "population variance over the last axis, eps inside the square root). Loosen "
+                "the tolerance that fails (float64 outputs agree to about 1e-12; variances of "
+                "tiny records are var / (var + eps), not 1)."
+            )
+    return None
+
+
+def _catch_spec(grade_id: str) -> CheckSpec:
+    visible, hidden_refs, hint = CATCHES[grade_id]
+
+    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
+        refs = visible + (hidden_refs if hidden else ())
+        return _correct_cases()[:1] + [_witness_case(ref, "planted") for ref in refs]
+
+    def judge(cases, results):
+        for case, result in zip(cases, results, strict=True):
+            said, problem = _verdict(case, result)
+            if problem:
+                return problem
+            if case.tag == "correct" and said is not True:
+                return (
+                    "Your witness also returns False for a correct LayerNorm, so its alarm "
+                    "proves nothing: make it accept the correct one first."
+                )
+            if case.tag == "planted" and said is not False:
+                return f"Missed: your witness returned True for {case.label}. To catch it, {hint}."
+        return None
+
+    return CheckSpec(grade_id, ("witness",), make_cases, judge, f"witness: {hint.split(':')[0]}")
+
+
+def _reuse_spec() -> CheckSpec:
+    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
+        return [_witness_case("layer_norm", "correct"), _witness_case("red_team.wrong_axis", "x")]
+
+    def judge(cases, results):
+        for case, result in zip(cases, results, strict=True):
+            message = normchecks.reuse_message("witness", result.reference_calls)
+            if message:
+                return message.replace("a library implementation", "normlab's audit or a library")
+            problem = failure_of_call("witness", case, result)
+            if problem:
+                return problem
+        return None
+
+    return CheckSpec(
+        "witness_reference_reuse", ("witness",), make_cases, judge, "witness written by hand"
+    )
+
+
+def _accepts_spec() -> CheckSpec:
+    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
+        return _correct_cases() if hidden else _correct_cases()[:1]
+
+    return CheckSpec(
+        "witness_accepts_layer_norm",
+        ("witness",),
+        make_cases,
+        _judge_accepts,
+        "witness accepts a correct LayerNorm",
+    )
+
+
+CHECKS = registry(
+    normchecks.axis_spec(BATCH_NORM, "bn_axis"),
+    normchecks.divisor_spec(BATCH_NORM, "bn_population_variance"),
+    normchecks.eps_spec(BATCH_NORM, "bn_eps_placement"),
+    normchecks.affine_spec(BATCH_NORM, "bn_gain_and_bias"),
+    normchecks.batch_of_one_spec(BATCH_NORM, "bn_batch_of_one"),
+    normchecks.dtype_shape_spec(BATCH_NORM, "bn_dtype_and_shape"),
+    normchecks.untouched_spec(BATCH_NORM, "bn_input_untouched"),
+    normchecks.reuse_spec(BATCH_NORM, "bn_reference_reuse"),
+    _accepts_spec(),
+    *(_catch_spec(grade_id) for grade_id in CATCHES),
+    _reuse_spec(),
+)

@@ -1,0 +1,414 @@
+"""ps5_backward: the student writes `layer_norm_backward(dy, x, gamma, eps=1e-5)`.
+
+It returns (dx, dgamma, dbeta). With x_hat = (x - mu) / sigma, sigma = sqrt(var + eps)
+(Ba, Kiros and Hinton, 2016, arXiv:1607.06450) and g = dy * gamma, per record of d
+features
+
+    dbeta  = sum over records of dy
+    dgamma = sum over records of dy * x_hat
+    dx     = (g - mean(g) - x_hat * mean(g * x_hat)) / sigma
+
+Each term of dx is one classic slip, and each has a property that shows it alone:
+- the mean term makes every record's dx sum to zero (LayerNorm ignores a shift);
+- the variance term makes dx orthogonal to x_hat (it ignores a rescaling, up to eps);
+- gamma enters only through g: dx(dy, x, gamma) = dx(dy * gamma, x, 1);
+- 1 / sigma is all that is left when dy is orthogonal to 1 and to x_hat.
+The judges test those properties, so forgetting one term costs that term's cell.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import normchecks
+from .cases import Case
+from .evidence import failure_of_call, fmt, record, where, worst
+from .normchecks import messy, rng_for
+from .spec import CheckSpec, registry
+
+ASSIGNMENT = "ps5_backward"
+FUNCTION = "layer_norm_backward"
+NAMES = ("dy", "x", "gamma", "eps")
+
+
+def bcall(dy, x, gamma=None, eps=None, *, tag="", label="", **meta) -> Case:
+    x = np.asarray(x)
+    gamma = np.ones(x.shape[-1], dtype=x.dtype) if gamma is None else np.asarray(gamma)
+    args = (np.asarray(dy), x, gamma) + ((eps,) if eps is not None else ())
+    if not label:
+        label = f"x of shape {x.shape}" + (f", eps = {eps:g}" if eps is not None else "")
+        label += f", {x.dtype}" if x.dtype != np.float64 else ""
+    meta = {"eps": 1e-5 if eps is None else float(eps), **meta}
+    return Case(FUNCTION, "call", args, tag=tag, label=label, meta=meta)
+
+
+def x_hat(x, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """(x_hat, sigma) in float64: the trusted normalization of each record."""
+    x = np.asarray(x, dtype=np.float64)
+    xc = x - x.mean(axis=-1, keepdims=True)
+    sigma = np.sqrt((xc * xc).mean(axis=-1, keepdims=True) + eps)
+    return xc / sigma, sigma
+
+
+def orthogonal_dy(rng, x, eps: float) -> np.ndarray:
+    """A dy orthogonal, record by record, to the constant vector and to x_hat."""
+    xh, _ = x_hat(x, eps)
+    dy = rng.normal(size=np.shape(x))
+    dy -= dy.mean(axis=-1, keepdims=True)
+    unit = xh - xh.mean(axis=-1, keepdims=True)
+    unit /= np.linalg.norm(unit, axis=-1, keepdims=True)
+    return dy - unit * (dy * unit).sum(axis=-1, keepdims=True)
+
+
+def triple(case: Case, result) -> tuple[tuple | None, str | None]:
+    """(dx, dgamma, dbeta) as float64 arrays of the right shapes, or a message."""
+    problem = failure_of_call(FUNCTION, case, result)
+    if problem:
+        return None, problem
+    out = result.output
+    if not isinstance(out, tuple) or len(out) != 3:
+        return None, (
+            f"{FUNCTION} must return three arrays, (dx, dgamma, dbeta); it returned "
+            f"{result.output_type} ({where(case)})."
+        )
+    x = case.args[1]
+    shapes = (x.shape, x.shape[-1:], x.shape[-1:])
+    arrays = []
+    for name, value, shape in zip(("dx", "dgamma", "dbeta"), out, shapes, strict=True):
+        arr = np.asarray(value, dtype=np.float64) if value is not None else np.array(np.nan)
+        if arr.size != int(np.prod(shape)):
+            return None, (
+                f"{name} has shape {arr.shape} for {where(case)}; it should have shape {shape}."
+            )
+        arrays.append(arr.reshape(shape))
+    return tuple(arrays), None
+
+
+def _cases_each(make):
+    """make(rng, hidden) -> cases, wrapped as make_cases(seed, hidden) with a private stream."""
+
+    def build(salt):
+        def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
+            return make(rng_for(seed, salt), hidden)
+
+        return make_cases
+
+    return build
+
+
+def _standard(rng, hidden, *, gamma=True):
+    shapes = [(3, 5), (2, 3, 6)] + ([(6, 6), (2, 2, 3, 4)] if hidden else [])
+    cases = []
+    for shape in shapes:
+        x = messy(rng, shape, spread=(2.0, 40.0))
+        g = rng.uniform(0.5, 2.0, shape[-1]) * rng.choice([-1.0, 1.0], shape[-1]) if gamma else None
+        cases.append(bcall(rng.normal(size=shape), x, g, tag="standard"))
+    return cases
+
+
+def _first_bad(values: np.ndarray, limit: np.ndarray):
+    bad = ~(np.abs(values) <= limit)
+    return tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else None
+
+
+def _judge_dbeta(cases, results):
+    for case, result in zip(cases, results, strict=True):
+        out, problem = triple(case, result)
+        if problem:
+            return problem
+        dy = case.args[0]
+        want = dy.reshape(-1, dy.shape[-1]).sum(axis=0)
+        index = worst(out[2], want, 1e-9, 1e-12)
+        if index is None:
+            continue
+        n = dy.size // dy.shape[-1]
+        hint = ""
+        if worst(out[2], want / n, 1e-9, 1e-12) is None:
+            hint = " You averaged; beta is added to every record, so its gradient is the sum."
+        return (
+            f"dbeta: for {where(case)}, dbeta[{index[0]}] = {fmt(out[2][index])}, but it is "
+            f"the sum of dy over every record (every leading axis) = {fmt(want[index])}.{hint}"
+        )
+    return None
+
+
+def _judge_dgamma(cases, results):
+    for case, result in zip(cases, results, strict=True):
+        out, problem = triple(case, result)
+        if problem:
+            return problem
+        dy, x = case.args[0], case.args[1]
+        xh, _ = x_hat(x, case.meta["eps"])
+        want = (dy * xh).reshape(-1, x.shape[-1]).sum(axis=0)
+        index = worst(out[1], want, 1e-4, 1e-9 * (1 + np.abs(want).max()))
+        if index is None:
+            continue
+        return (
+            f"dgamma: for {where(case)}, dgamma[{index[0]}] = {fmt(out[1][index])}, but "
+            f"dgamma is the sum over records of dy * x_hat (the normalized input, "
+            f"(x - mu) / sqrt(var + eps)) = {fmt(want[index])}."
+        )
+    return None
+
+
+def _judge_mean_term(cases, results):
+    for case, result in zip(cases, results, strict=True):
+        out, problem = triple(case, result)
+        if problem:
+            return problem
+        dx = out[0]
+        total = dx.sum(axis=-1)
+        r = _first_bad(total, 1e-8 * (1 + np.abs(dx).max()) * dx.shape[-1])
+        if r is None:
+            continue
+        return (
+            f"Mean term: for {where(case)}, record {record(r)} of dx sums to "
+            f"{fmt(total[r])}, not 0. Adding a constant to a record does not change its "
+            f"LayerNorm, so dx must sum to zero over each record: subtract mean(g), the term "
+            f"that comes from differentiating through mu."
+        )
+    return None
+
+
+def _judge_variance_term(cases, results):
+    for case, result in zip(cases, results, strict=True):
+        out, problem = triple(case, result)
+        if problem:
+            return problem
+        dx = out[0]
+        xh, _ = x_hat(case.args[1], case.meta["eps"])
+        dot = (dx * xh).sum(axis=-1)
+        size = np.linalg.norm(dx, axis=-1) * np.linalg.norm(xh, axis=-1)
+        r = _first_bad(dot, 1e-4 * size + 1e-12)
+        if r is None:
+            continue
+        return (
+            f"Variance term: for {where(case)}, record {record(r)} of dx is not orthogonal to "
+            f"x_hat (dx . x_hat = {fmt(dot[r])}). Rescaling a record barely changes its "
+            f"LayerNorm, so dx . x_hat is about 0: subtract x_hat * mean(g * x_hat), the term "
+            f"that comes from differentiating through sigma."
+        )
+    return None
+
+
+def _gamma_cases(rng, hidden):
+    cases = []
+    for pair, case in enumerate(_standard(rng, hidden)):
+        dy, x, gamma = case.args[:3]
+        cases.append(bcall(dy, x, gamma, tag="gamma", pair=pair, label=case.label))
+        cases.append(bcall(dy * gamma, x, None, tag="folded", pair=pair, label=case.label))
+    return cases
+
+
+def _judge_gamma(cases, results):
+    for i in range(0, len(cases), 2):
+        a, problem = triple(cases[i], results[i])
+        if problem:
+            return problem
+        b, problem = triple(cases[i + 1], results[i + 1])
+        if problem:
+            return problem
+        index = worst(a[0], b[0], 1e-8, 1e-10 * (1 + np.abs(b[0]).max()))
+        if index is None:
+            continue
+        return (
+            f"gamma in dx: for {where(cases[i])}, dx with gamma differs from dx for dy * gamma "
+            f"with gamma = 1 (at {tuple(int(i) for i in index)}: {fmt(a[0][index])} vs "
+            f"{fmt(b[0][index])}). The gradient reaches x_hat as g = dy * gamma: use g "
+            f"everywhere in dx."
+        )
+    return None
+
+
+def _scale_cases(rng, hidden):
+    shapes = [(3, 5), (2, 3, 6)] + ([(5, 5), (2, 2, 2, 7)] if hidden else [])
+    cases = []
+    for shape in shapes:
+        x = messy(rng, shape, spread=(2.0, 40.0))
+        cases.append(bcall(orthogonal_dy(rng, x, 1e-5), x, None, tag="scale"))
+    return cases
+
+
+def _eps_cases(rng, hidden):
+    d = 6
+    tiny = rng.uniform(-5, 5, (3, 1)) + 1e-3 * rng.standard_normal((3, d))  # var ~1e-6
+    block = np.concatenate([tiny, messy(rng, (2, d), spread=(0.5, 5.0))])
+    specs = [(block, None), (messy(rng, (3, 4), spread=(0.05, 0.2)), 0.1)]
+    if hidden:
+        specs += [(block * 10.0, 1e-3), (block.reshape(1, *block.shape), None)]
+    cases = []
+    for x, eps in specs:
+        dy = orthogonal_dy(rng, x, 1e-5 if eps is None else eps)
+        label = "records of variance about 1e-6" if eps is None and x is block else ""
+        cases.append(bcall(dy, x, None, eps, tag="eps", label=label))
+    return cases
+
+
+def _judge_over(message_head: str, hint: str):
+    def judge(cases, results):
+        for case, result in zip(cases, results, strict=True):
+            out, problem = triple(case, result)
+            if problem:
+                return problem
+            _, sigma = x_hat(case.args[1], case.meta["eps"])
+            want = case.args[0] / sigma  # dy orthogonal to 1 and x_hat: dx = g / sigma
+            index = worst(out[0], want, 1e-7, 1e-10 * (1 + np.abs(want).max()))
+            if index is None:
+                continue
+            r = tuple(index[:-1])
+            return (
+                f"{message_head}: for {where(case)} and a dy orthogonal to 1 and to x_hat (so "
+                f"both correction terms vanish and dx = dy * gamma / sigma), record "
+                f"{record(r) if r else 0} of dx is {fmt(out[0][r] if r else out[0])}; expected "
+                f"{fmt(want[r] if r else want)}. {hint}"
+            )
+        return None
+
+    return judge
+
+
+def _independence_cases(rng, hidden):
+    shapes = [(2, 3, 5)] + ([(3, 2, 4)] if hidden else [])
+    cases = []
+    for block, shape in enumerate(shapes):
+        x = messy(rng, shape)
+        dy = rng.normal(size=shape)
+        cases.append(bcall(dy, x, None, tag="base", block=block, label=f"x of shape {shape}"))
+        b, t, d = shape
+        for target in ((0, t - 1), (b - 1, 0)):
+            x2, dy2 = x.copy(), dy.copy()
+            x2[target] = x2[target] * 7.0 + 10.0 * np.arange(d)
+            dy2[target] = dy2[target][::-1] * 3.0
+            cases.append(bcall(dy2, x2, None, tag="changed", block=block, record=target))
+    return cases
+
+
+def _judge_independence(cases, results):
+    base = {}
+    for case, result in zip(cases, results, strict=True):
+        out, problem = triple(case, result)
+        if problem:
+            return problem
+        if case.tag == "base":
+            base[case.meta["block"]] = out[0]
+            continue
+        target = case.meta["record"]
+        moved = np.abs(out[0] - base[case.meta["block"]]).max(axis=-1)
+        moved[target] = 0.0
+        if moved.max() > 1e-10:
+            other = tuple(int(i) for i in np.unravel_index(np.argmax(moved), moved.shape))
+            return (
+                f"Independence: changing record {target} (its x and dy) changed dx of record "
+                f"{other} (by up to {moved[other]:.3g}). LayerNorm's statistics are per record, "
+                f"so are the means in its gradient: take them over the last axis only."
+            )
+    return None
+
+
+def _dtype_cases(rng, hidden):
+    specs = [((4, 6), np.float64), ((2, 3, 5), np.float32)]
+    if hidden:
+        specs += [((2, 2, 2, 4), np.float64), ((5, 5), np.float32)]
+    return [
+        bcall(
+            rng.normal(size=s).astype(t), messy(rng, s, spread=(0.5, 5)).astype(t), None, tag="dt"
+        )
+        for s, t in specs
+    ]
+
+
+def _judge_dtype(cases, results):
+    for case, result in zip(cases, results, strict=True):
+        problem = failure_of_call(FUNCTION, case, result)
+        if problem:
+            return problem
+        out = result.output
+        if not isinstance(out, tuple) or len(out) != 3:
+            return (
+                f"{FUNCTION} must return a tuple (dx, dgamma, dbeta); it returned "
+                f"{result.output_type} ({where(case)})."
+            )
+        types = result.output_type.split("(", 1)[-1].rstrip(")").split(", ")
+        x = case.args[1]
+        shapes = (x.shape, x.shape[-1:], x.shape[-1:])
+        for name, value, kind, shape in zip(
+            ("dx", "dgamma", "dbeta"), out, types, shapes, strict=True
+        ):
+            if kind != "numpy.ndarray":
+                return f"Type: {name} is {kind}, not a NumPy array ({where(case)})."
+            if value.shape != shape:
+                return (
+                    f"Shape: for {where(case)}, {name} has shape {value.shape}; it should have "
+                    f"shape {shape} ({'the shape of x' if name == 'dx' else 'one per feature'})."
+                )
+            if value.dtype != x.dtype:
+                return (
+                    f"dtype: for {where(case)}, {name} is {value.dtype}; a {x.dtype} input gives "
+                    f"{x.dtype} gradients."
+                )
+    return None
+
+
+def _untouched_cases(rng, hidden):
+    shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
+    return [
+        bcall(rng.normal(size=s), messy(rng, s), rng.uniform(0.5, 2, s[-1]), tag="io")
+        for s in shapes
+    ]
+
+
+def _judge_untouched(cases, results):
+    for case, result in zip(cases, results, strict=True):
+        problem = failure_of_call(FUNCTION, case, result)
+        if problem:
+            return problem
+        if result.modified_inputs:
+            key = result.modified_inputs[0]
+            name = NAMES[key] if isinstance(key, int) else key
+            return (
+                f"Input modified: {FUNCTION} wrote into its argument {name} ({where(case)}); "
+                f"in-place updates such as `{name} *= ...` change the caller's array."
+            )
+    return None
+
+
+def _judge_reuse(cases, results):
+    for case, result in zip(cases, results, strict=True):
+        message = normchecks.reuse_message(FUNCTION, result.reference_calls)
+        if message:
+            return message.replace("library implementation", "library gradient (or autograd)")
+        _, problem = triple(case, result)
+        if problem:
+            return problem
+    return None
+
+
+def _spec(grade_id, make, judge, summary) -> CheckSpec:
+    return CheckSpec(grade_id, (FUNCTION,), _cases_each(make)(grade_id), judge, summary)
+
+
+CHECKS = registry(
+    _spec("dbeta", _standard, _judge_dbeta, "dbeta: sum of dy over every record"),
+    _spec("dgamma", _standard, _judge_dgamma, "dgamma: sum of dy * x_hat over records"),
+    _spec("dx_mean_term", _standard, _judge_mean_term, "dx: the mean term (sums to zero)"),
+    _spec(
+        "dx_variance_term", _standard, _judge_variance_term, "dx: the variance term (dx . x_hat)"
+    ),
+    _spec("dx_gamma", _gamma_cases, _judge_gamma, "dx: gamma enters through g = dy * gamma"),
+    _spec(
+        "dx_scale",
+        _scale_cases,
+        _judge_over("Scale of dx", "Divide by sigma = sqrt(var + eps), the population std."),
+        "dx: divided by sigma",
+    ),
+    _spec(
+        "eps_placement",
+        _eps_cases,
+        _judge_over("eps in the backward pass", "sigma = sqrt(var + eps): eps inside the root."),
+        "eps inside sigma, the argument honoured",
+    ),
+    _spec("independence", _independence_cases, _judge_independence, "dx per record"),
+    _spec("dtype_and_shape", _dtype_cases, _judge_dtype, "shapes and dtypes of the gradients"),
+    _spec("input_untouched", _untouched_cases, _judge_untouched, "arguments not written into"),
+    _spec("reference_reuse", _standard, _judge_reuse, "no library gradient or autograd"),
+)

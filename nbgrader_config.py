@@ -1,0 +1,46 @@
+"""nbgrader configuration of the LayerNorm course.
+
+The course directory is the folder nbgrader runs in: the repo root. Sources (with
+solutions and hidden tests) live in solutions/<assignment>/, released student
+notebooks in exercises/<assignment>/ (committed; `make release` regenerates them).
+nbgrader's own commands work unchanged from here, e.g.
+
+    nbgrader generate_assignment ps2_layer_norm
+    nbgrader autograde ps2_layer_norm
+    nbgrader generate_feedback ps2_layer_norm
+    nbgrader export
+
+The gradebook (gradebook.db) and the student folders (submitted/, autograded/,
+feedback/) are git-ignored. The exchange for release/collect is
+$NBGRADER_EXCHANGE, or nbgrader's default /srv/nbgrader/exchange.
+See instructors/workflow.md for the whole workflow.
+"""
+
+import os
+
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import GetGrades
+
+from normlab.grading.feedback import ConciseErrors, HideHiddenTests
+
+c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
+
+c.CourseDirectory.course_id = "layernorm"
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "exercises"
+
+# autograde: restore deleted test cells; a cell that runs past the timeout is
+# interrupted and scores 0 (the hidden batteries take well under a second)
+c.OverwriteCells.add_missing_cells = True
+c.Execute.timeout = 60
+c.Execute.interrupt_on_timeout = True
+
+# feedback: no hidden-test source, no tracebacks quoting the graders' code
+c.GenerateFeedback.preprocessors = [
+    GetGrades,
+    HideHiddenTests,
+    ConciseErrors,
+    CSSHTMLHeaderPreprocessor,
+]
+
+c.Exchange.root = os.environ.get("NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")
