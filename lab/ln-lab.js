@@ -197,7 +197,9 @@ function columnFooter(x) {
   const line = (label, pick) => {
     const tr = element("tr");
     tr.append(element("th", { scope: "row" }, label));
-    columns.forEach((c) => tr.append(element("td", {}, fmt(pick(c)))));
+    for (const c of columns) {
+      tr.append(element("td", { "data-value": String(pick(c)) }, fmt(pick(c))));
+    }
     return tr;
   };
   return [line("col μ", (c) => c.mu), line("col σ²", (c) => c.variance)];
@@ -235,142 +237,133 @@ function buildPerFeature(h) {
 function readNumber(input) {
   const value = Number(input.value);
   const valid = input.value.trim() !== "" && Number.isFinite(value);
-  input.toggleAttribute("aria-invalid", !valid);
+  if (valid) input.removeAttribute("aria-invalid");
+  else input.setAttribute("aria-invalid", "true");
   return valid ? value : null;
 }
 
-function start() {
-  const data = readData();
-  const maxTokens = data.x.length;
-  const h = data.x[0].length;
-  const state = {
-    tokens: maxTokens,
-    gamma: Array(h).fill(1),
-    beta: Array(h).fill(0),
-    perFeature: false,
-    axis: "rows",
-    redTeam: false,
-  };
+const allEqual = (values) => values.every((v) => v === values[0]);
+
+/** Recompute everything from x and the state, and show it. */
+function render(data, state) {
+  const x = data.x.slice(0, state.tokens);
+  const normalize = state.redTeam ? columnNorm : layerNorm;
+  const y = normalize(x, state.gamma, state.beta, data.eps);
+
   const lab = $("ln-lab");
+  lab.dataset.axis = state.axis;
+  lab.dataset.redTeam = state.redTeam ? "on" : "off";
+
+  setRows($("lab-raw-block").tBodies[0], matrixRows(x, (v) => fmt(v)));
+  const foot = $("lab-raw-block").tFoot;
+  setRows(foot, columnFooter(x));
+  foot.hidden = state.axis !== "cols";
+  const rawStats = x.map(statistics).map((s, t) =>
+    statsRow(t, [
+      ["mu", s.mu, fmt],
+      ["var", s.variance, fmt],
+    ]),
+  );
+  setRows($("lab-raw-stats").tBodies[0], rawStats);
+
+  setRows($("lab-out-block").tBodies[0], matrixRows(y, (v) => fixed(v, 3), true));
+  const outStats = y.map(statistics).map((s, t) =>
+    statsRow(t, [
+      ["mu", s.mu, (v) => fixed(v, 4)],
+      ["sigma", Math.sqrt(s.variance), (v) => fixed(v, 4)],
+      ["var", s.variance, null],
+    ]),
+  );
+  setRows($("lab-out-stats").tBodies[0], outStats);
+
+  renderNotes(state, x.length, x[0].length);
+  renderWitness(witness(normalize, x, data.eps, data.witness));
+}
+
+function renderNotes(state, count, h) {
+  const single = count === 1;
+  $("lab-axis-note").textContent =
+    state.axis === "rows"
+      ? `Layer-norm reads along each row: the ${h} numbers of one token give that token's ` +
+        "μ and σ² (the table beside the block). No other token is read."
+      : "Batch-norm would read down each column: one μ and σ² per feature, shared by " +
+        (single ? "the single token" : `all ${count} tokens`) +
+        " (the two rows under the block)." +
+        (single ? " A batch of one leaves each column a single number: σ² = 0." : "");
+
+  let out;
+  if (state.redTeam) {
+    out =
+      "The red team flipped the axis: each column was standardized down the batch. The " +
+      "rows' μ and σ no longer follow β and |γ|" +
+      (single ? "; a lone token collapses to β, with σ = 0." : ".");
+  } else if (allEqual(state.gamma) && allEqual(state.beta)) {
+    out =
+      `Every row lands at μ = β = ${fmt(state.beta[0])} and σ = |γ| = ` +
+      `${fmt(Math.abs(state.gamma[0]))}, whatever its raw scale and however many tokens ` +
+      "share the batch.";
+  } else {
+    out =
+      "Per-feature γ and β: after the affine step a row's mean is the average of " +
+      "γ_k·x̂_k + β_k, so the rows no longer share one μ and one σ.";
+  }
+  $("lab-out-note").textContent = out;
+
+  $("lab-flow-text").textContent = state.redTeam
+    ? "Red team: each column minus the column's μ, over √(σ² + ε), then × γ + β"
+    : "Layer-norm: each row minus its own μ, over √(σ² + ε), then × γ + β";
+}
+
+/** The badge: its state and its checks; rewritten only when its text changes (aria-live). */
+function renderWitness(verdict) {
+  const badge = $("lab-witness");
+  const state = verdict.ok ? "ok" : "alarm";
+  const headline = verdict.ok
+    ? "Witness: LayerNorm's promises hold (checked with γ = 1, β = 0)."
+    : "Witness: alarm! The output is not standardized row by row.";
+  const fresh = element("div");
+  const list = element("ul", { class: "lab-witness-checks" });
+  for (const check of verdict.checks) {
+    const mark = check.passed ? "✓" : "✗";
+    list.append(element("li", { "data-passed": String(check.passed) }, `${mark} ${check.text}`));
+  }
+  fresh.append(element("p", { class: "lab-witness-verdict" }, headline), list);
+  if (fresh.textContent !== badge.textContent || badge.dataset.state !== state) {
+    badge.replaceChildren(...fresh.childNodes);
+  }
+  badge.dataset.state = state;
+}
+
+/** Connect every control to the state; each change re-renders the panel. */
+function wire(data, state) {
+  const h = data.x[0].length;
+  const maxTokens = data.x.length;
+  const update = () => render(data, state);
   const tokens = $("lab-tokens");
-  tokens.max = String(maxTokens);
-  tokens.value = String(maxTokens);
-  buildPerFeature(h);
-  matrixHeader($("lab-raw-block"), "x", h);
-  matrixHeader($("lab-out-block"), "y", h);
-
-  const uniform = (values) => values.every((v) => v === values[0]);
-
-  function render() {
-    const x = data.x.slice(0, state.tokens);
-    const normalize = state.redTeam ? columnNorm : layerNorm;
-    const y = normalize(x, state.gamma, state.beta, data.eps);
-
-    lab.dataset.axis = state.axis;
-    lab.dataset.redTeam = state.redTeam ? "on" : "off";
-    setRows($("lab-raw-block").tBodies[0], matrixRows(x, (v) => fmt(v)));
-    const foot = $("lab-raw-block").tFoot;
-    setRows(foot, columnFooter(x));
-    foot.hidden = state.axis !== "cols";
-    setRows(
-      $("lab-raw-stats").tBodies[0],
-      x.map(statistics).map((s, t) =>
-        statsRow(t, [
-          ["mu", s.mu, fmt],
-          ["var", s.variance, fmt],
-        ]),
-      ),
-    );
-    setRows($("lab-out-block").tBodies[0], matrixRows(y, (v) => fixed(v, 3), true));
-    setRows(
-      $("lab-out-stats").tBodies[0],
-      y.map(statistics).map((s, t) =>
-        statsRow(t, [
-          ["mu", s.mu, (v) => fixed(v, 4)],
-          ["sigma", Math.sqrt(s.variance), (v) => fixed(v, 4)],
-          ["var", s.variance, null],
-        ]),
-      ),
-    );
-    renderNotes(x.length);
-    renderWitness(witness(normalize, x, data.eps, data.witness));
-  }
-
-  function renderNotes(count) {
-    const tokensWord = count === 1 ? "the single token" : `all ${count} tokens`;
-    $("lab-axis-note").textContent =
-      state.axis === "rows"
-        ? `Layer-norm reads along each row: the ${h} numbers of one token give that token's ` +
-          "μ and σ² (the table beside the block). No other token is read."
-        : `Batch-norm would read down each column: one μ and σ² per feature, shared by ` +
-          `${tokensWord} (the two rows under the block).` +
-          (count === 1 ? " A batch of one leaves each column a single number: σ² = 0." : "");
-    const [g, b] = [state.gamma[0], state.beta[0]];
-    let out;
-    if (state.redTeam) {
-      out =
-        "The red team flipped the axis: each column was standardized down the batch. The " +
-        "rows' μ and σ no longer follow β and |γ|" +
-        (count === 1 ? "; a lone token collapses to β, with σ = 0." : ".");
-    } else if (uniform(state.gamma) && uniform(state.beta)) {
-      out =
-        `Every row lands at μ = β = ${fmt(b)} and σ = |γ| = ${fmt(Math.abs(g))}, ` +
-        `whatever its raw scale and however many tokens share the batch.`;
-    } else {
-      out =
-        "Per-feature γ and β: after the affine step a row's mean is the average of " +
-        "γ_k·x̂_k + β_k, so the rows no longer share one μ and one σ.";
-    }
-    $("lab-out-note").textContent = out;
-    $("lab-flow-text").textContent = state.redTeam
-      ? "Red team: each column minus the column's μ, over √(σ² + ε), then × γ + β"
-      : "Layer-norm: each row minus its own μ, over √(σ² + ε), then × γ + β";
-  }
-
-  function renderWitness(verdict) {
-    const badge = $("lab-witness");
-    const verdictState = verdict.ok ? "ok" : "alarm";
-    const headline = verdict.ok
-      ? "Witness: LayerNorm's promises hold (checked with γ = 1, β = 0)."
-      : "Witness: alarm! The output is not standardized row by row.";
-    const lines = verdict.checks.map((c) => `${c.passed ? "✓" : "✗"} ${c.text}`);
-    const before = badge.textContent;
-    const list = element("ul", { class: "lab-witness-checks" });
-    verdict.checks.forEach((c, i) =>
-      list.append(element("li", { "data-passed": String(c.passed) }, lines[i])),
-    );
-    const candidate = element("div");
-    candidate.append(element("p", { class: "lab-witness-verdict" }, headline), list);
-    if (candidate.textContent !== before || badge.dataset.state !== verdictState) {
-      badge.replaceChildren(...candidate.childNodes); // rewritten only when the text changes
-    }
-    badge.dataset.state = verdictState;
-  }
-
-  function setTokens(value) {
+  const setTokens = (value) => {
     state.tokens = Math.max(1, Math.min(maxTokens, Math.round(value)));
-  }
+  };
 
   // the number of tokens: typed, or stepped with the arrow keys
   tokens.addEventListener("input", () => {
     const value = readNumber(tokens);
     if (value === null) return;
     setTokens(value);
-    render();
+    update();
   });
   tokens.addEventListener("change", () => {
-    tokens.value = String(state.tokens); // write the clamped value back once editing ends
+    tokens.value = String(state.tokens); // the clamped value, once editing ends
     tokens.removeAttribute("aria-invalid");
   });
 
-  // scalar gamma and beta: a number field and a slider, kept in step; they set every feature
+  // one gamma and one beta: a number field and a slider in step; each sets every feature
   for (const name of ["gamma", "beta"]) {
     const field = $(`lab-${name}`);
     const slider = $(`lab-${name}-range`);
     const setAll = (value) => {
       state[name] = Array(h).fill(value);
       for (let k = 1; k <= h; k += 1) $(`lab-${name}-${k}`).value = String(value);
-      render();
+      update();
     };
     for (const event of ["input", "change"]) {
       field.addEventListener(event, () => {
@@ -385,22 +378,22 @@ function start() {
         setAll(Number(slider.value));
       });
     }
+    // one per feature
     for (let k = 1; k <= h; k += 1) {
       const input = $(`lab-${name}-${k}`);
       input.addEventListener("input", () => {
         const value = readNumber(input);
         if (value === null) return;
         state[name][k - 1] = value;
-        render();
+        update();
       });
     }
   }
 
   const perFeature = $("lab-per-feature");
   perFeature.addEventListener("change", () => {
-    state.perFeature = perFeature.checked;
-    $("lab-per-feature-params").hidden = !state.perFeature;
-    if (!state.perFeature) {
+    $("lab-per-feature-params").hidden = !perFeature.checked;
+    if (!perFeature.checked) {
       // back to one gamma and one beta for every feature: the scalar fields' values
       for (const name of ["gamma", "beta"]) {
         const value = readNumber($(`lab-${name}`)) ?? state[name][0];
@@ -408,13 +401,13 @@ function start() {
         for (let k = 1; k <= h; k += 1) $(`lab-${name}-${k}`).value = String(value);
       }
     }
-    render();
+    update();
   });
 
   for (const radio of document.querySelectorAll('input[name="lab-axis"]')) {
     radio.addEventListener("change", () => {
       if (radio.checked) state.axis = radio.value;
-      render();
+      update();
     });
   }
 
@@ -422,7 +415,7 @@ function start() {
   const setRedTeam = (on) => {
     state.redTeam = on;
     redTeam.setAttribute("aria-pressed", String(on));
-    render();
+    update();
   };
   redTeam.addEventListener("click", () => setRedTeam(!state.redTeam));
 
@@ -433,12 +426,30 @@ function start() {
       tokens.value = "1";
       setRedTeam(button.dataset.labTry === "flip-one-token");
       const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-      lab.scrollIntoView({ behavior: still ? "auto" : "smooth", block: "start" });
+      $("ln-lab").scrollIntoView({ behavior: still ? "auto" : "smooth", block: "start" });
     });
   }
+}
 
-  render();
-  lab.dataset.ready = "true";
+function start() {
+  const data = readData();
+  const h = data.x[0].length;
+  const state = {
+    tokens: data.x.length, // 1 .. all the tokens of the block
+    gamma: Array(h).fill(1), // per feature; the scalar controls set them all
+    beta: Array(h).fill(0),
+    axis: "rows", // how the raw block is read on screen: "rows" (LN) or "cols" (BN)
+    redTeam: false, // true: the normalization itself runs down the columns
+  };
+  const tokens = $("lab-tokens");
+  tokens.max = String(data.x.length);
+  tokens.value = String(data.x.length);
+  buildPerFeature(h);
+  matrixHeader($("lab-raw-block"), "x", h);
+  matrixHeader($("lab-out-block"), "y", h);
+  wire(data, state);
+  render(data, state);
+  $("ln-lab").dataset.ready = "true";
 }
 
 start();

@@ -127,6 +127,47 @@ def test_red_team_flip_raises_the_alarm_and_restores(browser_page, site_url):
     assert not browser_page.problems()
 
 
+def test_batch_norm_view_reads_down_the_columns(browser_page, site_url):
+    """The reading toggle shows each column's mean and variance: BN's statistics, not LN's."""
+    lab = Lab.open(browser_page, site_url)
+    assert lab.page.is_hidden("#lab-raw-block tfoot")
+    lab.page.check("#lab-axis-cols")
+    assert lab.page.is_visible("#lab-raw-block tfoot")
+    assert lab.page.get_attribute("#ln-lab", "data-axis") == "cols"
+    x = lab.block()
+    column_mu, column_var = normlab.row_stats(x.T)
+    assert close(lab.matrix("lab-raw-block", "tfoot"), [column_mu, column_var], column_var.max())
+    lab.set("lab-tokens", 1)  # one token: each column is one number, with no spread
+    assert close(lab.matrix("lab-raw-block", "tfoot"), [x[0], np.zeros(6)])
+    lab.page.check("#lab-axis-rows")
+    assert lab.page.is_hidden("#lab-raw-block tfoot")
+    assert lab.witness() == "ok"  # a view, not an attack: the normalization is unchanged
+    assert not browser_page.problems()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_text_contrast(browser_page, site_url, theme):
+    """The badge in both states, the red team's button and the card verdicts reach WCAG AA."""
+    lab = Lab.open(browser_page, site_url)
+    lab.page.emulate_media(reduced_motion="reduce")  # no colour transitions to catch mid-way
+    lab.page.evaluate(f"document.documentElement.dataset.theme = '{theme}'")
+    selectors = [
+        "#lab-witness .lab-witness-verdict",
+        "#lab-red-team",
+        "#lab-out-note",
+        "#lab-raw-stats tbody td",
+        ".lab-cards .lab-cut",
+        ".lab-cards .lab-kept",
+    ]
+    ratios = {s: lab.contrast(s) for s in selectors}
+    lab.page.click("#lab-red-team")
+    ratios["alarm badge"] = lab.contrast("#lab-witness .lab-witness-verdict")
+    ratios["pressed button"] = lab.contrast("#lab-red-team")
+    assert lab.witness() == "alarm"
+    assert min(ratios.values()) >= 4.5, ratios
+    assert not browser_page.problems()
+
+
 def test_controls_work_from_the_keyboard(browser_page, site_url):
     """Arrow keys step the number fields and Space presses the red team's button."""
     lab = Lab.open(browser_page, site_url)
