@@ -203,7 +203,7 @@ def draw_record_block(ax, kind: str, shape=(3, 4, 6), record=(0, 1), feature: in
         edgecolors="#1A1A1A",
         linewidth=0.5,
     )
-    ax.set_box_aspect((d, batch * 1.3, tokens))
+    ax.set_box_aspect((d, batch * 1.3, tokens), zoom=1.1)
     ax.view_init(elev=20, azim=-60)
     ax.set_axis_off()
     # axis names in the panel's own 2-D coordinates (3-D text would be clipped)

@@ -105,3 +105,53 @@ def test_local_links_point_at_files_that_exist(built_site):
             if not target.exists():
                 broken.append(f"{page.relative_to(built_site)} -> {url}")
     assert not broken, broken
+
+
+MISCONCEPTIONS = {
+    "chapters/01_why_normalize": ("whole layer, batch included", "Cut."),
+    "chapters/05_the_axis": ("the same, just a different axis", "Cut."),
+    "chapters/06_rms_norm": ("must subtract the mean", "Kept, corrected."),
+}
+ASSIGNMENTS = (
+    "ps1_by_hand",
+    "ps2_layer_norm",
+    "ps3_axes",
+    "ps4_rmsnorm",
+    "ps5_backward",
+    "ps6_stability_speed",
+)
+MY_CHAPTERS = [f for f in toc_files() if re.match(r"chapters/0[1-9]_", f)]
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html)).strip()
+
+
+def _misconceptions(page: Path) -> list[str]:
+    html = page.read_text(encoding="utf-8")
+    pattern = r'<div class="[^"]*\bmisconception\b[^"]*">\s*<p class="admonition-title">(.*?)</p>'
+    return [_text(title) for title in re.findall(pattern, html, flags=re.S)]
+
+
+@pytest.mark.parametrize("chapter", sorted(MISCONCEPTIONS))
+def test_each_seed_misconception_appears_once_where_it_belongs_with_its_verdict(
+    built_site, chapter
+):
+    claim, verdict = MISCONCEPTIONS[chapter]
+    titles = _misconceptions(built_site / html_path(chapter))
+    assert len(titles) == 1, titles
+    assert claim in titles[0] and titles[0].endswith(verdict), titles[0]
+
+
+def test_chapters_1_to_9_exist_in_the_toc():
+    assert len(MY_CHAPTERS) == 9, MY_CHAPTERS
+
+
+@pytest.mark.parametrize("chapter", MY_CHAPTERS)
+def test_every_chapter_ends_with_a_link_to_its_exercise(built_site, chapter):
+    html = (built_site / html_path(chapter)).read_text(encoding="utf-8")
+    tail = html[html.find('id="exercise"') :]
+    assert 'id="exercise"' in html, "no Exercise section"
+    assert any(a in tail for a in ASSIGNMENTS), "the Exercise section names no assignment id"
+    links = re.findall(r'href="([^"]*exercises/[^"]*)"', tail)
+    assert links, "the Exercise section links to no exercise page"

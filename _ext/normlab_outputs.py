@@ -1,0 +1,62 @@
+"""Sphinx extension: when lib/normlab changes, re-execute every page instead of reusing the cache.
+
+Jupyter Book executes the chapters through jupyter-cache, whose key is a notebook's own code
+cells. A fix in `normlab` (say, in the variance) changes no chapter's code, so the cache would
+keep serving the old outputs and the book would show numbers that the library no longer
+computes. This extension hashes the library's source, and when the hash differs from the one of
+the last successful build it empties the execution cache and marks every page outdated, so every
+number is computed again. An unchanged library costs one hash of a few small files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+LIB = Path(__file__).resolve().parents[1] / "lib" / "normlab"
+STAMP_NAME = "normlab-source.sha256"
+
+
+def source_digest(lib: Path = LIB) -> str:
+    """SHA-256 over the names and bytes of every .py file of the library."""
+    digest = hashlib.sha256()
+    for path in sorted(lib.rglob("*.py")):
+        digest.update(path.relative_to(lib).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _stamp(app) -> Path:
+    return Path(app.doctreedir) / STAMP_NAME
+
+
+def _cache_dir(app) -> Path:
+    configured = getattr(app.config, "nb_execution_cache_path", "")
+    return Path(configured) if configured else Path(app.outdir).parent / ".jupyter_cache"
+
+
+def _on_config_inited(app, config) -> None:
+    app.normlab_digest = source_digest()
+    stamp = _stamp(app)
+    app.normlab_stale = not stamp.is_file() or stamp.read_text().strip() != app.normlab_digest
+    if app.normlab_stale:
+        shutil.rmtree(_cache_dir(app), ignore_errors=True)
+
+
+def _on_env_get_outdated(app, env, added, changed, removed):
+    return sorted(env.found_docs) if app.normlab_stale else []
+
+
+def _on_build_finished(app, exception) -> None:
+    if exception is None:
+        stamp = _stamp(app)
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(app.normlab_digest + "\n")
+
+
+def setup(app):
+    app.connect("config-inited", _on_config_inited)
+    app.connect("env-get-outdated", _on_env_get_outdated)
+    app.connect("build-finished", _on_build_finished)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,56 @@
+"""normlab.numerics: the measurements of chapter 9, checked against float64 and by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import normlab
+from normlab import numerics, red_team
+
+
+def test_both_formulas_agree_with_numpy_in_float64_near_zero():
+    x = numerics.records_at_offset(0.0, rows=50, d=16, dtype=np.float64, seed=1)
+    np.testing.assert_allclose(numerics.two_pass_variance(x), x.var(axis=-1), rtol=1e-12)
+    np.testing.assert_allclose(numerics.one_pass_variance(x), x.var(axis=-1), rtol=1e-10)
+
+
+def test_the_hand_record_has_variance_one_point_two_five():
+    r = np.array([1.0, 2.0, 3.0, 4.0])
+    assert numerics.one_pass_variance(r) == 1.25
+    assert numerics.two_pass_variance(r) == 1.25
+
+
+def test_float32_stays_float32():
+    x = numerics.records_at_offset(1e4, rows=4, d=8)
+    assert x.dtype == np.float32
+    assert numerics.one_pass_variance(x).dtype == np.float32
+    assert numerics.two_pass_variance(x).dtype == np.float32
+
+
+def test_integers_are_refused_with_a_clear_error():
+    with pytest.raises(TypeError, match="floating-point"):
+        numerics.one_pass_variance(np.arange(8))
+
+
+def test_one_pass_in_float32_at_offset_1e4_gives_nan_on_about_a_third():
+    x = numerics.records_at_offset(1e4, rows=4000, d=64)
+    rate = numerics.nan_rate(red_team.one_pass_variance, x)
+    assert 0.2 < rate < 0.45, rate
+    assert numerics.nan_rate(normlab.layer_norm, x) == 0.0
+
+
+def test_nan_rate_counts_records_not_elements():
+    def half_bad(x):
+        y = np.zeros_like(x)
+        y[::2, 0] = np.nan
+        return y
+
+    assert numerics.nan_rate(half_bad, np.ones((10, 5))) == 0.5
+
+
+def test_variance_error_judges_against_the_exact_variance_of_the_same_values():
+    x = numerics.records_at_offset(1e4, rows=500, d=64)
+    assert numerics.variance_error(numerics.two_pass_variance, x) < 1e-6
+    assert numerics.variance_error(numerics.one_pass_variance, x) > 0.1
+    assert numerics.variance_error(lambda a: normlab.row_stats(a)[1], x) < 1e-6
