@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,12 +15,14 @@ import torch
 
 import normlab.bench.impls as impls_module
 from normlab.bench import BenchConfig, latest_result, run_bench, summarize
+from normlab.bench.__main__ import config_from, parse_args
 from normlab.bench.check import CheckFailed, check_layer_norm
 from normlab.bench.cuda import make_inputs, time_cuda, torch_device_impls
 from normlab.bench.impls import time_cpu, to_float64
 from normlab.bench.memory import minor_page_faults
 from normlab.bench.report import format_table, write_files
 
+REPO = Path(__file__).resolve().parents[2]
 CONTRACT_KEYS = ["impl", "device", "rows", "d_model", "dtype", "seconds_median", "gb_per_s"]
 CPU_IMPLS = {"numpy_naive", "numpy_fast", "numpy_copy", "torch_cpu"}
 
@@ -151,3 +155,27 @@ def test_memory_helpers_report_what_they_did():
     assert done.stdout.strip() == ("True" if applies else "False")
     faults = minor_page_faults()
     assert faults is None or faults >= 0
+
+
+def test_gpu_suite_asks_for_both_devices_and_more_models():
+    cfg = config_from(parse_args(["--gpu-suite", "--cuda-repeats", "7"]))
+    assert cfg.devices == ("cpu", "cuda")
+    assert cfg.d_models == (64, 768, 1024, 4096, 8192)
+    assert cfg.cuda_dtypes == ("float32", "float16", "bfloat16")
+    assert cfg.cuda_repeats == 7
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the refusal on a machine without GPU")
+def test_without_a_gpu_the_gpu_run_refuses_clearly():
+    with pytest.raises(RuntimeError, match="CUDA was asked for"):
+        run_bench(tiny(devices=("cuda",)))
+    done = subprocess.run(
+        ["bash", str(REPO / "scripts" / "gpu_bench.sh")],
+        env=os.environ | {"PYTHON": sys.executable},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "CUDA build of torch" in done.stderr
