@@ -10,8 +10,9 @@ different scales, from 1 to about 3000, with offsets of up to three times their 
 situation LayerNorm (Ba, Kiros and Hinton, 2016, arXiv:1607.06450) exists for. Values are
 rounded to 4 significant digits, so what the page shows is exactly what it computes with.
 
-    from normlab.lab_data import lab_matrix
-    lab_matrix().shape        # (8, 6)
+    >>> from normlab.lab_data import lab_matrix
+    >>> lab_matrix().shape
+    (8, 6)
 """
 
 from __future__ import annotations

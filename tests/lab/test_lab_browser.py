@@ -188,6 +188,20 @@ def test_controls_work_from_the_keyboard(browser_page, site_url):
     assert not browser_page.problems()
 
 
+def test_misconception_cards_set_up_the_panel(browser_page, site_url):
+    """Card 1's button shows a batch of one under LN; card 2's the same batch under the flip."""
+    lab = Lab.open(browser_page, site_url)
+    lab.page.click('[data-lab-try="one-token"]')
+    assert lab.page.input_value("#lab-tokens") == "1"
+    assert len(lab.rows("lab-out-stats")) == 1 and lab.witness() == "ok"
+    lab.page.click('[data-lab-try="flip-one-token"]')
+    assert lab.red_team_pressed() == "true" and lab.witness() == "alarm"
+    assert lab.stats("lab-out-stats", "var").tolist() == [0.0]
+    lab.page.click('[data-lab-try="one-token"]')
+    assert lab.red_team_pressed() == "false" and lab.witness() == "ok"
+    assert not browser_page.problems()
+
+
 def test_narrow_screen_keeps_the_page_in_its_width(browser_page, site_url):
     """On a phone-sized screen the panel scrolls inside itself, the page never sideways."""
     browser_page.page.set_viewport_size({"width": 390, "height": 844})

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import doctest
 import json
 import re
 
 import numpy as np
 
 import normlab
+import normlab.lab_data
 from normlab import audit
 from normlab.lab_data import EPS, MAX_TOKENS, H, lab_data, lab_data_html, lab_matrix
 
@@ -49,6 +51,11 @@ def test_json_element_round_trips():
     assert data == lab_data()
     assert np.array_equal(np.array(data["x"]), lab_matrix())
     assert data["eps"] == EPS == 1e-5
+
+
+def test_docstring_example_holds():
+    result = doctest.testmod(normlab.lab_data)
+    assert result.attempted > 0 and result.failed == 0
 
 
 def test_badge_uses_the_python_witness_tolerances():
