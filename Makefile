@@ -31,8 +31,9 @@ lint: install
 test: lint
 	$(PY) -m pytest
 
+# .venv/bin on PATH: nbgrader runs the `alembic` executable when it creates gradebook.db
 release: install
-	for a in $(ASSIGNMENTS); do $(VENV)/bin/nbgrader generate_assignment $$a --force || exit 1; done
+	for a in $(ASSIGNMENTS); do PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nbgrader generate_assignment $$a --force || exit 1; done
 
 grade: install
 	$(PY) -m normlab.course grade $(A) --jobs $(JOBS)
