@@ -1,0 +1,112 @@
+"""Command line: `python -m normlab.course {grade,rerun,report} <assignment> ...`.
+
+Run from an nbgrader course root (the cwd); the course's `nbgrader_config.py` applies.
+
+    python -m normlab.course grade ps2_layer_norm --jobs 4        # every submission
+    python -m normlab.course grade ps2_layer_norm --force          # regrade the graded ones too
+    python -m normlab.course rerun ps2_layer_norm alice bob        # just these students, again
+    python -m normlab.course report ps2_layer_norm                 # CSV + bar chart
+
+`make grade A=<assignment> JOBS=<n>` and `make report A=<assignment>` wrap the first and last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .isolation import DEFAULT_UID_BASE, GIB, Limits
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m normlab.course",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    grade = commands.add_parser("grade", help="autograde every submission, in parallel")
+    rerun = commands.add_parser("rerun", help="autograde these students again")
+    rerun.add_argument("students", nargs="+", metavar="STUDENT")
+    for sub in (grade, rerun):
+        sub.add_argument("assignment")
+        sub.add_argument(
+            "--jobs",
+            "-j",
+            type=int,
+            default=os.cpu_count() or 2,
+            help="parallel workers (default: the number of CPUs)",
+        )
+        sub.add_argument(
+            "--isolation",
+            choices=["auto", "strict", "basic"],
+            default="auto",
+            help="strict needs root; auto = strict as root, else basic",
+        )
+        sub.add_argument(
+            "--memory-gib",
+            type=float,
+            default=2.0,
+            help="address-space limit of a kernel, GiB (default 2)",
+        )
+        sub.add_argument(
+            "--cpu-seconds",
+            type=int,
+            default=600,
+            help="CPU-time limit of a kernel, seconds (default 600)",
+        )
+        sub.add_argument(
+            "--uid-base",
+            type=int,
+            default=DEFAULT_UID_BASE,
+            help=f"first sandbox uid under strict isolation (default {DEFAULT_UID_BASE})",
+        )
+        sub.add_argument("--no-progress", action="store_true", help="no progress bar")
+    grade.add_argument(
+        "--force", action="store_true", help="regrade submissions that are already autograded"
+    )
+    report = commands.add_parser("report", help="class report: CSV and bar chart")
+    report.add_argument("assignment")
+    report.add_argument("--output", help="folder for the files (default reports/<assignment>)")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "report":
+        from .report import write_report
+
+        paths = write_report(args.assignment, args.output)
+        for path in paths:
+            print(path)
+        return 0
+    from .runner import grade
+
+    limits = Limits(memory_bytes=int(args.memory_gib * GIB), cpu_seconds=args.cpu_seconds)
+    summary = grade(
+        args.assignment,
+        jobs=args.jobs,
+        force=args.command == "rerun" or args.force,
+        students=args.students if args.command == "rerun" else None,
+        isolation=args.isolation,
+        limits=limits,
+        uid_base=args.uid_base,
+        progress=not args.no_progress,
+    )
+    print(
+        f"{summary['assignment']}: {summary['graded']} graded, {len(summary['failed'])} failed, "
+        f"{len(summary['skipped'])} skipped (already autograded; --force regrades) in "
+        f"{summary['seconds']:.1f} s with {summary['jobs']} job(s), {summary['isolation']} "
+        f"isolation"
+    )
+    for student in summary["failed"]:
+        print(
+            f"  failed: {student} (see reports/{summary['assignment']}/grading-run.json)",
+            file=sys.stderr,
+        )
+    return 1 if summary["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

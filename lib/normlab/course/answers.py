@@ -1,0 +1,142 @@
+"""The grader's answers to the sandbox kernel's questions, and what the questions reveal.
+
+A question arrives when the student's code calls something that lives only in the grader (see
+`kernel/channel.py`):
+
+- "ref": a trusted callable the running check handed over (a `Ref`: the correct LayerNorm or
+  a planted wrong one for ps3's witness, ps6's scripted clock). Answered with the grader's own
+  object, made per case exactly as `normlab.grading.runner` makes it in a kernel, so its
+  probes (a timer's call count) are the grader's observations, not the kernel's. A `Ref` that
+  does not belong to the running case (kept from an earlier check) is refused and noted.
+- "library": a normlab function. While a case runs, the reference functions are answered
+  with the real result, as in a notebook kernel, and the call is noted as reference reuse
+  with the label the in-kernel tripwire would give; anything else in normlab is refused and
+  noted. Between cases (a notebook cell) nothing is answered: the reference is not there to
+  precompute with.
+- "torch": torch is not in the sandbox; a call to one of its normalizations or its autograd is
+  noted, and every call is refused.
+
+The notes are made here, in the grader, so the kernel cannot hide them.
+"""
+
+from __future__ import annotations
+
+import types
+
+import normlab
+from normlab.grading import trusted
+from normlab.grading.cases import Case, Ref
+from normlab.grading.tripwire import _label_for_file
+
+ANSWERED = frozenset(
+    ["layer_norm", "row_stats", "batch_norm", "rms_norm", "layer_norm_backward", "param_count"]
+)
+TORCH_NOTED = (
+    "norm",
+    "Norm",
+    "backward",
+    "grad",
+)
+MAX_NOTES = 50
+
+
+def _refs_in(case: Case) -> list[Ref]:
+    values = list(case.args) + list(case.kwargs.values())
+    return [v for v in values if isinstance(v, Ref)]
+
+
+def _error(ename: str, message: str) -> dict:
+    return {"error": [ename, message[:500]]}
+
+
+def _library_label(path: str, fn) -> str:
+    if isinstance(fn, types.FunctionType):
+        label = _label_for_file(fn.__code__.co_filename, fn.__code__.co_name)
+        if label:
+            return label
+    return path
+
+
+class Answers:
+    """Answers one kernel's questions; `begin_case`/`end_case` bracket each check case."""
+
+    def __init__(self) -> None:
+        self.case: Case | None = None
+        self.made: dict = {}
+        self.objects: dict[Ref, object] = {}
+        self.calls: list[str] = []
+
+    def begin_case(self, case: Case) -> None:
+        """Make the case's trusted objects (as `run_case` would) and start taking notes."""
+        self.case, self.made, self.calls = case, {}, []
+        self.objects = {ref: trusted.resolve(ref, self.made) for ref in _refs_in(case)}
+
+    def end_case(self) -> tuple[tuple[str, ...], tuple]:
+        """(reference calls noted, probes of the case's trusted objects); stop the case."""
+        probes = []
+        for obj in self.made.values():
+            probes.extend(getattr(obj, "probes", lambda: ())())
+        calls = tuple(self.calls)
+        self.case, self.made, self.objects, self.calls = None, {}, {}, []
+        return calls, tuple(probes)
+
+    def note(self, label: str) -> None:
+        if self.case is not None and label not in self.calls and len(self.calls) < MAX_NOTES:
+            self.calls.append(label)
+
+    def __call__(self, question: dict) -> dict:
+        kind = question.get("kind")
+        args = question.get("args", ())
+        kwargs = question.get("kwargs", {})
+        if not isinstance(args, tuple) or not isinstance(kwargs, dict):
+            return _error("Unavailable", "a malformed call")
+        if kind == "ref":
+            return self._ref(question.get("ref"), str(question.get("attr", "")), args, kwargs)
+        if kind == "library":
+            return self._library(str(question.get("path", "")), args, kwargs)
+        if kind == "torch":
+            path = str(question.get("path", "torch"))
+            if any(word in path.rsplit(".", 1)[-1] for word in TORCH_NOTED):
+                self.note(path)
+            return _error("Unavailable", f"{path}: torch is not available while grading")
+        return _error("Unavailable", f"the grader does not answer {str(kind)[:40]!r}")
+
+    def _ref(self, ref, attr: str, args, kwargs) -> dict:
+        if not isinstance(ref, Ref) or ref not in self.objects:
+            name = ref.name if isinstance(ref, Ref) else "?"
+            self.note(f"normlab.{name} (a trusted function kept from an earlier check)")
+            return _error("Unavailable", "this function belongs to another check")
+        target = self.objects[ref]
+        if attr:
+            if attr.startswith("_"):
+                return _error("Unavailable", f"no attribute {attr!r}")
+            target = getattr(target, attr, None)
+        return _call(target, args, kwargs)
+
+    def _library(self, path: str, args, kwargs) -> dict:
+        parts = path.split(".")
+        fn = normlab
+        for part in parts[1:]:
+            fn = None if part.startswith("_") else getattr(fn, part, None)
+        if parts[0] != "normlab" or fn is None:
+            self.note(path)
+            return _error("AttributeError", f"{path} does not exist")
+        self.note(_library_label(path, fn))
+        if self.case is None:
+            return _error(
+                "Unavailable",
+                f"{path}: normlab's reference is not available to notebook cells while "
+                "grading (the grader checks your own functions)",
+            )
+        if len(parts) != 2 or parts[1] not in ANSWERED:
+            return _error("Unavailable", f"{path} is not available while grading")
+        return _call(fn, args, kwargs)
+
+
+def _call(fn, args, kwargs) -> dict:
+    if not callable(fn):
+        return _error("TypeError", f"{type(fn).__name__} object is not callable")
+    try:
+        return {"value": fn(*args, **kwargs)}
+    except Exception as exc:  # noqa: BLE001 (the reference's own errors go back as they are)
+        return _error(type(exc).__name__, str(exc))

@@ -1,0 +1,136 @@
+"""What the student's code finds in the sandbox kernel where normlab, torch and the checks'
+trusted helpers would be.
+
+- `import normlab` (and any `normlab.*`) gives stand-in modules. Every name in them is a
+  `LibraryFunction`: calling `normlab.layer_norm(x)` asks the grader, which answers while a
+  check is running (noting the call as reference reuse, so the kernel cannot hide it) and
+  refuses otherwise. The reference itself is never loaded into the kernel.
+  `normlab.grading.check`, run by a student in an ordinary cell, only prints that checks run
+  in the grader; `normlab.grading.use_assignment` does nothing (the grader knows).
+- `import torch` succeeds (an unused import costs nothing) but using it raises `Unavailable`;
+  the grader hears of each use, so a call to a torch normalization shows as reuse.
+- `resolve(ref, made)` stands in for `normlab.grading.trusted.resolve` inside the kernel:
+  the trusted callable a check hands over (`Ref`) becomes a `RefProxy`, whose calls the
+  grader answers with the real object, which it keeps.
+
+Standard library only (this runs in the sandbox kernel).
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+
+from .channel import Unavailable, ask
+
+STAND_IN_PACKAGES = ("normlab", "torch")
+
+
+class LibraryFunction:
+    """`normlab.<path>` inside the sandbox: calls are answered (and noted) by the grader."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return LibraryFunction(f"{self._path}.{name}")
+
+    def __call__(self, *args, **kwargs):
+        return ask("library", path=self._path, args=args, kwargs=kwargs)
+
+    def __repr__(self) -> str:
+        return f"<{self._path}: answered by the grader while a check runs>"
+
+
+class RefProxy:
+    """A trusted callable handed to the student's code by a check, living in the grader."""
+
+    def __init__(self, ref, attr: str = "") -> None:
+        self._ref, self._attr = ref, attr
+
+    def __call__(self, *args, **kwargs):
+        return ask("ref", ref=self._ref, attr=self._attr, args=args, kwargs=kwargs)
+
+    def __repr__(self) -> str:
+        name = self._ref.name
+        shown = name.rsplit(".", 1)[-1] if name.startswith("scripted_timer.") else "norm_fn"
+        return f"<function {shown}>"
+
+    def probes(self):
+        return ()  # the grader reports the real object's probes
+
+
+def resolve(ref, made: dict):
+    """Stand-in for `normlab.grading.trusted.resolve`: a proxy, not the trusted object."""
+    return RefProxy(ref)
+
+
+def _print_check_note(grade_id="", *targets, **kwargs):
+    print(f"check({grade_id!r}, ...): while grading, checks run in the grader, not in this cell")
+
+
+def _use_assignment(assignment: str) -> None:
+    """The grader knows the assignment from nbgrader; nothing to do in the kernel."""
+
+
+class StandInModule(types.ModuleType):
+    """A module every attribute of which is a stand-in (see the module docstring)."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if self.__name__ == "normlab.grading" and name == "check":
+            return _print_check_note
+        if self.__name__ == "normlab.grading" and name == "use_assignment":
+            return _use_assignment
+        if self.__name__.split(".")[0] == "torch":
+            return TorchStandIn(f"{self.__name__}.{name}")
+        return LibraryFunction(f"{self.__name__}.{name}")
+
+
+class TorchStandIn:
+    """`torch.<path>` inside the sandbox: using it raises; the grader notes which name."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return TorchStandIn(f"{self._path}.{name}")
+
+    def __call__(self, *args, **kwargs):
+        ask("torch", path=self._path)
+        raise Unavailable(f"{self._path}: torch is not available while grading")
+
+    def __repr__(self) -> str:
+        return f"<{self._path}: not available while grading>"
+
+
+class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves `normlab`, `torch` and their submodules as `StandInModule`s."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".")[0] in STAND_IN_PACKAGES:
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        module = StandInModule(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module) -> None:
+        pass
+
+
+def install() -> None:
+    """Forget every loaded normlab or torch module and serve stand-ins from now on."""
+    for name in list(sys.modules):
+        if name.split(".")[0] in STAND_IN_PACKAGES:
+            del sys.modules[name]
+    sys.meta_path.insert(0, StandInFinder())

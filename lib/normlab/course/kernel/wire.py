@@ -1,0 +1,248 @@
+"""The wire between the trusted grader and the sandboxed student kernel: data only, no pickle.
+
+Everything the student's process sends back is untrusted, so this codec can only build plain
+data: None, bool, int, float, complex, str, bytes, lists, tuples, dicts, NumPy arrays (read with
+`allow_pickle=False`, so never object arrays), NumPy scalars, and the dataclasses named in an
+explicit registry. Anything else is sent as an `Opaque` (its type name and a short repr), which
+a checker sees as "not an array". Messages are length-prefixed JSON frames with a size cap, and
+decoding stops at a depth cap, so a hostile reply can fail its own cells but never run code in
+the grader or exhaust its memory.
+
+This module is imported by the sandbox kernel before the course reference could be, so it uses
+only the standard library and NumPy.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import io
+import json
+import struct
+
+import numpy as np
+
+MAX_FRAME_BYTES = 64 * 1024 * 1024  # one reply may carry at most 64 MiB
+MAX_DEPTH = 64  # nesting of lists, tuples, dicts and dataclasses
+MAX_REPR = 200  # characters of repr kept for an unserializable value
+_HEADER = struct.Struct(">Q")
+
+
+class WireError(Exception):
+    """A frame or value that breaks the protocol (too big, malformed, an unknown type)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Opaque:
+    """A value the kernel could not send as data: only its type name and a short repr."""
+
+    type_name: str
+    text: str
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name} {self.text}>"
+
+
+# --- framing ------------------------------------------------------------------------------
+
+
+def send_frame(sock, payload: bytes) -> None:
+    """Write one length-prefixed frame to a connected socket."""
+    if len(payload) > MAX_FRAME_BYTES:
+        raise WireError(f"a frame of {len(payload)} bytes exceeds the {MAX_FRAME_BYTES} cap")
+    sock.sendall(_HEADER.pack(len(payload)) + payload)
+
+
+def _recv_exact(sock, n: int) -> bytes:
+    chunks, got = [], 0
+    while got < n:
+        chunk = sock.recv(min(n - got, 1 << 20))
+        if not chunk:
+            raise EOFError("the other side closed the connection")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def recv_frame(sock) -> bytes:
+    """Read one frame; EOFError when the peer is gone, WireError when it is oversized."""
+    (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
+    if size > MAX_FRAME_BYTES:
+        raise WireError(f"the kernel announced a {size}-byte reply (cap {MAX_FRAME_BYTES})")
+    return _recv_exact(sock, size)
+
+
+def send_message(sock, message, registry=None) -> None:
+    """Encode `message` (plain data) and send it as one frame."""
+    send_frame(sock, dumps(message, registry))
+
+
+def recv_message(sock, registry=None):
+    """Receive one frame and decode it (see `loads`)."""
+    return loads(recv_frame(sock), registry)
+
+
+# --- values -------------------------------------------------------------------------------
+
+
+def dumps(value, registry=None) -> bytes:
+    """Encode plain data to JSON bytes; unknown objects become `Opaque`."""
+    return json.dumps(_encode(value, registry or {}, 0)).encode()
+
+
+def loads(data: bytes, registry=None):
+    """Decode JSON bytes made by `dumps`; only registered dataclasses are rebuilt."""
+    try:
+        tree = json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise WireError(f"a reply that is not valid JSON: {exc}") from None
+    return _decode(tree, registry or {}, 0)
+
+
+def _array_to_text(arr: np.ndarray) -> str:
+    buffer = io.BytesIO()
+    np.save(buffer, arr, allow_pickle=False)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _array_from_text(text: str) -> np.ndarray:
+    try:
+        raw = base64.b64decode(text.encode("ascii"), validate=True)
+        return np.load(io.BytesIO(raw), allow_pickle=False)
+    except Exception as exc:  # noqa: BLE001 (any malformed array is the sender's fault)
+        raise WireError(f"an array that does not decode: {type(exc).__name__}: {exc}") from None
+
+
+def _short_repr(value) -> str:
+    try:
+        text = repr(value)
+    except Exception as exc:  # noqa: BLE001 (a repr that raises is still reported)
+        text = f"<repr failed: {type(exc).__name__}>"
+    return text[:MAX_REPR]
+
+
+def _encode(value, registry: dict, depth: int):
+    if depth > MAX_DEPTH:
+        raise WireError(f"a value nested deeper than {MAX_DEPTH} levels")
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if type(value) is int or type(value) is float:
+        return value if type(value) is not float else {"$": "float", "v": repr(value)}
+    nxt = depth + 1
+    if isinstance(value, np.ndarray):
+        if value.dtype.hasobject:
+            return _opaque(value)
+        return {"$": "nd", "v": _array_to_text(np.asarray(value))}
+    if isinstance(value, np.generic):
+        if isinstance(value, np.object_):
+            return _opaque(value)
+        return {"$": "scalar", "v": _array_to_text(np.asarray(value))}
+    if isinstance(value, complex):
+        return {"$": "complex", "v": [repr(value.real), repr(value.imag)]}
+    if isinstance(value, bytes):
+        return {"$": "bytes", "v": base64.b64encode(value).decode("ascii")}
+    if type(value) in (list, tuple):
+        tag = "list" if type(value) is list else "tuple"
+        return {"$": tag, "v": [_encode(item, registry, nxt) for item in value]}
+    if type(value) is dict:
+        return {
+            "$": "dict",
+            "v": [[_encode(k, registry, nxt), _encode(v, registry, nxt)] for k, v in value.items()],
+        }
+    if isinstance(value, Opaque):
+        return {"$": "opaque", "v": [value.type_name, value.text]}
+    name = type(value).__name__
+    if dataclasses.is_dataclass(value) and registry.get(name) is type(value):
+        fields = {f.name: _encode(getattr(value, f.name), registry, nxt) for f in _fields(value)}
+        return {"$": "obj", "type": name, "v": fields}
+    return _opaque(value)
+
+
+def _fields(value):
+    return [f for f in dataclasses.fields(value) if f.init]
+
+
+def _opaque(value):
+    return {"$": "opaque", "v": [type(value).__name__, _short_repr(value)]}
+
+
+def _decode(tree, registry: dict, depth: int):
+    if depth > MAX_DEPTH:
+        raise WireError(f"a value nested deeper than {MAX_DEPTH} levels")
+    if tree is None or isinstance(tree, (bool, str, int)):
+        return tree
+    if not isinstance(tree, dict) or "$" not in tree or "v" not in tree:
+        raise WireError(f"an untagged value of type {type(tree).__name__}")
+    tag, body, nxt = tree["$"], tree["v"], depth + 1
+    if tag == "float":
+        return _float(body)
+    if tag == "nd":
+        return _array_from_text(_text(body))
+    if tag == "scalar":
+        arr = _array_from_text(_text(body))
+        if arr.shape != ():
+            raise WireError("a scalar that is not 0-dimensional")
+        return arr[()]
+    if tag == "complex":
+        if not (isinstance(body, list) and len(body) == 2):
+            raise WireError("a malformed complex number")
+        return complex(_float(body[0]), _float(body[1]))
+    if tag == "bytes":
+        return base64.b64decode(_text(body).encode("ascii"))
+    if tag in ("list", "tuple"):
+        items = [_decode(item, registry, nxt) for item in _list(body)]
+        return items if tag == "list" else tuple(items)
+    if tag == "dict":
+        out = {}
+        for pair in _list(body):
+            if not (isinstance(pair, list) and len(pair) == 2):
+                raise WireError("a malformed dict entry")
+            key = _decode(pair[0], registry, nxt)
+            if not isinstance(key, (str, int, float, bool, tuple)) and key is not None:
+                raise WireError(f"a dict key of type {type(key).__name__}")
+            out[key] = _decode(pair[1], registry, nxt)
+        return out
+    if tag == "opaque":
+        pair = _list(body)
+        if len(pair) != 2 or not all(isinstance(p, str) for p in pair):
+            raise WireError("a malformed opaque value")
+        return Opaque(pair[0][:MAX_REPR], pair[1][:MAX_REPR])
+    if tag == "obj":
+        return _decode_object(tree, registry, nxt)
+    raise WireError(f"an unknown tag {str(tag)[:40]!r}")
+
+
+def _decode_object(tree, registry: dict, depth: int):
+    cls = registry.get(tree.get("type"))
+    if cls is None:
+        raise WireError(f"an object of unregistered type {str(tree.get('type'))[:40]!r}")
+    body = tree["v"]
+    if not isinstance(body, dict):
+        raise WireError(f"a malformed {cls.__name__}")
+    names = {f.name for f in dataclasses.fields(cls) if f.init}
+    if set(body) - names:
+        raise WireError(f"a {cls.__name__} with unknown fields {sorted(set(body) - names)}")
+    kwargs = {name: _decode(item, registry, depth) for name, item in body.items()}
+    try:
+        return cls(**kwargs)
+    except Exception as exc:  # noqa: BLE001 (a constructor that rejects the fields)
+        raise WireError(f"a {cls.__name__} that does not construct: {exc}") from None
+
+
+def _float(body) -> float:
+    try:
+        return float(_text(body))
+    except ValueError:
+        raise WireError("a malformed float") from None
+
+
+def _text(body) -> str:
+    if not isinstance(body, str):
+        raise WireError("a string field that is not a string")
+    return body
+
+
+def _list(body) -> list:
+    if not isinstance(body, list):
+        raise WireError("a list field that is not a list")
+    return body

@@ -1,0 +1,170 @@
+"""Run one submitted notebook in a sandbox kernel, judging its check cells in the grader.
+
+Cells run in order, as nbgrader would run them. An autograded test cell that is made of check
+calls (see `checkcell`) is not sent to the kernel: for each call the grader builds the
+`Case`s (`CheckSpec.make_cases`), has the kernel run each through the course's `run_case`
+(one request per case, so the grader knows which case every question belongs to), checks the
+`Result`s' shapes, adds the reference calls it saw itself, and judges them
+(`CheckSpec.judge`) here, where the student's code never ran. The cell's outputs are then what
+`check` would have shown in a notebook kernel: nothing on a pass, the judge's AssertionError
+on a failure, plus what the student's code printed meanwhile (stderr included, which nbgrader
+counts against the cell, as it would in the kernel).
+
+Every cell has a timeout (nbgrader's `Execute.timeout`). If the kernel dies (see `sandbox`),
+the cell that was running and every later test cell get an error naming the reason, and the
+notebook's record says what happened.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from nbgrader import utils
+
+from normlab.grading import CHECKS
+
+from . import outputs as out
+from .answers import Answers
+from .checkcell import CheckCall, parse_test_cell
+from .sandbox import Interrupted, Kernel, KernelDied
+
+
+class CellTimeout(Exception):
+    """The cell used up its timeout before the grader's next step."""
+
+
+def is_test_cell(cell) -> bool:
+    """An autograded test cell: a grade cell with code that is not a solution."""
+    return cell.cell_type == "code" and utils.is_grade(cell) and not utils.is_solution(cell)
+
+
+def grade_id(cell) -> str | None:
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+class NotebookRun:
+    """The run of one notebook in one kernel; `record` is what the report reads."""
+
+    def __init__(self, kernel: Kernel, assignment: str, timeout: float) -> None:
+        self.kernel, self.assignment, self.timeout = kernel, assignment, timeout
+        self.answers = Answers()
+        self.record: dict = {"kernel": "ok", "reason": None, "cells": []}
+        self.count = 0
+
+    def run(self, nb) -> dict:
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            cell.outputs = []
+            cell.execution_count = None
+            if not cell.source.strip():
+                continue
+            self._run_cell(index, cell)
+        return self.record
+
+    def _run_cell(self, index: int, cell) -> None:
+        test = is_test_cell(cell)
+        calls = parse_test_cell(cell.source) if test else None
+        entry = {"index": index, "grade_id": grade_id(cell) if test else None}
+        entry["where"] = "grader" if calls else "kernel"
+        if self.kernel.dead:
+            if test:
+                cell.outputs = [out.error("KernelDied", f"not run: {self.kernel.dead}")]
+                self._note(entry, "not run", self.kernel.dead)
+            return
+        self.count += 1
+        cell.execution_count = self.count
+        deadline = time.monotonic() + self.timeout
+        try:
+            if calls:
+                cell.outputs = self._check_cell(calls, deadline)
+            else:
+                request = {"op": "cell", "source": cell.source}
+                reply = self.kernel.request(request, self.timeout, self.answers)
+                cell.outputs = out.sanitize(reply.get("outputs"))
+        except (Interrupted, CellTimeout):
+            message = f"the cell ran longer than {self.timeout:g} s and was interrupted"
+            cell.outputs = [*cell.outputs, out.error("CellTimeoutError", message)]
+            if test:
+                self._note(entry, "timed out", message)
+            return
+        except KernelDied as died:
+            self.record.update(kernel="died", reason=died.reason, died_in_cell=index)
+            cell.outputs = [*cell.outputs, out.error("KernelDied", died.reason)]
+            if test:
+                self._note(entry, "kernel died", died.reason)
+            return
+        if test:
+            failed = out.scores_zero(cell.outputs)
+            errors = [o for o in cell.outputs if o.output_type == "error"]
+            message = f"{errors[0].ename}: {errors[0].evalue}" if errors else None
+            if failed and not errors:
+                message = "the cell wrote to stderr"
+            self._note(entry, "failed" if failed else "passed", message)
+
+    def _note(self, entry: dict, status: str, message: str | None) -> None:
+        self.record["cells"].append({**entry, "status": status, "message": message})
+
+    def _remaining(self, deadline: float) -> float:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise CellTimeout
+        return left
+
+    def _check_cell(self, calls: list[CheckCall], deadline: float) -> list:
+        """Outputs of a test cell made of check calls, as `check` would leave them."""
+        shown: list = []
+        for call in calls:
+            failure = self._check_call(call, deadline, shown)
+            if failure is not None:
+                return [*shown, failure]
+        return shown
+
+    def _check_call(self, call: CheckCall, deadline: float, shown: list):
+        """Run one check call; None when it passes, else the error output it raises."""
+        assignment = call.assignment or self.assignment
+        spec = CHECKS.get(assignment, {}).get(call.grade_id)
+        if spec is None:
+            return out.error("KeyError", repr(call.grade_id))
+        if len(call.names) != len(spec.targets):
+            return out.error(
+                "TypeError",
+                f"check({call.grade_id!r}) reads {len(spec.targets)} value(s), "
+                f"{', '.join(spec.targets)}; got {len(call.names)}",
+            )
+        reply = self.kernel.request(
+            {"op": "names", "names": list(call.names)}, self._remaining(deadline), self.answers
+        )
+        defined = set(reply.get("defined", []))
+        for name in call.names:
+            if name not in defined:
+                return out.error("NameError", f"name {name!r} is not defined")
+        names = dict(zip(spec.targets, call.names, strict=True))
+        try:
+            cases = spec.make_cases(call.seed, hidden=call.hidden)
+        except Exception as exc:  # noqa: BLE001 (a checker bug scores 0, as in the kernel)
+            return out.error(type(exc).__name__, f"the check could not build its cases: {exc}")
+        results = [self._run_case(case, names, deadline, shown) for case in cases]
+        try:
+            message = spec.judge(cases, results)
+        except Exception as exc:  # noqa: BLE001 (as above: the cell fails, the record says so)
+            return out.error(type(exc).__name__, f"the check could not judge: {exc}")
+        return None if message is None else out.error("AssertionError", message)
+
+    def _run_case(self, case, names: dict, deadline: float, shown: list):
+        self.answers.begin_case(case)
+        try:
+            reply = self.kernel.request(
+                {"op": "case", "case": case, "names": names},
+                self._remaining(deadline),
+                self.answers,
+            )
+        finally:
+            noted, probes = self.answers.end_case()
+        shown.extend(out.sanitize(reply.get("outputs", [])))
+        if "failure" in reply:
+            return out.trusted_result(None)
+        result = out.trusted_result(reply.get("result"))
+        calls = result.reference_calls + tuple(c for c in noted if c not in result.reference_calls)
+        return dataclasses.replace(result, reference_calls=calls, probes=probes)

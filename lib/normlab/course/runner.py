@@ -1,0 +1,155 @@
+"""`grade`: autograde every submission of an assignment in parallel, with a progress bar.
+
+Run from an nbgrader course root (the cwd), like `nbgrader autograde`. Submissions are found
+where nbgrader looks (`submitted/<student>/<assignment>/`); one already autograded is skipped
+unless `force`, as nbgrader does. `jobs` worker processes (see `worker`) take submissions from
+a queue; each result is shown on the bar as it lands. The run's record, one entry per
+student (graded, failed and why, seconds, CPU), is merged into
+`reports/<assignment>/grading-run.json` under the course root.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import multiprocessing
+import os
+import resource
+import sys
+import time
+
+from tqdm import tqdm
+
+from . import isolation as iso
+from .nbgrader_app import exchange_root, grading_config, load_app, require_assignment
+from .worker import worker_main
+
+REPORTS = "reports"
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def find_submissions(coursedir, assignment: str) -> list[str]:
+    """Student ids with a submission of `assignment`, sorted."""
+    pattern = coursedir.format_path(coursedir.submitted_directory, "*", assignment)
+    prefix, suffix = pattern.split("*", 1)
+    found = []
+    for path in glob.glob(pattern):
+        if os.path.isdir(path):
+            found.append(path[len(prefix) : len(path) - len(suffix)])
+    return sorted(found)
+
+
+def run_record_path(root: str, assignment: str) -> str:
+    return os.path.join(root, REPORTS, assignment, "grading-run.json")
+
+
+def _save_record(path: str, outcomes: list[dict], meta: dict) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    previous = {}
+    if os.path.exists(path):
+        with open(path) as handle:
+            previous = {o["student"]: o for o in json.load(handle).get("students", [])}
+    previous.update({o["student"]: o for o in outcomes})
+    with open(path, "w") as handle:
+        json.dump(
+            {**meta, "students": sorted(previous.values(), key=lambda o: o["student"])},
+            handle,
+            indent=1,
+        )
+
+
+def grade(
+    assignment: str,
+    jobs: int = 2,
+    force: bool = False,
+    students: list[str] | None = None,
+    isolation: str = "auto",
+    limits: iso.Limits | None = None,
+    uid_base: int = iso.DEFAULT_UID_BASE,
+    progress: bool = True,
+) -> dict:
+    """Autograde `assignment` (all submissions, or `students`); return the run's summary."""
+    app = load_app()
+    coursedir = app.coursedir
+    config = grading_config(app)
+    require_assignment(config.CourseDirectory.db_url, assignment)
+    found = find_submissions(coursedir, assignment)
+    if students:
+        missing = sorted(set(students) - set(found))
+        if missing:
+            raise SystemExit(f"no submission of {assignment} from: {', '.join(missing)}")
+        found = [s for s in found if s in students]
+    todo, skipped = [], []
+    for student in found:
+        dest = coursedir.format_path(coursedir.autograded_directory, student, assignment)
+        (skipped if os.path.exists(dest) and not force else todo).append(student)
+    jobs = max(1, min(jobs, len(todo)))
+    chosen = iso.choose(
+        isolation, coursedir, exchange_root(app), jobs, limits or iso.Limits(), uid_base
+    )
+    if chosen.mode == "basic":
+        print("grading with basic isolation (see instructors/threat_model.md)", file=sys.stderr)
+    started, cpu = time.monotonic(), _children_cpu()
+    outcomes = _run_workers(app, config, chosen, assignment, force, todo, jobs, progress)
+    summary = {
+        "assignment": assignment,
+        "jobs": jobs,
+        "isolation": chosen.mode,
+        "graded": sum(o["status"] == "graded" for o in outcomes),
+        "failed": sorted(o["student"] for o in outcomes if o["status"] == "failed"),
+        "skipped": skipped,
+        "seconds": round(time.monotonic() - started, 3),
+        "cpu_seconds": round(_children_cpu() - cpu, 3),
+    }
+    _save_record(run_record_path(coursedir.root, assignment), outcomes, summary)
+    return summary
+
+
+def _run_workers(app, config, chosen, assignment, force, todo, jobs, progress) -> list[dict]:
+    if not todo:
+        return []
+    context = multiprocessing.get_context("fork")
+    tasks, results = context.Queue(), context.Queue()
+    for student in todo:
+        tasks.put(student)
+    for _ in range(jobs):
+        tasks.put(None)
+    workers = [
+        context.Process(
+            target=worker_main,
+            args=(slot, app, config, chosen, assignment, force, tasks, results),
+            name=f"grader-{slot}",
+        )
+        for slot in range(jobs)
+    ]
+    for worker in workers:
+        worker.start()
+    outcomes = []
+    bar = tqdm(total=len(todo), desc=f"autograde {assignment}", unit="sub", disable=not progress)
+    try:
+        while len(outcomes) < len(todo):
+            try:
+                outcome = results.get(timeout=5.0)
+            except Exception:  # noqa: BLE001 (queue.Empty: check the workers are alive)
+                if not any(w.is_alive() for w in workers):
+                    break
+                continue
+            outcomes.append(outcome)
+            bar.update(1)
+            failed = sum(o["status"] == "failed" for o in outcomes)
+            bar.set_postfix(student=outcome["student"], failed=failed, refresh=False)
+    finally:
+        bar.close()
+        for worker in workers:
+            worker.join(timeout=30)
+            if worker.is_alive():
+                worker.terminate()
+                worker.join()
+    lost = sorted(set(todo) - {o["student"] for o in outcomes})
+    died = "a grading worker died"
+    outcomes += [{"student": s, "status": "failed", "reason": died} for s in lost]
+    return outcomes
