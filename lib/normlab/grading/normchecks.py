@@ -850,6 +850,8 @@ def batch_of_one_spec(kind: NormKind, grade_id: str = "batch_of_one") -> CheckSp
                     f"record per feature has nothing to average over: every output would be "
                     f"beta. Batch-norm needs a crowd; raise ValueError with a message."
                 )
+            if result.error[0] == "NotImplementedError":
+                return failure_of_call(kind.function, case, result)
             if result.error[0] != "ValueError":
                 return (
                     f"Batch of one: for {where(case)} {kind.function} raised {result.error[0]} "

@@ -252,7 +252,7 @@ def _judge_over(message_head: str, hint: str):
                 return problem
             _, sigma = x_hat(case.args[1], case.meta["eps"])
             want = case.args[0] / sigma  # dy orthogonal to 1 and x_hat: dx = g / sigma
-            index = worst(out[0], want, 1e-7, 1e-10 * (1 + np.abs(want).max()))
+            index = worst(out[0], want, 1e-4, 1e-10 * (1 + np.abs(want).max()))
             if index is None:
                 continue
             r = tuple(index[:-1])

@@ -1,0 +1,297 @@
+"""Planted-bug submissions: each carries known misconceptions and must lose exactly their cells.
+
+A bug is a list of edits to the source notebook's answer cells: (answer grade_id,
+old text, new text), where old text "^" means "prepend new text to the cell". Edits
+assert that the old text is there, so a changed solution cannot silently make a bug
+a no-op. Submissions for ps2 and ps3 combine one bug in each of two functions; the
+functions are graded by different cells, so the expected losses are the union.
+"""
+
+from __future__ import annotations
+
+ROW, LN = "row_stats_answer", "layer_norm_answer"
+BN, WIT = "batch_norm_answer", "witness_answer"
+BWD = "backward_answer"
+
+TORCH_LN = """    import torch
+
+    x = np.asarray(x)
+    as_x = {"dtype": x.dtype}
+    t = torch.nn.functional.layer_norm(
+        torch.as_tensor(x),
+        (x.shape[-1],),
+        torch.as_tensor(np.asarray(gamma, **as_x)),
+        torch.as_tensor(np.asarray(beta, **as_x)),
+        eps,
+    )
+    return t.numpy()
+    x = np.asarray(x)
+    dtype"""
+
+TORCH_AUTOGRAD = """    import torch
+
+    dtype = np.asarray(x).dtype
+    xt = torch.tensor(np.asarray(x, dtype=np.float64), requires_grad=True)
+    gt = torch.tensor(np.asarray(gamma, dtype=np.float64), requires_grad=True)
+    bt = torch.zeros(xt.shape[-1], dtype=torch.float64, requires_grad=True)
+    centred = xt - xt.mean(-1, keepdim=True)
+    y = gt * centred / torch.sqrt((centred**2).mean(-1, keepdim=True) + eps) + bt
+    y.backward(torch.tensor(np.asarray(dy, dtype=np.float64)))
+    return tuple(t.grad.numpy().astype(dtype) for t in (xt, gt, bt))
+    x = np.asarray(x)
+    dtype"""
+
+# assignment -> submission name -> (edits, grade cells that must score 0)
+BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
+    "ps2_layer_norm": {
+        "keepdims-and-wrong-axis": (
+            [
+                (ROW, "return mean, var", "return mean[..., None], var[..., None]"),
+                (LN, "x64.mean(axis=-1, keepdims=True)", "x64.mean(axis=0, keepdims=True)"),
+                (
+                    LN,
+                    "(centred * centred).mean(axis=-1, keepdims=True)",
+                    "(centred * centred).mean(axis=0, keepdims=True)",
+                ),
+            ],
+            {"stats_shape", "axis", "independence"},
+        ),
+        "sample-variance-twice": (
+            [
+                (
+                    ROW,
+                    "(centred * centred).mean(axis=-1)",
+                    "(centred * centred).sum(axis=-1) / (x.shape[-1] - 1)",
+                ),
+                (
+                    LN,
+                    "(centred * centred).mean(axis=-1, keepdims=True)",
+                    "(centred * centred).sum(axis=-1, keepdims=True) / (x.shape[-1] - 1)",
+                ),
+            ],
+            {"stats_population_variance", "population_variance"},
+        ),
+        "stats-axis-0-and-eps-outside": (
+            [
+                (ROW, "x.mean(axis=-1)  #", "x.mean(axis=0)  #"),
+                (ROW, "x - mean[..., None]", "x - mean"),
+                (ROW, "(centred * centred).mean(axis=-1)", "(centred * centred).mean(axis=0)"),
+                (LN, "centred / np.sqrt(var + eps)", "centred / (np.sqrt(var) + eps)"),
+            ],
+            {"stats_axis", "stats_shape", "eps_placement"},
+        ),
+        "stats-from-normlab-and-no-eps": (
+            [
+                (ROW, "^", "import normlab\n\n"),
+                (
+                    ROW,
+                    "    x = np.asarray(x, dtype=np.float64)",
+                    "    return normlab.row_stats(x)",
+                ),
+                (LN, "centred / np.sqrt(var + eps)", "centred / np.sqrt(var)"),
+            ],
+            {"stats_reference_reuse", "eps_placement"},
+        ),
+        "eps-argument-ignored": (
+            [(LN, "centred / np.sqrt(var + eps)", "centred / np.sqrt(var + 1e-5)")],
+            {"eps_placement"},
+        ),
+        "no-centring": ([(LN, "centred = x64 - mu", "centred = x64")], {"centering"}),
+        "bias-before-normalizing": (
+            [
+                (LN, "x64 = x.astype(np.float64)", "x64 = x.astype(np.float64) + beta"),
+                (LN, "(gamma * x_hat + beta)", "(gamma * x_hat)"),
+            ],
+            {"gain_and_bias"},
+        ),
+        "in-place": (
+            [
+                (
+                    LN,
+                    "x64 = x.astype(np.float64)",
+                    "x64 = x if x.dtype == np.float64 else x.astype(np.float64)",
+                ),
+                (LN, "centred = x64 - mu", "x64 -= mu\n    centred = x64"),
+            ],
+            {"input_untouched"},
+        ),
+        "one-pass-variance": (
+            [
+                (LN, "x64 = x.astype(np.float64)", "x64 = x.astype(dtype)"),
+                (
+                    LN,
+                    "var = (centred * centred).mean(axis=-1, keepdims=True)",
+                    "var = (x64 * x64).mean(axis=-1, keepdims=True) - mu * mu",
+                ),
+            ],
+            {"numerics"},
+        ),
+        "float64-output": (
+            [(LN, "return (gamma * x_hat + beta).astype(dtype)", "return gamma * x_hat + beta")],
+            {"dtype_and_shape"},
+        ),
+        "captured-normlab": (
+            [
+                (LN, "^", "import normlab\n\n_reference_ln = normlab.layer_norm\n\n\n"),
+                (
+                    LN,
+                    "    x = np.asarray(x)\n    dtype",
+                    "    return _reference_ln(x, gamma, beta, eps)\n"
+                    "    x = np.asarray(x)\n    dtype",
+                ),
+            ],
+            {"reference_reuse"},
+        ),
+        "torch-layer-norm": (
+            [(LN, "    x = np.asarray(x)\n    dtype", TORCH_LN)],
+            {"reference_reuse"},
+        ),
+    },
+    "ps3_axes": {
+        "bn-on-features-and-witness-without-eps": (
+            [
+                (BN, "flat.mean(axis=0)", "flat.mean(axis=1, keepdims=True)"),
+                (
+                    BN,
+                    "(centred * centred).mean(axis=0)",
+                    "(centred * centred).mean(axis=1, keepdims=True)",
+                ),
+                (
+                    WIT,
+                    "        tiny = 5.0 + 1e-3",
+                    "        return True\n        tiny = 5.0 + 1e-3",
+                ),
+            ],
+            {"bn_axis", "witness_catches_eps"},
+        ),
+        "bn-sample-variance-and-witness-without-shift": (
+            [
+                (
+                    BN,
+                    "(centred * centred).mean(axis=0)",
+                    "(centred * centred).sum(axis=0) / (flat.shape[0] - 1)",
+                ),
+                (
+                    WIT,
+                    "        far = x + 1e6 * x.std(axis=-1, keepdims=True)\n"
+                    "        if np.abs(np.asarray(norm_fn(far)) - y).max() > 1e-6:\n"
+                    "            return False\n",
+                    "",
+                ),
+            ],
+            {"bn_population_variance", "witness_catches_cancellation"},
+        ),
+        "bn-eps-outside-and-witness-from-audit": (
+            [
+                (BN, "np.sqrt(var + eps)", "(np.sqrt(var) + eps)"),
+                (
+                    WIT,
+                    "    rng = np.random.default_rng(0)",
+                    "    import normlab\n\n    return bool(normlab.audit.audit(norm_fn).ok)\n"
+                    "    rng = np.random.default_rng(0)",
+                ),
+            ],
+            {"bn_eps_placement", "witness_reference_reuse"},
+        ),
+        "bn-batch-of-one-and-witness-always-true": (
+            [
+                (BN, "if flat.shape[0] < 2:", "if flat.shape[0] < 1:"),
+                (
+                    WIT,
+                    "    rng = np.random.default_rng(0)",
+                    "    return True\n    rng = np.random.default_rng(0)",
+                ),
+            ],
+            {
+                "bn_batch_of_one",
+                "witness_catches_axis",
+                "witness_catches_sample_variance",
+                "witness_catches_eps",
+                "witness_catches_centering",
+                "witness_catches_cancellation",
+            },
+        ),
+        "bn-in-place": (
+            [
+                (
+                    BN,
+                    "flat = x.astype(np.float64).reshape(-1, x.shape[-1])",
+                    "flat = x.reshape(-1, x.shape[-1]) if x.dtype == np.float64 else "
+                    "x.astype(np.float64).reshape(-1, x.shape[-1])",
+                ),
+                (BN, "centred = flat - mean", "flat -= mean\n    centred = flat"),
+            ],
+            {"bn_input_untouched"},
+        ),
+        "bn-from-normlab": (
+            [
+                (BN, "^", "import normlab\n\n\n"),
+                (
+                    BN,
+                    "    x = np.asarray(x)\n    dtype",
+                    "    return normlab.batch_norm(x, gamma, beta, eps)\n    x = np.asarray(x)\n"
+                    "    dtype",
+                ),
+            ],
+            {"bn_reference_reuse"},
+        ),
+        "bn-float64-output": (
+            [(BN, "return out.reshape(x.shape).astype(dtype)", "return out.reshape(x.shape)")],
+            {"bn_dtype_and_shape"},
+        ),
+    },
+    "ps5_backward": {
+        "dbeta-averaged": (
+            [(BWD, "dbeta = dy64.sum(axis=lead)", "dbeta = dy64.mean(axis=lead)")],
+            {"dbeta"},
+        ),
+        "dgamma-unnormalized": (
+            [(BWD, "(dy64 * x_hat).sum(axis=lead)", "(dy64 * centred).sum(axis=lead)")],
+            {"dgamma"},
+        ),
+        "no-mean-term": (
+            [(BWD, "g - g.mean(axis=-1, keepdims=True) - x_hat", "g - x_hat")],
+            {"dx_mean_term"},
+        ),
+        "no-variance-term": (
+            [(BWD, " - x_hat * (g * x_hat).mean(axis=-1, keepdims=True)", "")],
+            {"dx_variance_term"},
+        ),
+        "gamma-forgotten-in-dx": ([(BWD, "g = dy64 * gamma", "g = dy64")], {"dx_gamma"}),
+        "eps-outside-sigma": (
+            [
+                (
+                    BWD,
+                    "np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + eps)",
+                    "np.sqrt((centred * centred).mean(axis=-1, keepdims=True)) + eps",
+                )
+            ],
+            {"eps_placement"},
+        ),
+        "dy-in-place": (
+            [
+                (
+                    BWD,
+                    "g = dy64 * gamma",
+                    "g = np.multiply(dy, gamma, out=dy) if np.asarray(dy).dtype == np.float64 "
+                    "else dy64 * gamma",
+                )
+            ],
+            {"input_untouched"},
+        ),
+        "torch-autograd": (
+            [(BWD, "    x = np.asarray(x)\n    dtype", TORCH_AUTOGRAD)],
+            {"reference_reuse"},
+        ),
+        "float64-gradients": (
+            [
+                (
+                    BWD,
+                    "return dx.astype(dtype), dgamma.astype(dtype), dbeta.astype(dtype)",
+                    "return dx, dgamma, dbeta",
+                )
+            ],
+            {"dtype_and_shape"},
+        ),
+    },
+}

@@ -1,0 +1,128 @@
+"""Helpers for the course tests: notebooks, planted bugs, temporary nbgrader courses."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parents[2]
+SOLUTIONS = REPO / "solutions"
+EXERCISES = REPO / "exercises"
+ASSIGNMENTS = (
+    "ps1_by_hand",
+    "ps2_layer_norm",
+    "ps3_axes",
+    "ps4_rmsnorm",
+    "ps5_backward",
+    "ps6_stability_speed",
+)
+VENV_BIN = Path(sys.executable).parent
+
+
+def source_path(assignment: str) -> Path:
+    return SOLUTIONS / assignment / f"{assignment}.ipynb"
+
+
+def release_path(assignment: str) -> Path:
+    return EXERCISES / assignment / f"{assignment}.ipynb"
+
+
+def read(path: Path):
+    return nbformat.read(path, as_version=4)
+
+
+def nbgrader_meta(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+def grade_cells(nb) -> dict[str, float]:
+    """grade_id -> points of every grade cell (autograded and manual)."""
+    return {
+        nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c)["points"])
+        for c in nb.cells
+        if nbgrader_meta(c).get("grade")
+    }
+
+
+def autograded_cells(nb) -> dict[str, float]:
+    """grade_id -> points of every autograded test cell."""
+    return {
+        nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c)["points"])
+        for c in nb.cells
+        if nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution")
+    }
+
+
+def with_bug(nb, edits):
+    """A copy of the source notebook with the bank's edits applied to its answer cells."""
+    nb = nbformat.from_dict(nb)  # deep copy
+    cells = {nbgrader_meta(c).get("grade_id"): c for c in nb.cells}
+    for grade_id, old, new in edits:
+        cell = cells[grade_id]
+        if old == "^":
+            cell.source = new + cell.source
+        else:
+            assert old in cell.source, f"{grade_id} has no {old!r}: the bank is out of date"
+            cell.source = cell.source.replace(old, new)
+    return nb
+
+
+def run_in_process(nb) -> dict:
+    """Execute the notebook's code cells in order in this process (not its test cells).
+
+    Errors in answer and try-it cells are kept quiet, as a kernel would keep going.
+    """
+    namespace: dict = {}
+    for cell in nb.cells:
+        if cell.cell_type != "code" or (
+            nbgrader_meta(cell).get("grade") and not nbgrader_meta(cell).get("solution")
+        ):
+            continue
+        try:
+            exec(compile(cell.source, f"<cell {cell.get('id')}>", "exec"), namespace)
+        except Exception:  # a planted bug or an unfilled stub: the checks will say so
+            pass
+    return namespace
+
+
+def nbgrader_env() -> dict:
+    """The environment for nbgrader commands: this venv first on PATH (nbgrader runs alembic)."""
+    env = dict(os.environ)
+    env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.pop("NBGRADER_EXCHANGE", None)
+    return env
+
+
+def nbgrader(course: Path, *args: str, env: dict | None = None, check: bool = True):
+    """Run `nbgrader ARGS` in `course`; fail with its output when it fails."""
+    done = subprocess.run(
+        [str(VENV_BIN / "nbgrader"), *args],
+        cwd=course,
+        env=env or nbgrader_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    if check and done.returncode != 0:
+        raise AssertionError(f"nbgrader {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
+    return done
+
+
+def new_course(root: Path) -> Path:
+    """A temporary course: the repo's nbgrader_config.py and solutions/, nothing else."""
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "nbgrader_config.py", root / "nbgrader_config.py")
+    shutil.copytree(SOLUTIONS, root / "solutions")
+    return root
+
+
+def submit(course: Path, student: str, assignment: str, nb) -> None:
+    folder = course / "submitted" / student / assignment
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, folder / f"{assignment}.ipynb")

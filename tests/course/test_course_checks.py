@@ -1,0 +1,88 @@
+"""The checkers in-process: honest answers pass, unfilled stubs fail, planted bugs lose their cells.
+
+These run the notebooks' code cells in this process and judge every grade cell with
+its full autograde battery (`normlab.grading.cell_verdict`), so they are quick; the
+nbgrader end-to-end tests (test_course_nbgrader.py) confirm the same scores through
+nbgrader itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from course_bank import BANK
+from course_helpers import (
+    ASSIGNMENTS,
+    autograded_cells,
+    read,
+    release_path,
+    run_in_process,
+    source_path,
+    with_bug,
+)
+
+from normlab.grading import CHECKS, cell_verdict
+
+
+def verdicts(assignment: str, namespace: dict) -> dict[str, str | None]:
+    return {gid: cell_verdict(assignment, gid, namespace) for gid in CHECKS[assignment]}
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_test_cell_has_a_check_and_every_check_a_cell(assignment):
+    cells = autograded_cells(read(source_path(assignment)))
+    assert set(cells) == set(CHECKS[assignment])
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_source_solutions_pass_every_check(assignment):
+    namespace = run_in_process(read(source_path(assignment)))
+    failed = {gid: v for gid, v in verdicts(assignment, namespace).items() if v}
+    assert failed == {}
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_unfilled_release_fails_every_check_with_a_message(assignment):
+    namespace = run_in_process(read(release_path(assignment)))
+    results = verdicts(assignment, namespace)
+    passed = [gid for gid, v in results.items() if v is None]
+    assert passed == []
+    for message in results.values():
+        assert "not written yet" in message or "is not defined" in message, message
+
+
+BUGS = [(a, name) for a, bank in BANK.items() for name in bank]
+
+
+@pytest.mark.parametrize(("assignment", "bug"), BUGS, ids=[f"{a}:{b}" for a, b in BUGS])
+def test_planted_bug_loses_exactly_its_cells(assignment, bug):
+    edits, expected = BANK[assignment][bug]
+    namespace = run_in_process(with_bug(read(source_path(assignment)), edits))
+    failed = {gid for gid, v in verdicts(assignment, namespace).items() if v}
+    assert failed == expected
+
+
+def test_a_planted_bug_message_names_the_misconception_with_evidence():
+    edits, _ = BANK["ps2_layer_norm"]["keepdims-and-wrong-axis"]
+    namespace = run_in_process(with_bug(read(source_path("ps2_layer_norm")), edits))
+    message = cell_verdict("ps2_layer_norm", "independence", namespace)
+    assert message.startswith("Independence: changing record (")
+    assert "your statistics cross the batch axis" in message
+    shape = cell_verdict("ps2_layer_norm", "stats_shape", namespace)
+    assert "keepdims" in shape and "(2,)" in shape
+
+
+def test_a_function_with_state_is_told_about_its_state():
+    """State leaks into every later call, so it is not in the bank; its message names it."""
+    running: dict = {}
+
+    def layer_norm(x, gamma, beta, eps=1e-5):
+        mu = x.mean(axis=-1, keepdims=True)
+        var = x.var(axis=-1, keepdims=True)
+        if var.shape in running:
+            var = 0.5 * var + 0.5 * running[var.shape]
+        running[var.shape] = var
+        return gamma * (x - mu) / np.sqrt(var + eps) + beta
+
+    message = cell_verdict("ps2_layer_norm", "independence", {"layer_norm": layer_norm})
+    assert message is not None and "keeps state between calls" in message
