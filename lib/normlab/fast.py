@@ -15,9 +15,9 @@ tests check `np.array_equal`). Only the schedule changes:
 - Nothing large is allocated per call: scratch is one block, the squares are
   written into the output block (it is overwritten a moment later anyway), and
   `out` may be given, even `out=x` to normalize in place.
-- gamma and beta are tiled to the block's shape once, so multiplying by them is
-  one flat loop instead of one short loop per record, and for long records
-  NumPy's ufunc buffer is set to one record (see `_one_row_per_loop`).
+- Broadcasting costs NumPy little only if it runs one record per inner loop:
+  for long records the ufunc buffer is set to one record (`_one_row_per_loop`),
+  for short ones gamma and beta are tiled to the block's shape (`_per_block`).
 
 NumPy cannot fuse these steps into one pass the way torch's C++ kernel does,
 which is why this version is still several times slower than torch on one CPU
@@ -72,8 +72,7 @@ def layer_norm_fast(x, gamma=None, beta=None, eps: float = 1e-5, out=None, *, bl
     mean_block = np.empty((rows, 1), ctype)  # (rows, 1)
     # the output block doubles as scratch for the squares, unless a cast is still to come
     y_scratch = None if out_dtype == ctype else np.empty((rows, d), ctype)
-    gamma_tiled = None if gamma is None else np.tile(gamma, (rows, 1))  # (rows, d)
-    beta_tiled = None if beta is None else np.tile(beta, (rows, 1))  # (rows, d)
+    gamma_rows, beta_rows = _per_block(gamma, rows, d), _per_block(beta, rows, d)
     d_count = ctype.type(d)
     eps_c = ctype.type(eps)
 
@@ -104,13 +103,23 @@ def layer_norm_fast(x, gamma=None, beta=None, eps: float = 1e-5, out=None, *, bl
             _raise_zero_variance(denom, start, arr.shape)
         with _one_row_per_loop(d):
             np.divide(xc, denom, out=yb)  # (k, d) standardized
-            if gamma_tiled is not None:
-                np.multiply(yb, gamma_tiled[:k], out=yb)
-            if beta_tiled is not None:
-                np.add(yb, beta_tiled[:k], out=yb)
+            if gamma_rows is not None:
+                np.multiply(yb, gamma_rows[:k], out=yb)
+            if beta_rows is not None:
+                np.add(yb, beta_rows[:k], out=yb)
         if y_scratch is not None:
             np.copyto(y2[start:stop], yb, casting="same_kind")  # e.g. float32 -> float16
     return out
+
+
+def _per_block(param, rows: int, d: int):
+    """gamma or beta shaped to broadcast over a block: (1, d), or tiled to (rows, d) when the
+    records are short, so that the multiply is one flat loop, not one short loop per record."""
+    if param is None:
+        return None
+    if d >= ROW_LOOP_MIN_D:
+        return param.reshape(1, d)  # (1, d): slicing [:k] keeps it (1, d)
+    return np.tile(param, (rows, 1))  # (rows, d)
 
 
 @contextmanager

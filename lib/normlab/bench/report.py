@@ -156,3 +156,36 @@ def latest_result(results_dir: Path, kind: str) -> dict | None:
     document = load_result(paths[-1])
     document["path"] = str(paths[-1])
     return document
+
+
+def machine_label(document: dict) -> str:
+    """One line naming the hardware, software and date of a result document."""
+    m = document["machine"]
+    caches = m.get("caches") or {}
+    parts = [m.get("gpu")] if m.get("gpu") else []
+    parts.append(f"{m['cpu_model']} ({m['logical_cpus']} logical CPUs")
+    parts[-1] += f", L3 {caches['L3']})" if "L3" in caches else ")"
+    parts.append(f"NumPy {m['numpy']}, torch {m.get('torch', '?')}")
+    if m.get("cuda"):
+        parts.append(f"CUDA {m['cuda']}")
+    parts.append(f"{m['date_utc'][:10]}")
+    if m.get("load_average_start") and m.get("load_average_end"):
+        parts.append(f"load {m['load_average_start'][0]} to {m['load_average_end'][0]}")
+    return "; ".join(parts)
+
+
+def markdown_table(records: list[dict]) -> str:
+    """The records as a Markdown table (for the book)."""
+    from .plots import series_label
+
+    lines = [
+        "| device | dtype | d_model | rows | implementation | ms (median) | GB/s | of copy |",
+        "|---|---|---:|---:|---|---:|---:|---:|",
+    ]
+    for r in records:
+        frac = "" if r["fraction_of_copy"] is None else f"{r['fraction_of_copy']:.2f}"
+        lines.append(
+            f"| {r['device']} | {r['dtype']} | {r['d_model']} | {r['rows']} | {series_label(r)} "
+            f"| {r['seconds_median'] * 1e3:.3f} | {r['gb_per_s']:.2f} | {frac} |"
+        )
+    return "\n".join(lines)
