@@ -15,7 +15,7 @@ preprocessors to `GenerateFeedback.preprocessors`:
 from __future__ import annotations
 
 from nbconvert.preprocessors import Preprocessor
-from traitlets import Unicode
+from traitlets import Bool, Unicode
 
 BEGIN_HIDDEN = "BEGIN HIDDEN TESTS"
 END_HIDDEN = "END HIDDEN TESTS"
@@ -37,6 +37,7 @@ def without_hidden_tests(source: str, begin: str = BEGIN_HIDDEN, end: str = END_
 class HideHiddenTests(Preprocessor):
     """Remove hidden-test regions from every cell's source."""
 
+    enabled = Bool(True).tag(config=True)  # nbconvert preprocessors are off by default
     begin_delimiter = Unicode(BEGIN_HIDDEN).tag(config=True)
     end_delimiter = Unicode(END_HIDDEN).tag(config=True)
 
@@ -50,6 +51,8 @@ class HideHiddenTests(Preprocessor):
 
 class ConciseErrors(Preprocessor):
     """Replace each error's traceback by its last line: 'ExceptionName: message'."""
+
+    enabled = Bool(True).tag(config=True)
 
     def preprocess_cell(self, cell, resources, index):
         for output in cell.get("outputs", []):

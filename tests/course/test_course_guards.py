@@ -1,0 +1,179 @@
+"""run_case's guards, the tripwire, the private reference copy, and the feedback preprocessors."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import nbformat
+import numpy as np
+import pytest
+
+import normlab
+from normlab import grading
+from normlab.grading import CHECKS, Case, Ref, cell_verdict, check, run_case, use_assignment
+from normlab.grading import reference as private
+from normlab.grading.feedback import ConciseErrors, HideHiddenTests, without_hidden_tests
+from normlab.grading.tripwire import TRIPWIRE_REMOVED, Tripwire
+
+
+def correct_ln(x, gamma, beta, eps=1e-5):
+    mu = x.mean(axis=-1, keepdims=True)
+    return gamma * (x - mu) / np.sqrt(x.var(axis=-1, keepdims=True) + eps) + beta
+
+
+def test_run_case_copies_inputs_and_reports_writes():
+    x = np.arange(6.0).reshape(2, 3)
+
+    def scribble(a):
+        a[0, 0] = 99.0
+        return a.sum()
+
+    result = run_case({"f": scribble}, Case("f", args=(x,)))
+    assert result.modified_inputs == (0,)
+    assert x[0, 0] == 0.0  # the case's own array is never touched
+
+
+def test_run_case_captures_warnings_and_stderr_without_printing(capfd):
+    def noisy(a):
+        print("debugging", file=sys.stderr)
+        return a / 0.0
+
+    result = run_case({"f": noisy}, Case("f", args=(np.zeros(3),)))
+    assert result.error is None
+    assert any(category == "RuntimeWarning" for category, _ in result.warnings)
+    assert capfd.readouterr().err == ""
+
+
+def test_run_case_turns_exceptions_and_exit_into_errors():
+    def broken(a):
+        raise ZeroDivisionError("no")
+
+    def quits(a):
+        raise SystemExit(3)
+
+    assert run_case({"f": broken}, Case("f", args=(1,))).error == ("ZeroDivisionError", "no")
+    assert run_case({"f": quits}, Case("f", args=(1,))).error[0] == "SystemExit"
+    missing = run_case({}, Case("g", args=(1,)))
+    assert missing.error[0] == "NameError"
+
+
+def test_run_case_makes_outputs_plain_data():
+    torch = pytest.importorskip("torch")
+    result = run_case({"f": lambda: torch.ones(2)}, Case("f"))
+    assert isinstance(result.output, np.ndarray) and result.output_type == "torch.Tensor"
+    pair = run_case({"f": lambda: (np.zeros(2), 1.5)}, Case("f"))
+    assert pair.output_type == "tuple(numpy.ndarray, float)"
+
+
+def test_tripwire_sees_a_reference_captured_under_another_name():
+    captured = normlab.layer_norm
+
+    def sneaky(x, gamma, beta, eps=1e-5):
+        return captured(x, gamma, beta, eps)
+
+    message = cell_verdict("ps2_layer_norm", "reference_reuse", {"layer_norm": sneaky})
+    assert message is not None and "normlab.layer_norm" in message
+    # ... while the cells that grade numbers still pass
+    assert cell_verdict("ps2_layer_norm", "axis", {"layer_norm": sneaky}) is None
+
+
+def test_tripwire_ignores_the_graders_private_copy():
+    wire = Tripwire()
+    with wire.active():
+        private.layer_norm(np.ones((2, 3)))
+    assert wire.calls == []
+
+
+def test_tripwire_notices_when_it_is_removed():
+    wire = Tripwire()
+    with wire.active():
+        sys.setprofile(None)
+    assert wire.calls == [TRIPWIRE_REMOVED]
+
+
+def test_patching_normlab_in_the_kernel_does_not_move_the_expectations(monkeypatch):
+    """A student cell that rebinds normlab's functions cannot change what the checks expect."""
+    monkeypatch.setattr(normlab, "layer_norm", lambda x, *a, **k: np.asarray(x))
+    monkeypatch.setattr(normlab.stats, "centered_and_var", None)
+    assert private.layer_norm(np.array([1.0, 2.0, 3.0, 4.0]), eps=0.0)[0] == pytest.approx(
+        -1.341640786
+    )
+    assert cell_verdict("ps2_layer_norm", "axis", {"layer_norm": correct_ln}) is None
+
+
+def test_cases_are_deterministic_and_plain():
+    for assignment, specs in CHECKS.items():
+        for grade_id, spec in specs.items():
+            first, again = spec.make_cases(0), spec.make_cases(0)
+            assert len(first) == len(again) > 0, (assignment, grade_id)
+            for a, b in zip(first, again, strict=True):
+                assert a.target == b.target and a.how == b.how and a.tag == b.tag
+                for u, v in zip(a.args, b.args, strict=True):
+                    assert isinstance(u, np.ndarray | float | int | str | Ref)
+                    if isinstance(u, np.ndarray):
+                        np.testing.assert_array_equal(u, v)
+            visible = spec.make_cases(0, hidden=False)
+            assert [c.label for c in first[: len(visible)]] == [c.label for c in visible]
+
+
+def test_check_raises_assertion_error_with_the_message_and_returns_none_on_pass():
+    use_assignment("ps2_layer_norm")
+    assert check("axis", correct_ln) is None
+
+    def wrong_axis(x, gamma, beta, eps=1e-5):
+        return correct_ln(np.swapaxes(x, 0, -1), 1.0, 0.0, eps).swapaxes(0, -1) * gamma + beta
+
+    with pytest.raises(AssertionError, match="Wrong axis"):
+        check("axis", wrong_axis, hidden=True)
+    with pytest.raises(TypeError, match="reads 1 value"):
+        check("axis", correct_ln, correct_ln)
+
+
+def test_a_correct_answer_emits_no_warning_through_check():
+    """Nothing a check does may write to stderr: nbgrader would zero the cell."""
+    use_assignment("ps2_layer_norm")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for grade_id in ("eps_placement", "numerics"):
+            check(grade_id, correct_ln, hidden=True)
+
+
+def test_a_zero_variance_warning_becomes_part_of_the_message():
+    def no_eps(x, gamma, beta, eps=1e-5):
+        return gamma * (x - x.mean(axis=-1, keepdims=True)) / x.std(axis=-1, keepdims=True) + beta
+
+    message = cell_verdict("ps2_layer_norm", "eps_placement", {"layer_norm": no_eps})
+    assert "No eps" in message and "NumPy warned" in message
+
+
+def test_witness_refs_are_anonymous_closures():
+    made: dict = {}
+    fn = grading.trusted.resolve(Ref("red_team.wrong_axis"), made)
+    assert fn.__name__ == "norm_fn" and fn.__module__ == "normlab.grading.trusted"
+
+
+def test_feedback_preprocessors_hide_hidden_tests_and_tracebacks():
+    source = "\n".join(
+        [
+            'check("axis", f)',
+            "### BEGIN HIDDEN TESTS",
+            'check("axis", f, hidden=True)',
+            "### END HIDDEN TESTS",
+        ]
+    )
+    assert without_hidden_tests(source) == 'check("axis", f)'
+    cell = nbformat.v4.new_code_cell(source)
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "error",
+            ename="AssertionError",
+            evalue="Wrong axis: ...",
+            traceback=["frame in lib/normlab/grading/check.py", "raise AssertionError(message)"],
+        )
+    ]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    nb, _ = HideHiddenTests()(nb, {})  # __call__: runs only when enabled
+    nb, _ = ConciseErrors()(nb, {})
+    assert "hidden=True" not in nb.cells[0].source
+    assert nb.cells[0].outputs[0]["traceback"] == ["AssertionError: Wrong axis: ..."]

@@ -1,0 +1,109 @@
+"""The course through nbgrader itself, on a temporary course (see conftest.graded_course).
+
+- exercises/ is exactly what `nbgrader generate_assignment` makes from solutions/;
+- each source notebook, submitted as is, scores full marks on every autograded cell;
+- each released notebook, submitted unfilled, scores 0 on every autograded cell;
+- each planted-bug submission loses exactly the cells of its misconceptions;
+- generate_feedback's HTML holds no hidden test and no reference source.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from course_bank import BANK
+from course_helpers import (
+    ASSIGNMENTS,
+    REPO,
+    autograded_cells,
+    nbgrader,
+    read,
+    release_path,
+    source_path,
+)
+
+pytestmark = pytest.mark.slow
+
+BUGS = [(a, name) for a, bank in BANK.items() for name in bank]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_released_notebook_is_what_generate_assignment_makes(graded_course, assignment):
+    generated = graded_course.root / "exercises" / assignment / f"{assignment}.ipynb"
+    committed = release_path(assignment)
+    assert generated.read_text() == committed.read_text(), (
+        f"{committed.relative_to(REPO)} has drifted from solutions/: run `make release`"
+    )
+    extra = sorted(p.name for p in committed.parent.iterdir()) != [committed.name]
+    assert not extra, f"unexpected files next to {committed.name}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_source_notebook_scores_full_marks(graded_course, assignment):
+    scores = graded_course.scores(assignment, "honest")
+    auto = autograded_cells(read(source_path(assignment)))
+    assert {g: s for g, (s, m, _) in scores.items() if g in auto} == auto
+    manual = {g for g, (_, _, needs) in scores.items() if needs}
+    assert manual == set(scores) - set(auto)  # only the written answer waits for a person
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_unfilled_release_scores_zero(graded_course, assignment):
+    scores = graded_course.scores(assignment, "blank")
+    assert set(scores) >= set(autograded_cells(read(source_path(assignment))))
+    assert {g: s for g, (s, _, _) in scores.items()} == dict.fromkeys(scores, 0.0)
+
+
+@pytest.mark.parametrize(("assignment", "bug"), BUGS, ids=[f"{a}:{b}" for a, b in BUGS])
+def test_planted_bug_loses_exactly_its_points(graded_course, assignment, bug):
+    _, expected = BANK[assignment][bug]
+    scores = graded_course.scores(assignment, bug)
+    lost = {g for g, (s, m, _) in scores.items() if s != m}
+    assert lost == expected
+    assert all(scores[g][0] == 0.0 for g in expected)
+
+
+def _reference_lines() -> set[str]:
+    """Distinctive lines of normlab's source (grading included) that feedback must not quote."""
+    lines = set()
+    for path in (REPO / "lib" / "normlab").rglob("*.py"):
+        for line in path.read_text().splitlines():
+            text = line.strip()
+            if len(text) >= 30 and not text.startswith(("#", '"""', "from ", "import ")):
+                lines.add(text)
+    return lines
+
+
+def _solution_lines(assignment: str) -> set[str]:
+    lines = set()
+    for cell in read(source_path(assignment)).cells:
+        inside = False
+        for line in cell.source.splitlines():
+            if "BEGIN SOLUTION" in line or "BEGIN HIDDEN TESTS" in line:
+                inside = True
+            elif "END SOLUTION" in line or "END HIDDEN TESTS" in line:
+                inside = False
+            elif inside and len(line.strip()) >= 12:
+                lines.add(line.strip())
+    return lines
+
+
+@pytest.mark.parametrize("assignment", ["ps2_layer_norm", "ps5_backward"])
+def test_feedback_has_no_hidden_tests_and_no_reference_source(graded_course, assignment):
+    nbgrader(graded_course.root, "generate_feedback", assignment)
+    students = ["blank", *BANK[assignment]]
+    released = release_path(assignment).read_text()
+    forbidden = {line for line in _reference_lines() if line not in released}
+    for student in students:
+        page = graded_course.root / "feedback" / student / assignment / f"{assignment}.html"
+        text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text()))
+        assert "HIDDEN TESTS" not in text and "hidden=True" not in text, student
+        leaked = [line for line in forbidden if line in text]
+        assert leaked == [], f"{student}: feedback quotes normlab's source: {leaked[:3]}"
+        if student == "blank":
+            solution = [line for line in _solution_lines(assignment) if line in text]
+            assert solution == [], f"feedback shows the solution or hidden tests: {solution[:3]}"
+            assert "not written yet" in text  # the failing check's message is there
+        assert "Traceback" not in text and 'File "' not in text
