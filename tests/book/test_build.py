@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -155,3 +156,16 @@ def test_every_chapter_ends_with_a_link_to_its_exercise(built_site, chapter):
     assert any(a in tail for a in ASSIGNMENTS), "the Exercise section names no assignment id"
     links = re.findall(r'href="([^"]*exercises/[^"]*)"', tail)
     assert links, "the Exercise section links to no exercise page"
+
+
+def test_vendored_mathjax_is_committed_so_a_fresh_clone_builds_offline():
+    """The MathJax files are tracked by git, not ignored and not fetched at build time."""
+    tracked = subprocess.run(
+        ["git", "ls-files", "_vendor/html/mathjax"], cwd=REPO, capture_output=True, text=True
+    ).stdout.split()
+    for needed in (
+        "_vendor/html/mathjax/tex-chtml.js",
+        "_vendor/html/mathjax/output/chtml/fonts/woff-v2/MathJax_Main-Regular.woff",
+        "_vendor/html/mathjax/LICENSE",
+    ):
+        assert needed in tracked, f"{needed} is not committed"
