@@ -65,6 +65,12 @@ def test_planted_bug_loses_exactly_its_points(graded_course, assignment, bug):
     assert all(scores[g][0] == 0.0 for g in expected)
 
 
+def visible_text(page: str) -> str:
+    """The text a reader sees: no style sheets, no scripts, no tags."""
+    page = re.sub(r"<(style|script)\b.*?</\1>", "", page, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
 def _reference_lines() -> set[str]:
     """Distinctive lines of normlab's source (grading included) that feedback must not quote."""
     lines = set()
@@ -98,7 +104,7 @@ def test_feedback_has_no_hidden_tests_and_no_reference_source(graded_course, ass
     forbidden = {line for line in _reference_lines() if line not in released}
     for student in students:
         page = graded_course.root / "feedback" / student / assignment / f"{assignment}.html"
-        text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text()))
+        text = visible_text(page.read_text())
         assert "HIDDEN TESTS" not in text and "hidden=True" not in text, student
         leaked = [line for line in forbidden if line in text]
         assert leaked == [], f"{student}: feedback quotes normlab's source: {leaked[:3]}"
