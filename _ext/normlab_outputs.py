@@ -6,6 +6,10 @@ keep serving the old outputs and the book would show numbers that the library no
 computes. This extension hashes the library's source, and when the hash differs from the one of
 the last successful build it empties the execution cache and marks every page outdated, so every
 number is computed again. An unchanged library costs one hash of a few small files.
+
+The grading machinery (`normlab.course`, `normlab.grading`) is left out of the hash: no page
+imports it (tests/book/test_outputs_extension.py checks that), and it changes far more often
+than the numerics the pages show.
 """
 
 from __future__ import annotations
@@ -16,12 +20,15 @@ from pathlib import Path
 
 LIB = Path(__file__).resolve().parents[1] / "lib" / "normlab"
 STAMP_NAME = "normlab-source.sha256"
+NOT_ON_PAGES = ("course", "grading")  # subpackages that no page imports
 
 
 def source_digest(lib: Path = LIB) -> str:
-    """SHA-256 over the names and bytes of every .py file of the library."""
+    """SHA-256 over the names and bytes of the library's .py files (but NOT_ON_PAGES)."""
     digest = hashlib.sha256()
     for path in sorted(lib.rglob("*.py")):
+        if path.relative_to(lib).parts[0] in NOT_ON_PAGES:
+            continue
         digest.update(path.relative_to(lib).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()
