@@ -1,0 +1,69 @@
+"""The public site: each released notebook is a page with a download, and nothing from solutions/.
+
+Uses the book helper's `built_site` fixture (the book built with `make book`'s command).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+from course_helpers import ASSIGNMENTS, EXERCISES, REPO, read, release_path, source_path
+
+MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "hidden=True", "MARK SCHEME")
+TEXT_SUFFIXES = {".html", ".txt", ".js", ".json", ".ipynb", ".md", ".py", ".css", ".xml"}
+
+
+def secret_lines() -> set[str]:
+    """Distinctive lines of the solutions and hidden tests that appear nowhere public."""
+    public = "\n".join(
+        [p.read_text() for p in EXERCISES.rglob("*.ipynb")]
+        + [p.read_text() for p in (REPO / "chapters").rglob("*.md")]
+        + [p.read_text() for p in (REPO / "lib" / "normlab").rglob("*.py")]
+    )
+    lines = set()
+    for assignment in ASSIGNMENTS:
+        for cell in read(source_path(assignment)).cells:
+            inside = False
+            for line in cell.source.splitlines():
+                if "BEGIN SOLUTION" in line or "BEGIN HIDDEN TESTS" in line:
+                    inside = True
+                elif "END SOLUTION" in line or "END HIDDEN TESTS" in line:
+                    inside = False
+                elif inside and len(line.strip()) >= 20 and line.strip() not in public:
+                    lines.add(line.strip())
+    return lines
+
+
+def visible_text(page: str) -> str:
+    page = re.sub(r"<(style|script)\b.*?</\1>", "", page, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def site_files(site: Path):
+    return [p for p in site.rglob("*") if p.is_file() and p.suffix in TEXT_SUFFIXES]
+
+
+def test_the_site_holds_no_solution_and_no_hidden_test(built_site):
+    assert not [p for p in built_site.rglob("*") if "solutions" in p.relative_to(built_site).parts]
+    secrets = secret_lines()
+    assert len(secrets) > 50  # the check has teeth: many distinctive solution lines
+    for path in site_files(built_site):
+        raw = path.read_text(errors="replace")
+        found = [m for m in MARKERS if m in raw]
+        assert found == [], f"{path.relative_to(built_site)} contains {found}"
+        text = visible_text(raw) if path.suffix == ".html" else raw
+        leaked = [line for line in secrets if line in text]
+        assert leaked == [], f"{path.relative_to(built_site)} shows solution lines: {leaked[:3]}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_released_notebook_is_a_page_with_a_notebook_download(built_site, assignment):
+    page = built_site / "exercises" / assignment / f"{assignment}.html"
+    assert page.is_file(), f"{assignment} is not a page of the Exercises part"
+    source = f"_sources/exercises/{assignment}/{assignment}.ipynb"
+    assert f'href="../../{source}"' in page.read_text()
+    assert (built_site / source).read_bytes() == release_path(assignment).read_bytes()
+    assert "raise NotImplementedError()" in visible_text(page.read_text())
