@@ -8,6 +8,8 @@ nbgrader itself.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from course_bank import BANK
@@ -86,3 +88,24 @@ def test_a_function_with_state_is_told_about_its_state():
 
     message = cell_verdict("ps2_layer_norm", "independence", {"layer_norm": layer_norm})
     assert message is not None and "keeps state between calls" in message
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_headings_give_the_points_of_the_cells_under_them(assignment):
+    """'# Problem set ... (25 points)' and '## Part A ... (6 points)' add up to the grade cells."""
+    nb = read(source_path(assignment))
+    title, parts, current = None, {}, None
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "markdown" and not meta.get("grade"):
+            for line in cell.source.splitlines():
+                found = re.match(r"^(#{1,2}) (.*)\((\d+) points", line)
+                if found and found.group(1) == "#":
+                    title = int(found.group(3))
+                elif found:
+                    current = found.group(2)
+                    parts[current] = [int(found.group(3)), 0]
+        if meta.get("grade"):
+            parts[current][1] += meta["points"]
+    assert parts and all(stated == counted for stated, counted in parts.values()), parts
+    assert title == sum(counted for _, counted in parts.values())
