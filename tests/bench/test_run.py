@@ -163,6 +163,9 @@ def test_gpu_suite_asks_for_both_devices_and_more_models():
     assert cfg.d_models == (64, 768, 1024, 4096, 8192)
     assert cfg.cuda_dtypes == ("float32", "float16", "bfloat16")
     assert cfg.cuda_repeats == 7
+    assert (
+        cfg.keep_freed_memory and not config_from(parse_args(["--fresh-memory"])).keep_freed_memory
+    )
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the refusal on a machine without GPU")

@@ -34,6 +34,11 @@ def parse_args(argv=None) -> argparse.Namespace:
         action="store_true",
         help=f"the recorded GPU run: CPU and GPU, d_model {' '.join(map(str, GPU_SUITE_D_MODELS))}",
     )
+    p.add_argument(
+        "--fresh-memory",
+        action="store_true",
+        help="let malloc return freed memory, so allocating impls page-fault on every call",
+    )
     p.add_argument("--out-dir", default="results", help="where the JSON and CSV go (results/)")
     p.add_argument("--no-files", action="store_true", help="write no files")
     p.add_argument("--json", action="store_true", help="print the records as JSON on stdout")
@@ -42,7 +47,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def config_from(args: argparse.Namespace) -> BenchConfig:
-    cfg = BenchConfig(progress=not args.no_progress)
+    cfg = BenchConfig(progress=not args.no_progress, keep_freed_memory=not args.fresh_memory)
     if args.gpu_suite:
         cfg.d_models = GPU_SUITE_D_MODELS
         cfg.devices = ("cpu", "cuda")
