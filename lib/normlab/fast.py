@@ -6,9 +6,9 @@ for operation, so the result is bit for bit the reference's `layer_norm` (the
 tests check `np.array_equal`). Only the schedule changes:
 
 - Records are processed in blocks of about BLOCK_BYTES, so that a block's
-  working set (its input, one scratch block, its output, the tiled gain and
-  bias) stays in cache. The reference makes every intermediate as large as x
-  itself, so each of its eight steps streams whole arrays through main memory;
+  working set (its input, one scratch block, its output) stays in cache. The
+  reference makes every intermediate as large as x itself, so each of its
+  eight steps streams whole arrays through main memory;
   here x is read from memory once and y written once, and the other steps hit
   cache. Blocks are not smaller because each NumPy call costs about a
   microsecond on its own, whatever its size.
@@ -126,11 +126,11 @@ def _per_block(param, rows: int, d: int):
 def _one_row_per_loop(d: int):
     """Run elementwise ufuncs one record per inner loop when records are long.
 
-    With its default buffer (8192 elements) NumPy packs several short records
-    into one buffer whenever an operand is broadcast (the per-record mean, the
-    gain), copying that operand element by element first; for d >= 256 that
-    copy costs more than it saves, and a buffer no larger than one record turns
-    it off. Elementwise results do not depend on the loop, so this changes speed
+    With its default buffer (8192 elements) NumPy packs several records into
+    one buffered inner loop whenever an operand is broadcast (the per-record
+    mean, the gain); for d >= 256 that packing costs more than it saves (it
+    made these steps about 1.5 times slower here), and a buffer no larger than
+    one record turns it off. Elementwise results do not depend on the loop, so this changes speed
     only. Reductions stay outside: NumPy does not promise that their summation
     order ignores the buffer, and they must sum exactly as the reference does.
     """
