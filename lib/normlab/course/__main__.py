@@ -28,7 +28,6 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     grade = commands.add_parser("grade", help="autograde every submission, in parallel")
     rerun = commands.add_parser("rerun", help="autograde these students again")
-    rerun.add_argument("students", nargs="+", metavar="STUDENT")
     for sub in (grade, rerun):
         sub.add_argument("assignment")
         sub.add_argument(
@@ -63,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
             help=f"first sandbox uid under strict isolation (default {DEFAULT_UID_BASE})",
         )
         sub.add_argument("--no-progress", action="store_true", help="no progress bar")
+    rerun.add_argument("students", nargs="+", metavar="STUDENT")
     grade.add_argument(
         "--force", action="store_true", help="regrade submissions that are already autograded"
     )

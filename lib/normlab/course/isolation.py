@@ -1,9 +1,12 @@
 """How tightly a grading kernel is locked in: the level, the paths it must not see, its limits.
 
-`strict` needs root on Linux (mount namespaces and a uid change): each grading slot gets its
-own unprivileged uid (`uid_base + slot`), and the kernel sees neither the course directory
-(source, release, submitted, autograded, feedback, gradebook, .git), nor the exchange, nor
-/root and /home, nor the network. `basic` is what any user can have: a private working
+`strict` needs root on Linux (mount namespaces, chroot and a uid change): each grading slot
+gets its own unprivileged uid (`uid_base + slot`), and the kernel's root holds only the
+operating system's /usr, the Python installation (`python_paths`) and a private /tmp (see
+kernel/jail.py), so it sees neither the course directory (source, release, submitted,
+autograded, feedback, gradebook, .git), nor any other folder, nor the network. The course's
+own folders and the exchange are named in `hide` too, in case one lies inside what is
+exposed. `basic` is what any user can have: a private working
 folder, a scrubbed environment and resource limits; it does not stop a submission from
 reading files the grader's user can read or from signalling the grader's processes.
 `auto` picks strict when running as root and basic otherwise, and says so.
@@ -21,15 +24,6 @@ from urllib.parse import urlsplit
 GIB = 1 << 30
 MIB = 1 << 20
 DEFAULT_UID_BASE = 64000  # Debian's range 60000-64999 is reserved, so no account owns these
-ALWAYS_HIDDEN = (
-    "/root",
-    "/home",
-    "/srv",
-    "/mnt",
-    "/media",
-    "/var/lib/postgresql",
-    "/run/postgresql",  # a local gradebook server's socket
-)
 
 
 @dataclass(frozen=True)
@@ -96,7 +90,7 @@ def python_paths() -> list[str]:
     paths.update(p for p in site.getsitepackages() if os.path.isdir(p))
     paths.update(p for p in sys.path if p.endswith(("site-packages", "dist-packages")))
     paths.update(p for p in sys.path if p.startswith(sys.base_prefix) and os.path.isdir(p))
-    return sorted(os.path.realpath(p) for p in paths)
+    return sorted({os.path.abspath(p) for p in paths})
 
 
 def sqlite_path(db_url: str) -> str | None:
@@ -160,7 +154,7 @@ def choose(
     if mode == "basic":
         return Isolation("basic", limits=limits)
     check_uids(uid_base, slots)
-    hide = course_secrets(coursedir, exchange_root) + list(ALWAYS_HIDDEN) + list(extra_hidden)
+    hide = course_secrets(coursedir, exchange_root) + list(extra_hidden)
     return Isolation(
         "strict",
         hide=tuple(sorted(set(hide))),

@@ -75,7 +75,8 @@ class NotebookRun:
             return
         self.count += 1
         cell.execution_count = self.count
-        deadline = time.monotonic() + self.timeout
+        started = time.monotonic()
+        deadline = started + self.timeout
         try:
             if calls:
                 cell.outputs = self._check_cell(calls, deadline)
@@ -86,14 +87,12 @@ class NotebookRun:
         except (Interrupted, CellTimeout):
             message = f"the cell ran longer than {self.timeout:g} s and was interrupted"
             cell.outputs = [*cell.outputs, out.error("CellTimeoutError", message)]
-            if test:
-                self._note(entry, "timed out", message)
+            self._note(entry, "timed out", message, started)
             return
         except KernelDied as died:
             self.record.update(kernel="died", reason=died.reason, died_in_cell=index)
             cell.outputs = [*cell.outputs, out.error("KernelDied", died.reason)]
-            if test:
-                self._note(entry, "kernel died", died.reason)
+            self._note(entry, "kernel died", died.reason, started)
             return
         if test:
             failed = out.scores_zero(cell.outputs)
@@ -101,10 +100,13 @@ class NotebookRun:
             message = f"{errors[0].ename}: {errors[0].evalue}" if errors else None
             if failed and not errors:
                 message = "the cell wrote to stderr"
-            self._note(entry, "failed" if failed else "passed", message)
+            self._note(entry, "failed" if failed else "passed", message, started)
 
-    def _note(self, entry: dict, status: str, message: str | None) -> None:
-        self.record["cells"].append({**entry, "status": status, "message": message})
+    def _note(self, entry: dict, status: str, message: str | None, started=None) -> None:
+        seconds = None if started is None else round(time.monotonic() - started, 3)
+        self.record["cells"].append(
+            {**entry, "status": status, "message": message, "seconds": seconds}
+        )
 
     def _remaining(self, deadline: float) -> float:
         left = deadline - time.monotonic()

@@ -22,9 +22,10 @@ import time
 from pathlib import Path
 
 from .kernel import wire
+from .kernel.wire import HARNESS_FAILED
 
 ZYGOTE_SCRIPT = Path(__file__).resolve().parent / "kernel" / "zygote.py"
-GRACE_S = 3.0  # after the interrupt, before the kill: a loop ends within timeout + 5 s
+GRACE_S = 2.0  # after the interrupt, before the kill: a loop ends within timeout + 5 s
 START_TIMEOUT_S = 120.0
 
 
@@ -56,6 +57,11 @@ def describe_exit(status: int | None, cpu_seconds=None) -> str:
             "SIGXFSZ": "it wrote a file larger than the file size limit",
         }
         return f"the kernel died with {name}: {hints.get(name, 'killed by a signal')}"
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == HARNESS_FAILED:
+        return (
+            "the kernel's grading harness failed: the notebook's code broke the kernel's own "
+            "machinery (for example by patching builtins)"
+        )
     if os.WIFEXITED(status):
         return f"the kernel exited with code {os.WEXITSTATUS(status)} (os._exit or a fatal error)"
     return f"the kernel stopped (wait status {status})"

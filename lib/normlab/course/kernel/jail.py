@@ -2,12 +2,14 @@
 
 Two levels, chosen by the grader (see instructors/threat_model.md):
 
-- "strict" (the grader runs as root, Linux): a private mount, network and IPC namespace; the
-  course directory, home directories and every other path the grader names are covered by
-  empty read-only tmpfs mounts, with only the Python installation (read-only) let back in;
-  /tmp, /var/tmp and /dev/shm become small private tmpfs; then the process drops to an
-  unprivileged uid of its own (one per grading slot) with no supplementary groups and
-  no_new_privs.
+- "strict" (the grader runs as root, Linux): a private mount, network and IPC namespace and
+  a new root (chroot) built from an allow-list: the operating system's /usr (and /bin, /lib
+  links), a few files of /etc (the dynamic linker's cache, the time zone, fonts), /dev/null,
+  zero, full, random and urandom, /proc, the Python installation and its site-packages, all
+  read-only, and small private tmpfs for /tmp (the working folder) and /dev/shm. Nothing else
+  exists for the kernel: not the course, not the repository, not home directories, not the
+  exchange, not the network. Then the process drops to an unprivileged uid of its own (one
+  per grading slot) with no supplementary groups and no_new_privs.
 - "basic" (any user): a private temporary working directory and a scrubbed environment only.
 
 Both levels: a new session (so the grader can kill the whole process group), every inherited
@@ -39,7 +41,10 @@ MS_REC = 0x4000
 MS_PRIVATE = 0x40000
 PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
-PRIVATE_TMP = ("/tmp", "/var/tmp", "/dev/shm")
+NEW_ROOT = "/tmp"  # the kernel's root is a tmpfs mounted here, in its own namespace
+OS_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "fonts", "mime.types")
+DEV_NODES = ("null", "zero", "full", "random", "urandom")
 MAX_FILES_BYTES = 256 * 1024 * 1024  # a submission folder larger than this is refused
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -112,36 +117,79 @@ def _under(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent.rstrip("/") + "/")
 
 
-def hide_paths(hide, expose, tmp_bytes: int) -> None:
-    """In a new mount namespace: private tmpfs over /tmp & co, empty read-only tmpfs over
-    every path in `hide` (a file gets /dev/null), and each path in `expose` that lies under a
-    hidden one bound back, read-only."""
+def _bind(source: str, target: str, writable: bool = False) -> None:
+    """Bind `source` (a path or /proc/self/fd/N) on `target`, read-only unless `writable`."""
+    _mount(source, target, None, MS_BIND | MS_REC)
+    if not writable:
+        _mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_REC)
+
+
+def _mount_point(path: str, like: str) -> None:
+    """An empty file or folder at `path` to mount `like` on."""
+    if os.path.isdir(like):
+        os.makedirs(path, mode=0o755, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+        open(path, "w").close()
+
+
+def build_root(expose, hide, tmp_bytes: int) -> None:
+    """Enter a new mount, network and IPC namespace whose root holds only what a kernel
+    needs, and chroot into it (see the module docstring). `expose`: the Python installation
+    and its site-packages (read-only); `hide`: paths covered again should they lie inside
+    anything exposed (the exchange under /usr/local, say)."""
     _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC), "unshare")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    expose = sorted({os.path.realpath(p) for p in expose if os.path.exists(p)})
+    expose = sorted({os.path.abspath(p) for p in expose if os.path.isdir(p)})
     handles = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for path in expose}
-    covered: list[str] = []
-    targets = [os.path.realpath(p) for p in list(PRIVATE_TMP) + list(hide) if os.path.exists(p)]
-    for target in sorted(set(targets), key=lambda p: (p.count("/"), p)):
-        inside_exposed = any(_under(target, path) for path in expose)
-        if any(_under(target, done) for done in covered) and not inside_exposed:
+    new = NEW_ROOT
+    _mount("tmpfs", new, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,mode=755")
+    bound = []
+    for name in OS_DIRS:
+        source = "/" + name
+        if os.path.islink(source):
+            os.symlink(os.readlink(source), new + source)
+        elif os.path.isdir(source):
+            _mount_point(new + source, source)
+            _bind(source, new + source)
+            bound.append(source)
+    for name in ETC_ENTRIES:
+        source = "/etc/" + name
+        if os.path.islink(source):
+            os.makedirs(new + "/etc", mode=0o755, exist_ok=True)
+            os.symlink(os.readlink(source), new + source)
+        elif os.path.exists(source):
+            _mount_point(new + source, source)
+            _bind(source, new + source)
+    for name in DEV_NODES:
+        _mount_point(f"{new}/dev/{name}", f"/dev/{name}")
+        _bind(f"/dev/{name}", f"{new}/dev/{name}", writable=True)
+    for private in ("/tmp", "/dev/shm"):
+        os.makedirs(new + private, mode=0o755, exist_ok=True)
+        _mount("tmpfs", new + private, "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_bytes},mode=1777")
+    os.makedirs(new + "/var", mode=0o755)
+    os.symlink("/tmp", new + "/var/tmp")
+    _mount_point(new + "/proc", "/proc")
+    _bind("/proc", new + "/proc", writable=True)
+    for path in expose:
+        if any(_under(os.path.realpath(path), done) for done in bound):
             continue
-        if target in PRIVATE_TMP:
-            _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_bytes},mode=1777")
-            covered.append(target)
-            continue
-        if not os.path.isdir(target):
-            _mount(os.devnull, target, None, MS_BIND)
-            continue
-        _mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
-        for path in [p for p in expose if _under(p, target) and p != target]:
-            os.makedirs(path, mode=0o755, exist_ok=True)
-            _mount(f"/proc/self/fd/{handles[path]}", path, None, MS_BIND | MS_REC)
-            _mount(None, path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC)
-        _mount(None, target, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
-        covered.append(target)
+        _mount_point(new + path, path)
+        _bind(f"/proc/self/fd/{handles[path]}", new + path)
+        bound.append(path)
     for fd in handles.values():
         os.close(fd)
+    for path in sorted({os.path.abspath(p) for p in hide}):
+        inside = any(_under(path, done) and path != done for done in bound)
+        if inside and os.path.lexists(new + path):
+            if os.path.isdir(new + path):
+                _mount("tmpfs", new + path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
+            else:
+                _bind("/dev/null", new + path)
+    _mount(None, new, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    os.chdir(new)
+    os.chroot(".")
+    os.chdir("/")
 
 
 def set_limits(limits: dict) -> None:
@@ -186,7 +234,7 @@ def enter(spec: dict, keep_fd: int) -> str:
     files = read_files(spec["files_dir"]) if spec.get("files_dir") else []
     if spec["mode"] == "strict":
         uid = int(spec["uid"])
-        hide_paths(spec.get("hide", []), spec.get("expose", []), int(spec["tmp_bytes"]))
+        build_root(spec.get("expose", []), spec.get("hide", []), int(spec["tmp_bytes"]))
         workdir = "/tmp/work"
         os.mkdir(workdir, 0o700)
         write_files(workdir, files, uid)

@@ -87,7 +87,7 @@ def _reap_orphans() -> None:
 
 
 def serve(control: socket.socket, shell, run_case, registry) -> None:
-    from normlab.course.kernel import child
+    from normlab.course.kernel import child, wire
 
     while True:
         try:
@@ -109,7 +109,7 @@ def serve(control: socket.socket, shell, run_case, registry) -> None:
                 control.close()
                 child.serve(fds[0], spec, shell, run_case, registry)
             finally:
-                os._exit(70)
+                os._exit(wire.HARNESS_FAILED)
         os.close(fds[0])
         control.send(json.dumps({"pid": pid}).encode())
         _, status = os.waitpid(pid, 0)

@@ -1,0 +1,86 @@
+"""What grading the attack class must leave alone, and how long its worst cells may take."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import HONEST, JOBS, TIMEOUT_S, UID_BASE, attack_student, honest_student
+from nbgrader.api import Gradebook
+
+pytestmark = pytest.mark.slow
+KILL_MARGIN_S = 5.0  # the issue's bound: a loop ends within the cell timeout plus 5 s
+
+
+@pytest.mark.parametrize("part", ["solutions", "exercises", "submitted", "config", "lib"])
+def test_grading_changes_nothing_it_must_not(attack_course, part):
+    assert attack_course.after[part] == attack_course.before[part]
+
+
+def test_honest_students_export_rows_are_unchanged_byte_for_byte(attack_course, honest_course):
+    alone = honest_course.export_rows()
+    among_attackers = attack_course.export_rows()
+    for kind in HONEST:
+        student = honest_student(kind)
+        assert among_attackers[student] == alone[student]
+
+
+def test_no_grade_was_written_by_hand(attack_course):
+    with Gradebook(f"sqlite:///{attack_course.root / 'gradebook.db'}") as gb:
+        for submission in gb.assignment_submissions("ps2_layer_norm"):
+            for notebook in submission.notebooks:
+                assert all(grade.manual_score is None for grade in notebook.grades)
+
+
+def test_every_submission_is_graded_and_none_lost(attack_course):
+    scores = attack_course.scores()
+    submitted = {p.name for p in (attack_course.root / "submitted").iterdir()}
+    assert set(scores) == submitted
+    for student, cells in scores.items():
+        assert all(score is not None for score in cells.values()), student
+
+
+def _uids_of_running_processes() -> set[int]:
+    uids = set()
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if line.startswith("Uid:"):
+                uids.add(int(line.split()[1]))
+    return uids
+
+
+def test_no_sandbox_process_outlives_grading(attack_course):
+    assert not _uids_of_running_processes() & set(range(UID_BASE, UID_BASE + JOBS))
+
+
+@pytest.mark.parametrize("name", ["infinite_loop", "deaf_loop"])
+def test_a_loop_ends_within_the_timeout_plus_5_s(attack_course, name):
+    record = attack_course.record(attack_student(name))
+    stopped = [c for c in record["cells"] if c["status"] in ("timed out", "kernel died")]
+    assert stopped, record
+    assert all(c["seconds"] <= TIMEOUT_S + KILL_MARGIN_S for c in stopped), stopped
+
+
+def test_a_loop_costs_only_its_own_cells(attack_course):
+    record = attack_course.record(attack_student("infinite_loop"))
+    by_status = {c["grade_id"]: c["status"] for c in record["cells"] if c["grade_id"]}
+    assert {g for g, s in by_status.items() if s == "timed out"} == {
+        "stats_axis",
+        "stats_population_variance",
+        "stats_shape",
+        "stats_reference_reuse",
+    }
+    assert all(s in ("passed", "timed out") for s in by_status.values())
+
+
+def test_a_dead_kernel_is_recorded_with_zeros_and_a_reason(attack_course):
+    record = attack_course.record(attack_student("exit_kernel"))
+    assert record["kernel"] == "died" and "exited with code 3" in record["reason"]
+    after = [c for c in record["cells"] if c["status"] in ("kernel died", "not run")]
+    assert after and all(c["message"] for c in after)
+    scores = attack_course.scores()[attack_student("exit_kernel")]
+    assert all(scores[c["grade_id"]] == 0 for c in after if c["grade_id"])
