@@ -37,7 +37,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument(
         "--fresh-memory",
         action="store_true",
-        help="let malloc return freed memory, so allocating impls page-fault on every call",
+        help="let malloc give freed memory back (numpy_naive then page-faults on every call)",
     )
     p.add_argument("--out-dir", default="results", help="where the JSON and CSV go (results/)")
     p.add_argument("--no-files", action="store_true", help="write no files")
