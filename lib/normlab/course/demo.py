@@ -200,3 +200,22 @@ def demo_class(root: Path, size: int = 12) -> dict[str, str]:
         submit(root, student, PS2_ANSWERS[kind])
         roster[student] = kind
     return roster
+
+
+def main(argv=None) -> int:
+    """`python -m normlab.course.demo FOLDER [--size N]`: a demo course to grade and report."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--size", type=int, default=len(PS2_ANSWERS))
+    args = parser.parse_args(argv)
+    course = build_course(args.folder)
+    roster = demo_class(course, args.size)
+    print(f"{course}: {len(roster)} students submitted {PS2}; now, in that folder:")
+    print(f"  python -m normlab.course grade {PS2} && python -m normlab.course report {PS2}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -9,11 +9,14 @@ trusted helpers would be.
   in the grader; `normlab.grading.use_assignment` does nothing (the grader knows).
 - `import torch` succeeds (an unused import costs nothing) but using it raises `Unavailable`;
   the grader hears of each use, so a call to a torch normalization shows as reuse.
+- NumPy's `var`, `std`, `nanvar` and `nanstd` (also `ndarray.var` and `ndarray.std`) are
+  computed by the grader, which notes each call made while a check runs (ps6 asks for a
+  variance written by hand), so hiding the call from the in-kernel tripwire gains nothing.
 - `resolve(ref, made)` stands in for `normlab.grading.trusted.resolve` inside the kernel:
   the trusted callable a check hands over (`Ref`) becomes a `RefProxy`, whose calls the
   grader answers with the real object, which it keeps.
 
-Standard library only (this runs in the sandbox kernel).
+Standard library and NumPy only (this runs in the sandbox kernel).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import importlib.abc
 import importlib.machinery
 import sys
 import types
+
+import numpy
 
 from .channel import Unavailable, ask
 
@@ -128,9 +133,44 @@ class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
 
+def _numpy_stand_in(label: str):
+    """NumPy's variance or standard deviation, computed (and noted) by the grader."""
+
+    def stand_in(a, axis=None, dtype=None, out=None, ddof=0, *more, **kwargs):
+        if more:  # x.var(axis, dtype, out, ddof, keepdims): keepdims is the only one left
+            kwargs["keepdims"] = more[0]
+        kwargs = {k: v for k, v in kwargs.items() if v is not numpy._NoValue}
+        if dtype is not None:
+            kwargs["dtype"] = numpy.dtype(dtype).str
+        value = ask("numpy", name=label, args=(a,), kwargs={"axis": axis, "ddof": ddof, **kwargs})
+        if out is None:
+            return value
+        numpy.copyto(out, value)
+        return out
+
+    stand_in.__name__ = stand_in.__qualname__ = label.rsplit(".", 1)[-1]
+    return stand_in
+
+
+def _install_numpy_stand_ins() -> None:
+    """Replace NumPy's var, std, nanvar and nanstd (the functions ps6 asks students not to
+    call) everywhere NumPy looks them up; `ndarray.var` finds `_methods._var` on first use."""
+    from numpy._core import _methods
+    from numpy.lib import _nanfunctions_impl
+
+    _methods._var = _numpy_stand_in("numpy.var")
+    _methods._std = _numpy_stand_in("numpy.std")
+    for name in ("nanvar", "nanstd"):
+        stand_in = _numpy_stand_in(f"numpy.{name}")
+        setattr(_nanfunctions_impl, name, stand_in)
+        setattr(numpy, name, stand_in)
+
+
 def install() -> None:
-    """Forget every loaded normlab or torch module and serve stand-ins from now on."""
+    """Forget every loaded normlab or torch module and serve stand-ins from now on; hand
+    NumPy's variance functions to the grader."""
     for name in list(sys.modules):
         if name.split(".")[0] in STAND_IN_PACKAGES:
             del sys.modules[name]
     sys.meta_path.insert(0, StandInFinder())
+    _install_numpy_stand_ins()

@@ -1,0 +1,146 @@
+"""The class report: how many students fell into each misconception, from the gradebook.
+
+    python -m normlab.course report ps2_layer_norm      # -> reports/ps2_layer_norm/
+
+One grade cell per misconception makes this a count. For every autograded test cell the
+report reads each student's score from nbgrader's gradebook (SQLite or PostgreSQL, from the
+course's `nbgrader_config.py`) and sorts the students who lost its points into three groups,
+using the grading records the grader left next to each autograded notebook:
+
+- stopped:      the cell never ran to a verdict (timeout, dead kernel), see the record's reason;
+- not written:  the function was missing or still raised NotImplementedError;
+- misconception: everything else: the check ran and named the misconception.
+
+It writes `class_report.csv` (one row per test cell: grade_id, the misconception in words,
+points, students, the three counts) and `misconceptions.png`, a horizontal bar chart of the
+misconception counts in the course's figure style.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from matplotlib.ticker import MaxNLocator
+from nbgrader.api import Gradebook
+
+from normlab import figures
+from normlab.grading import CHECKS
+
+from .nbgrader_app import load_app
+from .runner import REPORTS
+
+NOT_WRITTEN_MARKS = ("is not written yet", "NameError", "is not defined")
+STOPPED = ("timed out", "kernel died", "not run")
+FIELDS = (
+    "grade_id",
+    "misconception",
+    "points",
+    "students",
+    "misconception_count",
+    "not_written",
+    "stopped",
+)
+
+
+@dataclass
+class Row:
+    """One autograded test cell of the class."""
+
+    grade_id: str
+    misconception: str
+    points: float
+    students: int = 0
+    misconception_count: int = 0
+    not_written: int = 0
+    stopped: int = 0
+
+
+def _records(autograded: str, assignment: str, student: str) -> dict[str, dict]:
+    """{grade_id: the grading record's entry} for one student's autograded notebooks."""
+    folder = os.path.join(autograded, student, assignment)
+    found: dict[str, dict] = {}
+    for path in sorted(Path(folder).glob("*.grading.json")):
+        for cell in json.loads(path.read_text()).get("cells", []):
+            if cell.get("grade_id"):
+                found[cell["grade_id"]] = cell
+    return found
+
+
+def _kind(entry: dict | None) -> str:
+    if entry is None:
+        return "misconception"
+    if entry.get("status") in STOPPED:
+        return "stopped"
+    message = entry.get("message") or ""
+    if any(mark in message for mark in NOT_WRITTEN_MARKS):
+        return "not_written"
+    return "misconception"
+
+
+def class_rows(db_url: str, autograded: str, assignment: str) -> list[Row]:
+    """The report's rows, in notebook order."""
+    summaries = {gid: spec.summary for gid, spec in CHECKS.get(assignment, {}).items()}
+    rows: dict[str, Row] = {}
+    with Gradebook(db_url) as gb:
+        for notebook in gb.find_assignment(assignment).notebooks:
+            solution_names = {cell.name for cell in notebook.solution_cells}
+            for cell in notebook.grade_cells:
+                if cell.cell_type == "code" and cell.name not in solution_names:
+                    rows[cell.name] = Row(cell.name, summaries.get(cell.name, ""), cell.max_score)
+        for submission in gb.assignment_submissions(assignment):
+            records = _records(autograded, assignment, submission.student_id)
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    row = rows.get(grade.name)
+                    if row is None:
+                        continue
+                    row.students += 1
+                    if (grade.score or 0.0) < grade.max_score:
+                        kind = _kind(records.get(grade.name))
+                        field = "misconception_count" if kind == "misconception" else kind
+                        setattr(row, field, getattr(row, field) + 1)
+    return list(rows.values())
+
+
+def write_csv(rows: list[Row], path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=FIELDS)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(asdict(row))
+    return path
+
+
+def draw(rows: list[Row], title: str):
+    """Horizontal bars: students per misconception (one bar per test cell)."""
+    fig, ax = figures.new(width=7.0, height=0.32 * len(rows) + 1.2)
+    labels = [r.misconception or r.grade_id for r in rows]
+    counts = [r.misconception_count for r in rows]
+    positions = range(len(rows))[::-1]
+    ax.barh(list(positions), counts, color=figures.color("red_team"), height=0.6)
+    ax.set_yticks(list(positions), labels)
+    ax.set_xlabel(f"students with the misconception (of {max(r.students for r in rows)})")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_title(title)
+    ax.grid(axis="y", visible=False)
+    for y, count in zip(positions, counts, strict=True):
+        ax.text(count, y, f" {count}", va="center", fontsize=8)
+    return fig
+
+
+def write_report(assignment: str, output: str | None = None) -> list[Path]:
+    """Read the course's gradebook (cwd) and write the CSV and the chart; return their paths."""
+    app = load_app()
+    coursedir = app.coursedir
+    rows = class_rows(coursedir.db_url, coursedir.autograded_directory, assignment)
+    if not rows or not any(r.students for r in rows):
+        raise SystemExit(f"no graded submissions of {assignment} in the gradebook")
+    folder = Path(output) if output else Path(coursedir.root) / REPORTS / assignment
+    csv_path = write_csv(rows, folder / "class_report.csv")
+    fig = draw(rows, f"{assignment}: misconceptions in the class")
+    return [csv_path, figures.save(fig, folder / "misconceptions.png")]

@@ -1,0 +1,109 @@
+"""The sandbox kernel on its own: what it can see and do, and how it stops."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import pytest
+
+from normlab.course import isolation as iso
+from normlab.course.answers import Answers
+from normlab.course.demo import REPO
+from normlab.course.sandbox import GRACE_S, Interrupted, KernelDied, Zygote
+from normlab.grading.cases import Case
+
+pytestmark = pytest.mark.slow
+STRICT = os.geteuid() == 0
+
+
+@pytest.fixture(scope="module")
+def zygote():
+    made = Zygote()
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def kernel(zygote, tmp_path):
+    (tmp_path / "data.txt").write_text("the student's own file")
+    mode = "strict" if STRICT else "basic"
+    isolation = iso.Isolation(mode, hide=(str(REPO),), expose=tuple(iso.python_paths()))
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    made = zygote.spawn(isolation.spec(0, str(tmp_path), str(workdir)))
+    yield made
+    made.close()
+
+
+def run(kernel, source: str, timeout: float = 20.0, answers=None) -> str:
+    reply = kernel.request({"op": "cell", "source": source}, timeout, answers or Answers())
+    return "".join(
+        o.get("text", "") + o.get("ename", "") + o.get("evalue", "") for o in reply["outputs"]
+    )
+
+
+def test_the_kernel_has_the_students_files_and_numpy(kernel):
+    assert run(kernel, "print(open('data.txt').read())") == "the student's own file\n"
+    assert run(kernel, "import numpy as np; print(np.ones(3).sum())") == "3.0\n"
+
+
+@pytest.mark.skipif(not STRICT, reason="strict isolation needs root; CI runs as root")
+def test_a_strict_kernel_sees_no_course_no_repo_and_cannot_write(kernel):
+    text = run(kernel, f"import os; print(sorted(os.listdir({str(REPO)!r})), os.getuid())")
+    assert text.startswith("['.venv'] 6400")  # the environment, nothing else of the repo
+    assert "Read-only" in run(kernel, "open('/usr/x', 'w')")
+    assert "No such file" in run(kernel, "open('/etc/passwd')")
+
+
+def test_normlab_is_a_stand_in_and_numpy_var_goes_through_the_grader(kernel):
+    answers = Answers()
+    run(
+        kernel,
+        "import normlab, sys\nimport numpy as np\ndef f(x):\n    return np.asarray(x).var(-1)\n",
+        answers=answers,
+    )
+    assert "not available to notebook cells" in run(kernel, "normlab.layer_norm(np.ones(3))")
+    # hide the profile hook the in-kernel tripwire uses: the grader still sees the call
+    run(kernel, "sys.setprofile = lambda f: None\nsys.getprofile = lambda: None")
+    case = Case("f", "call", (np.arange(6.0).reshape(2, 3),))
+    answers.begin_case(case)
+    reply = kernel.request({"op": "case", "case": case, "names": {"f": "f"}}, 20, answers)
+    noted, _ = answers.end_case()
+    assert np.array_equal(reply["result"].output, [2 / 3, 2 / 3]) and noted == ("numpy.var",)
+
+
+def test_a_loop_is_interrupted_at_the_timeout_and_the_kernel_lives_on(kernel):
+    start = time.monotonic()
+    with pytest.raises(Interrupted):
+        run(kernel, "while True:\n    pass", timeout=1.0)
+    assert time.monotonic() - start < 1.0 + GRACE_S
+    assert run(kernel, "print('alive')") == "alive\n"
+
+
+def test_a_loop_that_ignores_the_interrupt_is_killed(kernel):
+    source = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"
+    start = time.monotonic()
+    with pytest.raises(KernelDied, match="ignored the interrupt"):
+        run(kernel, source, timeout=1.0)
+    assert time.monotonic() - start < 1.0 + 5.0
+    with pytest.raises(KernelDied):
+        run(kernel, "print('never')")
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        ("import os; os._exit(7)", "exited with code 7"),
+        ("import ctypes; ctypes.string_at(0)", "SIGSEGV"),
+    ],
+)
+def test_a_dead_kernel_says_why(kernel, source, reason):
+    with pytest.raises(KernelDied, match=reason):
+        run(kernel, source)
+
+
+def test_memory_is_limited_without_killing_the_kernel(kernel):
+    assert "MemoryError" in run(kernel, "x = bytearray(8 << 30)")
+    assert run(kernel, "print('alive')") == "alive\n"

@@ -1,0 +1,80 @@
+"""The wire between grader and kernel carries data only, within limits."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import pickle
+import socket
+
+import numpy as np
+import pytest
+
+from normlab.course.kernel import wire
+from normlab.grading.cases import Case, Ref, Result
+
+REGISTRY = {"Case": Case, "Ref": Ref, "Result": Result}
+
+
+def roundtrip(value):
+    return wire.loads(wire.dumps(value, REGISTRY), REGISTRY)
+
+
+def test_plain_data_and_arrays_survive_exactly():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    value = {"a": (x, [1, 2.5, None, True]), "s": "text", "z": 1 + 2j, 3: np.float64(0.1)}
+    back = roundtrip(value)
+    assert back["a"][0].dtype == np.float32 and np.array_equal(back["a"][0], x)
+    assert back["a"][1] == [1, 2.5, None, True] and back["s"] == "text" and back["z"] == 1 + 2j
+    assert type(back[3]) is np.float64 and back[3] == 0.1
+    assert roundtrip(float("nan")) != roundtrip(float("nan"))  # still a NaN
+
+
+def test_registered_dataclasses_are_rebuilt():
+    case = Case("layer_norm", "call", (np.ones(3), Ref("layer_norm")), {"eps": 1e-3}, tag="t")
+    back = roundtrip(case)
+    assert back.target == "layer_norm" and back.args[1] == Ref("layer_norm")
+    result = roundtrip(Result(output=(np.ones(2), np.zeros(2)), error=None))
+    assert isinstance(result, Result) and isinstance(result.output, tuple)
+
+
+def test_unknown_objects_travel_as_opaque_names():
+    class Sneaky:
+        def __reduce__(self):
+            raise AssertionError("never pickled")
+
+    back = roundtrip([Sneaky(), np.array([object()], dtype=object)])
+    assert [type(v) for v in back] == [wire.Opaque, wire.Opaque]
+    assert back[0].type_name == "Sneaky"
+
+
+def test_pickles_object_arrays_and_unknown_types_are_refused():
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([print], dtype=object), allow_pickle=True)  # an npy with a pickle
+    npy_with_pickle = base64.b64encode(buffer.getvalue()).decode()
+    with pytest.raises(wire.WireError, match="does not decode"):
+        wire.loads(json.dumps({"$": "nd", "v": npy_with_pickle}).encode())
+    with pytest.raises(wire.WireError):
+        wire.loads(
+            json.dumps({"$": "nd", "v": base64.b64encode(pickle.dumps(1)).decode()}).encode()
+        )
+    with pytest.raises(wire.WireError):
+        wire.loads(json.dumps({"$": "obj", "type": "Popen", "v": {}}).encode(), REGISTRY)
+    with pytest.raises(wire.WireError):
+        wire.loads(json.dumps({"$": "obj", "type": "Result", "v": {"boom": 1}}).encode(), REGISTRY)
+    with pytest.raises(wire.WireError):
+        wire.loads(b"[1.5]")
+
+
+def test_depth_and_size_are_capped():
+    deep: list = []
+    for _ in range(wire.MAX_DEPTH + 5):
+        deep = [deep]
+    with pytest.raises(wire.WireError):
+        wire.dumps(deep)
+    left, right = socket.socketpair()
+    with left, right:
+        left.sendall(wire._HEADER.pack(wire.MAX_FRAME_BYTES + 1))
+        with pytest.raises(wire.WireError):
+            wire.recv_frame(right)
