@@ -154,8 +154,9 @@ def test_every_chapter_ends_with_a_link_to_its_exercise(built_site, chapter):
     tail = html[html.find('id="exercise"') :]
     assert 'id="exercise"' in html, "no Exercise section"
     assert any(a in tail for a in ASSIGNMENTS), "the Exercise section names no assignment id"
-    links = re.findall(r'href="([^"]*exercises/[^"]*)"', tail)
-    assert links, "the Exercise section links to no exercise page"
+    notebooks = re.findall(r'href="[^"]*exercises/(ps\d_[a-z_]+)/\1\.html"', tail)
+    assert set(notebooks) & set(ASSIGNMENTS), "the Exercise section links no assignment's page"
+    assert re.search(r'href="[^"]*exercises/index\.html"', tail), "no link to the exercises page"
 
 
 def test_vendored_mathjax_is_committed_so_a_fresh_clone_builds_offline():
