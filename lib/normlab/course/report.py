@@ -30,7 +30,7 @@ from nbgrader.api import Gradebook
 from normlab import figures
 from normlab.grading import CHECKS
 
-from .nbgrader_app import load_app
+from .nbgrader_app import load_app, require_assignment
 from .runner import REPORTS
 
 NOT_WRITTEN_MARKS = ("is not written yet", "NameError", "is not defined")
@@ -137,6 +137,7 @@ def write_report(assignment: str, output: str | None = None) -> list[Path]:
     """Read the course's gradebook (cwd) and write the CSV and the chart; return their paths."""
     app = load_app()
     coursedir = app.coursedir
+    require_assignment(coursedir.db_url, assignment)
     rows = class_rows(coursedir.db_url, coursedir.autograded_directory, assignment)
     if not rows or not any(r.students for r in rows):
         raise SystemExit(f"no graded submissions of {assignment} in the gradebook")
