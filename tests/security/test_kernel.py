@@ -12,7 +12,7 @@ from normlab.course import isolation as iso
 from normlab.course.answers import Answers
 from normlab.course.demo import REPO
 from normlab.course.sandbox import GRACE_S, Interrupted, KernelDied, Zygote
-from normlab.grading.cases import Case
+from normlab.grading.cases import Case, Ref
 
 pytestmark = pytest.mark.slow
 STRICT = os.geteuid() == 0
@@ -107,3 +107,30 @@ def test_a_dead_kernel_says_why(kernel, source, reason):
 def test_memory_is_limited_without_killing_the_kernel(kernel):
     assert "MemoryError" in run(kernel, "x = bytearray(8 << 30)")
     assert run(kernel, "print('alive')") == "alive\n"
+
+
+def test_a_trusted_function_works_in_its_own_case_only(kernel):
+    answers = Answers()
+    run(
+        kernel,
+        "import numpy as np\n"
+        "def witness(norm_fn):\n"
+        "    global kept\n"
+        "    kept = norm_fn\n"
+        "    return bool(np.allclose(norm_fn(np.arange(6.0).reshape(2, 3)).mean(-1), 0))\n"
+        "def later(x):\n"
+        "    return kept(x)\n",
+        answers=answers,
+    )
+    own = Case("witness", "call", (Ref("layer_norm"),))
+    answers.begin_case(own)
+    reply = kernel.request(
+        {"op": "case", "case": own, "names": {"witness": "witness"}}, 20, answers
+    )
+    assert reply["result"].output is True and answers.end_case()[0] == ()
+    other = Case("later", "call", (np.ones((2, 3)),))
+    answers.begin_case(other)
+    reply = kernel.request({"op": "case", "case": other, "names": {"later": "later"}}, 20, answers)
+    noted, _ = answers.end_case()
+    assert reply["result"].error[0].endswith("Unavailable")
+    assert noted == ("normlab.layer_norm (a trusted function kept from an earlier check)",)

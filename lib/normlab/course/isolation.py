@@ -9,7 +9,8 @@ own folders and the exchange are named in `hide` too, in case one lies inside wh
 exposed. `basic` is what any user can have: a private working
 folder, a scrubbed environment and resource limits; it does not stop a submission from
 reading files the grader's user can read or from signalling the grader's processes.
-`auto` picks strict when running as root and basic otherwise, and says so.
+`auto` picks strict when it works here (root, namespaces allowed) and basic otherwise, and the
+grader says so.
 """
 
 from __future__ import annotations
@@ -131,6 +132,26 @@ def check_uids(uid_base: int, slots: int) -> None:
         )
 
 
+def strict_unavailable() -> str | None:
+    """Why strict isolation cannot work here (None when it can): a forked probe tries what
+    every kernel will do, a mount namespace with a tmpfs in it."""
+    import ctypes
+
+    if os.geteuid() != 0 or not sys.platform.startswith("linux"):
+        return "it needs root on Linux"
+    pid = os.fork()
+    if pid == 0:  # the probe
+        libc = ctypes.CDLL(None, use_errno=True)
+        ok = libc.unshare(0x00020000 | 0x40000000) == 0  # CLONE_NEWNS | CLONE_NEWNET
+        ok = ok and libc.mount(None, b"/", None, 0x4000 | 0x40000, None) == 0  # rec, private
+        ok = ok and libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"size=1m") == 0
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        return None
+    return "this system does not let root create mount and network namespaces"
+
+
 def choose(
     mode: str,
     coursedir,
@@ -141,14 +162,15 @@ def choose(
     extra_hidden=(),
 ) -> Isolation:
     """The isolation for this run; `mode` is "auto", "strict" or "basic"."""
-    root = os.geteuid() == 0 and sys.platform.startswith("linux")
-    if mode == "auto":
-        mode = "strict" if root else "basic"
-    if mode == "strict" and not root:
-        raise SystemExit(
-            "strict isolation needs root (mount namespaces and a separate uid per kernel); "
-            "run the grader as root, or pass --isolation basic (see the threat model)"
-        )
+    if mode in ("auto", "strict"):
+        missing = strict_unavailable()
+        if missing and mode == "strict":
+            raise SystemExit(
+                f"strict isolation is not possible: {missing}. Run the grader as root on "
+                "Linux, or pass --isolation basic (see the threat model)"
+            )
+        if mode == "auto":
+            mode = "basic" if missing else "strict"
     if mode not in ("strict", "basic"):
         raise SystemExit(f"unknown isolation {mode!r}: use auto, strict or basic")
     if mode == "basic":

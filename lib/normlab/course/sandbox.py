@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from .kernel import wire
-from .kernel.wire import HARNESS_FAILED
+from .kernel.wire import HARNESS_FAILED, JAIL_FAILED
 
 ZYGOTE_SCRIPT = Path(__file__).resolve().parent / "kernel" / "zygote.py"
 GRACE_S = 2.0  # after the interrupt, before the kill: a loop ends within timeout + 5 s
@@ -57,6 +57,8 @@ def describe_exit(status: int | None, cpu_seconds=None) -> str:
             "SIGXFSZ": "it wrote a file larger than the file size limit",
         }
         return f"the kernel died with {name}: {hints.get(name, 'killed by a signal')}"
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == JAIL_FAILED:
+        return "the grader could not set up the sandbox for this kernel (see --isolation)"
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == HARNESS_FAILED:
         return (
             "the kernel's grading harness failed: the notebook's code broke the kernel's own "

@@ -23,7 +23,7 @@ import signal
 import socket
 import sys
 
-from . import channel, jail, standins
+from . import channel, jail, standins, wire
 from .shell import CapturedStream, run_cell
 
 _SIGINT = {signal.SIGINT}
@@ -81,7 +81,10 @@ def handle(shell, run_case, request) -> dict:
 def serve(sock_fd: int, spec: dict, shell, run_case, registry: dict) -> None:
     """Jail this process, hide the libraries, then answer requests until told to stop."""
     signal.pthread_sigmask(signal.SIG_BLOCK, _SIGINT)
-    jail.enter(spec, sock_fd)
+    try:
+        jail.enter(spec, sock_fd)
+    except Exception:  # noqa: BLE001 (no student code runs in a kernel that is not jailed)
+        os._exit(wire.JAIL_FAILED)
     sock = socket.socket(fileno=sock_fd)
     channel.CHANNEL = link = channel.Channel(sock, registry)
     standins.install()

@@ -26,6 +26,7 @@ MAX_FRAME_BYTES = 64 * 1024 * 1024  # one reply may carry at most 64 MiB
 MAX_DEPTH = 64  # nesting of lists, tuples, dicts and dataclasses
 MAX_REPR = 200  # characters of repr kept for an unserializable value
 HARNESS_FAILED = 70  # the kernel's exit status when its own request loop fails
+JAIL_FAILED = 71  # ... when the sandbox could not be set up (it never ran student code)
 _HEADER = struct.Struct(">Q")
 
 
