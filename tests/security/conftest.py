@@ -39,6 +39,7 @@ from normlab.course.demo import (
     released_notebook,
     write_submission,
 )
+from normlab.course.records import notebook_record
 
 TIMEOUT_S = 5
 CONFIG_EXTRA = f"c.Execute.timeout = {TIMEOUT_S}\n"
@@ -105,8 +106,7 @@ class Graded:
         return sum(v or 0.0 for v in self.scores()[student].values())
 
     def record(self, student: str) -> dict:
-        path = self.root / "autograded" / student / PS2 / f"{PS2}.grading.json"
-        return json.loads(path.read_text())
+        return json.loads(notebook_record(self.root, PS2, student, PS2).read_text())
 
     def notebook(self, student: str):
         return nbformat.read(self.root / "autograded" / student / PS2 / f"{PS2}.ipynb", 4)

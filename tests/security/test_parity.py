@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import subprocess
 import threading
 
 import nbformat
@@ -17,7 +18,9 @@ from normlab.course.demo import (
     PS2_ANSWERS,
     REPO,
     build_course,
+    course_env,
     fill,
+    nbgrader_command,
     released_notebook,
     write_submission,
 )
@@ -106,3 +109,18 @@ def test_every_assignment_grades_its_source_full_and_its_release_zero(tmp_path):
                             assert grade.auto_score == grade.max_score, where
                         else:
                             assert grade.auto_score == 0, where
+
+
+def test_feedback_shows_the_judges_message_and_no_grader_records(course_copy):
+    done = subprocess.run(
+        [*nbgrader_command(), "generate_feedback", PS2],
+        cwd=course_copy.root,
+        env=course_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    folder = course_copy.root / "feedback" / honest_student("sample_variance") / PS2
+    page = (folder / f"{PS2}.html").read_text()
+    assert "sample variance" in page or "n - 1" in page
+    assert not list((course_copy.root / "feedback").rglob("*.json"))

@@ -6,16 +6,15 @@ outputs, late penalties. `autograde_preprocessors(config)` swaps this class in f
 keeping any other step an instructor configured.
 
 It subclasses nbgrader's `Execute` so that `c.Execute.timeout` in `nbgrader_config.py` applies
-unchanged. The worker that runs nbgrader in-process sets `SESSION` (its zygote, the isolation
-and its slot) before converting a submission. Next to each autograded notebook it writes
-`<notebook>.grading.json`: the isolation used, whether the kernel died and why, and each test
-cell's status and message.
+unchanged. The worker that runs nbgrader in-process sets `SESSION` (its zygote, the isolation,
+its slot and the course root) before converting a submission. For each notebook it writes a
+record (see `records`): the isolation used, whether the kernel died and why, and each test
+cell's status, message and seconds.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 import time
@@ -26,6 +25,7 @@ from nbgrader.preprocessors import Execute
 
 from .isolation import Isolation
 from .notebook import NotebookRun
+from .records import notebook_record
 from .sandbox import Zygote
 
 NO_TIMEOUT_CAP_S = 600  # `Execute.timeout = None` still gets a bound
@@ -38,13 +38,20 @@ class Session:
     zygote: Zygote
     isolation: Isolation
     slot: int
+    root: str  # the course root, where the records go
 
 
 SESSION: Session | None = None
 
 
-def record_path(folder: str, notebook: str) -> str:
-    return os.path.join(folder, f"{notebook}.grading.json")
+def _spawn(spec: dict):
+    """A kernel from the worker's zygote; a zygote that died is replaced once."""
+    try:
+        return SESSION.zygote.spawn(spec)
+    except (RuntimeError, OSError):
+        SESSION.zygote.close()
+        SESSION.zygote = Zygote()
+        return SESSION.zygote.spawn(spec)
 
 
 class SandboxExecute(Execute):
@@ -60,7 +67,7 @@ class SandboxExecute(Execute):
         if SESSION.isolation.mode == "basic":
             workdir = tempfile.mkdtemp(prefix="normlab-kernel-")
         started = time.monotonic()
-        kernel = SESSION.zygote.spawn(SESSION.isolation.spec(SESSION.slot, folder, workdir))
+        kernel = _spawn(SESSION.isolation.spec(SESSION.slot, folder, workdir))
         try:
             record = NotebookRun(kernel, info["assignment"], timeout).run(nb)
         finally:
@@ -74,8 +81,9 @@ class SandboxExecute(Execute):
             isolation=SESSION.isolation.mode,
             seconds=round(time.monotonic() - started, 3),
         )
-        with open(record_path(folder, info["notebook"]), "w") as handle:
-            json.dump(record, handle, indent=1)
+        path = notebook_record(SESSION.root, info["assignment"], info["student"], info["notebook"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record, indent=1))
         return nb, resources
 
 

@@ -5,7 +5,7 @@
 One grade cell per misconception makes this a count. For every autograded test cell the
 report reads each student's score from nbgrader's gradebook (SQLite or PostgreSQL, from the
 course's `nbgrader_config.py`) and sorts the students who lost its points into three groups,
-using the grading records the grader left next to each autograded notebook:
+using the grading records the grader kept for each notebook (see `records`):
 
 - stopped:      the cell never ran to a verdict (timeout, dead kernel), see the record's reason;
 - not written:  the function was missing or still raised NotImplementedError;
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -31,7 +30,7 @@ from normlab import figures
 from normlab.grading import CHECKS
 
 from .nbgrader_app import load_app, require_assignment
-from .runner import REPORTS
+from .records import assignment_folder, student_records
 
 NOT_WRITTEN_MARKS = ("is not written yet", "NameError", "is not defined")
 STOPPED = ("timed out", "kernel died", "not run")
@@ -59,11 +58,10 @@ class Row:
     stopped: int = 0
 
 
-def _records(autograded: str, assignment: str, student: str) -> dict[str, dict]:
-    """{grade_id: the grading record's entry} for one student's autograded notebooks."""
-    folder = os.path.join(autograded, student, assignment)
+def _records(root: str, assignment: str, student: str) -> dict[str, dict]:
+    """{grade_id: the grading record's entry} for one student's notebooks."""
     found: dict[str, dict] = {}
-    for path in sorted(Path(folder).glob("*.grading.json")):
+    for path in sorted(student_records(root, assignment, student).glob("*.json")):
         for cell in json.loads(path.read_text()).get("cells", []):
             if cell.get("grade_id"):
                 found[cell["grade_id"]] = cell
@@ -81,7 +79,7 @@ def _kind(entry: dict | None) -> str:
     return "misconception"
 
 
-def class_rows(db_url: str, autograded: str, assignment: str) -> list[Row]:
+def class_rows(db_url: str, root: str, assignment: str) -> list[Row]:
     """The report's rows, in notebook order."""
     summaries = {gid: spec.summary for gid, spec in CHECKS.get(assignment, {}).items()}
     rows: dict[str, Row] = {}
@@ -92,7 +90,7 @@ def class_rows(db_url: str, autograded: str, assignment: str) -> list[Row]:
                 if cell.cell_type == "code" and cell.name not in solution_names:
                     rows[cell.name] = Row(cell.name, summaries.get(cell.name, ""), cell.max_score)
         for submission in gb.assignment_submissions(assignment):
-            records = _records(autograded, assignment, submission.student_id)
+            records = _records(root, assignment, submission.student_id)
             for notebook in submission.notebooks:
                 for grade in notebook.grades:
                     row = rows.get(grade.name)
@@ -138,10 +136,10 @@ def write_report(assignment: str, output: str | None = None) -> list[Path]:
     app = load_app()
     coursedir = app.coursedir
     require_assignment(coursedir.db_url, assignment)
-    rows = class_rows(coursedir.db_url, coursedir.autograded_directory, assignment)
+    rows = class_rows(coursedir.db_url, coursedir.root, assignment)
     if not rows or not any(r.students for r in rows):
         raise SystemExit(f"no graded submissions of {assignment} in the gradebook")
-    folder = Path(output) if output else Path(coursedir.root) / REPORTS / assignment
+    folder = Path(output) if output else assignment_folder(coursedir.root, assignment)
     csv_path = write_csv(rows, folder / "class_report.csv")
     fig = draw(rows, f"{assignment}: misconceptions in the class")
     return [csv_path, figures.save(fig, folder / "misconceptions.png")]

@@ -22,9 +22,8 @@ from tqdm import tqdm
 
 from . import isolation as iso
 from .nbgrader_app import exchange_root, grading_config, load_app, require_assignment
+from .records import run_record
 from .worker import worker_main
-
-REPORTS = "reports"
 
 
 def _children_cpu() -> float:
@@ -43,12 +42,8 @@ def find_submissions(coursedir, assignment: str) -> list[str]:
     return sorted(found)
 
 
-def run_record_path(root: str, assignment: str) -> str:
-    return os.path.join(root, REPORTS, assignment, "grading-run.json")
-
-
-def _save_record(path: str, outcomes: list[dict], meta: dict) -> None:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+def _save_record(path, outcomes: list[dict], meta: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     previous = {}
     if os.path.exists(path):
         with open(path) as handle:
@@ -105,7 +100,7 @@ def grade(
         "seconds": round(time.monotonic() - started, 3),
         "cpu_seconds": round(_children_cpu() - cpu, 3),
     }
-    _save_record(run_record_path(coursedir.root, assignment), outcomes, summary)
+    _save_record(run_record(coursedir.root, assignment), outcomes, summary)
     return summary
 
 

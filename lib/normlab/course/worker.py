@@ -30,6 +30,7 @@ from sqlalchemy.exc import SAWarning
 
 from . import execute
 from .execute import Session
+from .records import forget_student
 from .sandbox import Zygote
 
 LOCK_RETRIES = 8
@@ -107,6 +108,7 @@ def zero_missing(db_url: str, folder: str, assignment: str, student: str) -> lis
 def grade_one(app, config, assignment: str, student: str, force: bool) -> dict:
     """Autograde one submission; the outcome as a plain dict for the run record."""
     started, cpu = time.monotonic(), _cpu_seconds()
+    forget_student(app.coursedir.root, assignment, student)
     error = None
     for attempt in range(LOCK_RETRIES):
         error = _autograde_once(app, config, assignment, student, force or attempt > 0)
@@ -115,6 +117,7 @@ def grade_one(app, config, assignment: str, student: str, force: bool) -> dict:
         time.sleep(0.2 * (attempt + 1) + random.random() * 0.3)
     outcome = {"student": student, "status": "graded", "reason": None}
     if error is not None:
+        forget_student(app.coursedir.root, assignment, student)
         coursedir = CourseDirectory(config=config)
         folder = coursedir.format_path(coursedir.autograded_directory, student, assignment)
         zeroed = zero_missing(coursedir.db_url, folder, assignment, student)
@@ -130,7 +133,7 @@ def worker_main(slot: int, app, config, isolation, assignment, force, tasks, res
     """A worker process: start a zygote, then grade students from `tasks` until None."""
     warnings.simplefilter("ignore", SAWarning)  # nbgrader's own session warnings, not ours
     zygote = Zygote()
-    execute.SESSION = Session(zygote, isolation, slot)
+    execute.SESSION = Session(zygote, isolation, slot, app.coursedir.root)
     try:
         while True:
             student = tasks.get()
