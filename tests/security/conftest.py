@@ -1,206 +1,28 @@
 """Fixtures of the adversarial suite: real courses, graded once per session.
 
 - `attack_course`: a fresh ps2 course (5 s cell timeout) with the honest class and every
-  attacker of attacks.py, graded by `python -m normlab.course grade --jobs 2`, with hashes of
-  everything grading must not change taken before and after.
+  attacker of security_attacks.py, graded by `python -m normlab.course grade --jobs 2`, with
+  hashes of everything grading must not change taken before and after.
 - `honest_course`: the honest class alone, graded the same way: the reference for "other
   students' grades unchanged".
 - `serial_honest_course`: the honest class graded by plain serial `nbgrader autograde`.
-
-Each is a `Graded`: its folder, scores per student and grade cell, the grading records, the
-`nbgrader export` rows and the command's wall time.
 """
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import io
-import json
-import subprocess
-import sys
-import time
-from dataclasses import dataclass, field
-from pathlib import Path
-
-import nbformat
 import pytest
-from nbgrader.api import Gradebook
 from security_attacks import ATTACKS
-
-from normlab.course.demo import (
-    PS2,
-    PS2_ANSWERS,
-    REPO,
-    build_course,
-    course_env,
-    fill,
-    nbgrader_command,
-    released_notebook,
-    write_submission,
+from security_course import (
+    CONFIG_EXTRA,
+    Graded,
+    protected_hashes,
+    run_grader,
+    run_nbgrader_autograde,
+    submit_attacker,
+    submit_honest,
 )
-from normlab.course.records import notebook_record
 
-TIMEOUT_S = 5
-CONFIG_EXTRA = f"c.Execute.timeout = {TIMEOUT_S}\n"
-HONEST = ("correct", "sample_variance", "wrong_axis", "in_place", "one_pass_float32", "unfilled")
-UID_BASE = 64000
-JOBS = 2
-
-
-def honest_student(kind: str) -> str:
-    return f"honest_{kind}"
-
-
-def attack_student(name: str) -> str:
-    return f"attack_{name}"
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def tree_hashes(folder: Path) -> dict[str, str]:
-    """{relative path: sha256} of every file under `folder`."""
-    found = {}
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            found[str(path.relative_to(folder))] = sha256(path)
-    return found
-
-
-def protected_hashes(course: Path) -> dict[str, dict[str, str]]:
-    """What grading must never change: the source, the release, the submissions, the config,
-    and the course library in the repo."""
-    return {
-        "solutions": tree_hashes(course / "solutions"),
-        "exercises": tree_hashes(course / "exercises"),
-        "submitted": tree_hashes(course / "submitted"),
-        "config": {"nbgrader_config.py": sha256(course / "nbgrader_config.py")},
-        "lib": tree_hashes(REPO / "lib"),
-    }
-
-
-@dataclass
-class Graded:
-    """A course after grading, and what the grading left."""
-
-    root: Path
-    seconds: float
-    output: str
-    before: dict = field(default_factory=dict)
-    after: dict = field(default_factory=dict)
-
-    def scores(self) -> dict[str, dict[str, float | None]]:
-        """{student: {grade_id: score}} from the gradebook."""
-        found: dict[str, dict[str, float | None]] = {}
-        with Gradebook(f"sqlite:///{self.root / 'gradebook.db'}") as gb:
-            for submission in gb.assignment_submissions(PS2):
-                cells = found.setdefault(submission.student.id, {})
-                for notebook in submission.notebooks:
-                    for grade in notebook.grades:
-                        cells[grade.name] = grade.score
-        return found
-
-    def total(self, student: str) -> float:
-        return sum(v or 0.0 for v in self.scores()[student].values())
-
-    def record(self, student: str) -> dict:
-        return json.loads(notebook_record(self.root, PS2, student, PS2).read_text())
-
-    def notebook(self, student: str):
-        return nbformat.read(self.root / "autograded" / student / PS2 / f"{PS2}.ipynb", 4)
-
-    def export_rows(self) -> dict[str, str]:
-        """{student: the line of `nbgrader export`'s CSV}, byte for byte."""
-        out = self.root / "grades.csv"
-        subprocess.run(
-            [*nbgrader_command(), "export", "--to", str(out)],
-            cwd=self.root,
-            env=course_env(),
-            check=True,
-            capture_output=True,
-        )
-        lines = out.read_text().splitlines()
-        header = next(csv.reader(io.StringIO(lines[0])))
-        column = header.index("student_id")
-        return {next(csv.reader(io.StringIO(line)))[column]: line for line in lines[1:]}
-
-
-def apply_edits(nb, edits: dict):
-    """The notebook tampering of attacks.py's `notebook_edits`."""
-    by_id = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells}
-    if "delete" in edits:
-        nb.cells.remove(by_id[edits["delete"]])
-    if "replace_source" in edits:
-        gid, source = edits["replace_source"]
-        by_id[gid].source = source
-    if "points" in edits:
-        gid, points = edits["points"]
-        by_id[gid].metadata["nbgrader"]["points"] = points
-    if "fake_output" in edits:
-        by_id[edits["fake_output"]].outputs = [
-            nbformat.v4.new_output("stream", name="stdout", text="ok\n")
-        ]
-    return nb
-
-
-def submit_attacker(course: Path, attack) -> None:
-    answers = {"row_stats_answer": attack.row_stats, "layer_norm_answer": attack.layer_norm}
-    prepend = [source.replace("{course}", str(course)) for source in attack.prepend]
-    nb = fill(released_notebook(course), answers, prepend)
-    write_submission(course, attack_student(attack.name), apply_edits(nb, attack.notebook_edits))
-
-
-def submit_honest(course: Path) -> None:
-    for kind in HONEST:
-        nb = fill(released_notebook(course), PS2_ANSWERS[kind])
-        write_submission(course, honest_student(kind), nb)
-
-
-def normlab_course(course: Path, *args: str) -> subprocess.CompletedProcess:
-    """`python -m normlab.course ARGS` in `course`, as an instructor would run it."""
-    return subprocess.run(
-        [sys.executable, "-m", "normlab.course", *args],
-        cwd=course,
-        env=course_env(),
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-
-
-def run_grader(course: Path, *extra: str) -> tuple[float, str]:
-    """Grade every submission with the parallel grader; (wall seconds, its output)."""
-    start = time.monotonic()
-    done = normlab_course(
-        course,
-        "grade",
-        PS2,
-        "--jobs",
-        str(JOBS),
-        "--no-progress",
-        "--uid-base",
-        str(UID_BASE),
-        *extra,
-    )
-    seconds = time.monotonic() - start
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, output[-5000:]
-    return seconds, output
-
-
-def run_nbgrader_autograde(course: Path) -> tuple[float, str]:
-    start = time.monotonic()
-    done = subprocess.run(
-        [*nbgrader_command(), "autograde", PS2],
-        cwd=course,
-        env=course_env(),
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
-    return time.monotonic() - start, done.stdout + done.stderr
+from normlab.course.demo import build_course
 
 
 @pytest.fixture(scope="session")

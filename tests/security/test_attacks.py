@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import attack_student
 from security_attacks import ATTACKS, LN_CELLS, STATS_CELLS
+from security_course import attack_student
 
 pytestmark = pytest.mark.slow
 GRADE_CELLS = STATS_CELLS + LN_CELLS

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import HONEST, JOBS, TIMEOUT_S, UID_BASE, attack_student, honest_student
 from nbgrader.api import Gradebook
+from security_course import HONEST, JOBS, TIMEOUT_S, UID_BASE, attack_student, honest_student
 
 pytestmark = pytest.mark.slow
 KILL_MARGIN_S = 5.0  # the bound: a loop ends within the cell timeout plus 5 s

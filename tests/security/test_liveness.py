@@ -5,8 +5,14 @@ exactly their fixed outcome: test_attacks.py.)"""
 from __future__ import annotations
 
 import pytest
-from conftest import CONFIG_EXTRA, Graded, attack_student, run_nbgrader_autograde, submit_attacker
 from security_attacks import ATTACKS
+from security_course import (
+    CONFIG_EXTRA,
+    Graded,
+    attack_student,
+    run_nbgrader_autograde,
+    submit_attacker,
+)
 
 from normlab.course.demo import build_course
 

@@ -10,8 +10,8 @@ import threading
 
 import nbformat
 import pytest
-from conftest import CONFIG_EXTRA, HONEST, Graded, honest_student, normlab_course, run_grader
 from nbgrader.api import Gradebook
+from security_course import CONFIG_EXTRA, HONEST, Graded, honest_student, normlab_course, run_grader
 
 from normlab.course.demo import (
     PS2,

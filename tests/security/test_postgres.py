@@ -20,8 +20,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import CONFIG_EXTRA, HONEST, Graded, honest_student, run_grader, submit_honest
 from nbgrader.api import Gradebook
+from security_course import CONFIG_EXTRA, HONEST, Graded, honest_student, run_grader, submit_honest
 
 from normlab.course.demo import PS2, build_course, fill, released_notebook, write_submission
 

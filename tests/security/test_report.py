@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 
 import pytest
-from conftest import normlab_course
+from security_course import normlab_course
 
 from normlab.course.demo import PS2, REPO, build_course, demo_class
 
