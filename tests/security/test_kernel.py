@@ -28,6 +28,7 @@ def zygote():
 @pytest.fixture
 def kernel(zygote, tmp_path):
     (tmp_path / "data.txt").write_text("the student's own file")
+    (tmp_path / "ps2_layer_norm.ipynb").write_text("{}")  # autograded: holds hidden tests
     mode = "strict" if STRICT else "basic"
     isolation = iso.Isolation(mode, hide=(str(REPO),), expose=tuple(iso.python_paths()))
     workdir = tmp_path / "work"
@@ -46,7 +47,19 @@ def run(kernel, source: str, timeout: float = 20.0, answers=None) -> str:
 
 def test_the_kernel_has_the_students_files_and_numpy(kernel):
     assert run(kernel, "print(open('data.txt').read())") == "the student's own file\n"
+    assert run(kernel, "import os; print(sorted(os.listdir('.')))") == "['data.txt']\n"
     assert run(kernel, "import numpy as np; print(np.ones(3).sum())") == "3.0\n"
+
+
+def test_notebook_features_work_as_in_a_jupyter_kernel(kernel):
+    answers = Answers()
+    plot = "%matplotlib inline\nimport matplotlib.pyplot as plt\nplt.plot([1, 2]);"
+    reply = kernel.request({"op": "cell", "source": plot}, 60, answers)
+    assert [o["output_type"] for o in reply["outputs"]] == ["display_data"]
+    assert "image/png" in reply["outputs"][0]["data"]
+    assert run(kernel, "!echo from a shell") == "from a shell\n"
+    reply = kernel.request({"op": "cell", "source": "6 * 7"}, 20, answers)
+    assert reply["outputs"][0]["data"]["text/plain"] == "42"
 
 
 @pytest.mark.skipif(not STRICT, reason="strict isolation needs root; CI runs as root")

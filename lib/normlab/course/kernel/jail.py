@@ -15,8 +15,9 @@ Two levels, chosen by the grader (see instructors/threat_model.md):
 Both levels: a new session (so the grader can kill the whole process group), every inherited
 file descriptor closed except the kernel's socket, stdin/stdout/stderr on /dev/null, and
 resource limits on address space, CPU seconds, file size, open files, core dumps and (strict)
-processes. The student's files are read into memory before anything is hidden and written into
-the private working directory afterwards.
+processes. The submission's files (but its notebooks, whose autograded copies hold the restored
+hidden tests) are read into memory before anything is hidden and written into the private
+working directory afterwards.
 
 Standard library only: this runs in the sandbox kernel, which never imports the reference.
 """
@@ -69,13 +70,14 @@ def _mount(source, target, fstype, flags, data=None) -> None:
 
 
 def read_files(folder: str) -> list[tuple[str, bytes]]:
-    """Every regular file under `folder` as (relative path, content); symlinks are skipped."""
+    """Every regular file under `folder` as (relative path, content), but notebooks (the
+    autograded copy holds the restored hidden tests) and symlinks."""
     files, total = [], 0
     for root, dirs, names in os.walk(folder, followlinks=False):
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
         for name in names:
             path = os.path.join(root, name)
-            if os.path.islink(path) or not os.path.isfile(path):
+            if name.endswith(".ipynb") or os.path.islink(path) or not os.path.isfile(path):
                 continue
             with open(path, "rb") as handle:
                 data = handle.read(MAX_FILES_BYTES + 1 - total)
