@@ -124,3 +124,19 @@ def test_feedback_shows_the_judges_message_and_no_grader_records(course_copy):
     page = (folder / f"{PS2}.html").read_text()
     assert "sample variance" in page or "n - 1" in page
     assert not list((course_copy.root / "feedback").rglob("*.json"))
+
+
+def test_basic_isolation_gives_the_same_scores(course_copy, honest_course):
+    """What a grader without root gets: the verdict still outside the kernel, same scores."""
+    done = normlab_course(
+        course_copy.root, "grade", PS2, "--force", "--isolation", "basic", "--no-progress"
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "basic isolation" in done.stdout + done.stderr
+    assert course_copy.scores() == honest_course.scores()
+
+
+def test_grading_outside_a_course_says_so_and_creates_nothing(tmp_path):
+    done = normlab_course(tmp_path, "grade", PS2, "--no-progress")
+    assert done.returncode != 0 and "No gradebook" in done.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -7,10 +7,11 @@ keeping any other step an instructor configured.
 
 It subclasses nbgrader's `Execute` so that `c.Execute.timeout` in `nbgrader_config.py` applies
 unchanged (a cell past it is interrupted, as with `interrupt_on_timeout`; the kernel options,
-`extra_arguments` and `execute_retries`, have no meaning for a forked sandbox kernel). The worker that runs nbgrader in-process sets `SESSION` (its zygote, the isolation,
-its slot and the course root) before converting a submission. For each notebook it writes a
-record (see `records`): the isolation used, whether the kernel died and why, and each test
-cell's status, message and seconds.
+`extra_arguments` and `execute_retries`, mean nothing to a forked sandbox kernel). The worker
+that runs nbgrader in-process sets `SESSION` (its zygote, the isolation, its slot and the
+course root) before converting a submission. For each notebook it writes a record (see
+`records`): the isolation used, whether the kernel died and why, and each test cell's status,
+message and seconds.
 """
 
 from __future__ import annotations

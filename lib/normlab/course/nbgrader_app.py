@@ -18,6 +18,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps.autogradeapp import AutogradeApp
 
 from .execute import autograde_preprocessors
+from .isolation import sqlite_path
 
 SQLITE_BUSY_TIMEOUT_S = 60
 
@@ -59,6 +60,12 @@ def exchange_root(app: AutogradeApp) -> str | None:
 
 def require_assignment(db_url: str, assignment: str) -> list[str]:
     """The assignment's notebook names; exit with nbgrader's advice if it is not released."""
+    database = sqlite_path(db_url)
+    if database and not os.path.exists(database):  # opening it would create an empty one
+        raise SystemExit(
+            f"No gradebook at {database}: run this in the course directory, after "
+            f"'nbgrader generate_assignment {assignment}'"
+        )
     with Gradebook(db_url) as gb:
         try:
             found = gb.find_assignment(assignment)
