@@ -9,8 +9,8 @@ else (the expected score is then 25.0). `reason` is a piece of the notebook's gr
 notebook shows it; `live_in_kernel` marks the attacks that fool plain `nbgrader autograde`
 (checked by test_liveness.py, so the defence is shown to matter).
 
-`{course}` in a source is replaced by the course's absolute path: the attacker is assumed to
-know where the course lives.
+`{course}` and `{repo}` in a source are replaced by the absolute paths of the course and of this
+repository: the attacker is assumed to know where they live.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ READ_SOLUTIONS = """\
 import glob, json, os
 _candidates = ["../../../solutions/ps2_layer_norm/ps2_layer_norm.ipynb",
                "{course}/solutions/ps2_layer_norm/ps2_layer_norm.ipynb",
-               "/work/main/solutions/ps2_layer_norm/ps2_layer_norm.ipynb"]
+               "{repo}/solutions/ps2_layer_norm/ps2_layer_norm.ipynb"]
 _candidates += glob.glob("/tmp/**/solutions/ps2_layer_norm/*.ipynb", recursive=True)[:5]
 for _path in _candidates:
     try:
@@ -99,7 +99,7 @@ for _pattern in ["{course}/submitted/*/ps2_layer_norm/*.ipynb",
                  "{course}/autograded/*/ps2_layer_norm/*.ipynb",
                  "{course}/exercises/ps2_layer_norm/*.ipynb",
                  "{course}/solutions/ps2_layer_norm/*.ipynb",
-                 "/work/main/lib/normlab/layer_norm.py"]:
+                 "{repo}/lib/normlab/layer_norm.py"]:
     for _path in glob.glob(_pattern):
         try:
             with open(_path, "a") as _handle:

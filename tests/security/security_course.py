@@ -139,7 +139,10 @@ def apply_edits(nb, edits: dict):
 
 def submit_attacker(course: Path, attack) -> None:
     answers = {"row_stats_answer": attack.row_stats, "layer_norm_answer": attack.layer_norm}
-    prepend = [source.replace("{course}", str(course)) for source in attack.prepend]
+    prepend = [
+        source.replace("{course}", str(course)).replace("{repo}", str(REPO))
+        for source in attack.prepend
+    ]
     nb = fill(released_notebook(course), answers, prepend)
     write_submission(course, attack_student(attack.name), apply_edits(nb, attack.notebook_edits))
 
