@@ -13,6 +13,8 @@ grader (`notebook`), which sees only the data the student's functions returned.
 Layout: `runner` (workers, progress, record) -> `worker` (nbgrader's converter, retries)
 -> `execute` (the nbgrader step) -> `notebook` (cells and checks) -> `sandbox` (zygote and
 kernel, timeouts, deaths) -> `kernel/` (what runs on the other side: `jail`, `shell`,
-`child`, `standins`, `channel`, `wire`). `report` reads the gradebook. The threat model is
-instructors/threat_model.md.
+`child`, `standins`, `channel`, `wire`; the grader answers the kernel's questions in
+`answers`). `isolation` decides how tightly kernels are jailed, `records` where the grader
+writes what happened, `report` reads the gradebook, `bench` measures throughput and `demo`
+builds a throwaway course. The threat model is instructors/threat_model.md.
 """
