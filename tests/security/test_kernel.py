@@ -147,3 +147,22 @@ def test_a_trusted_function_works_in_its_own_case_only(kernel):
     noted, _ = answers.end_case()
     assert reply["result"].error[0].endswith("Unavailable")
     assert noted == ("normlab.layer_norm (a trusted function kept from an earlier check)",)
+
+
+def test_a_kernel_dies_with_its_zygote(tmp_path):
+    """A grader killed mid-run leaves no kernel behind (here: the zygote is killed)."""
+    made = Zygote()
+    spec = iso.Isolation("strict" if STRICT else "basic", expose=tuple(iso.python_paths()))
+    kernel = made.spawn(spec.spec(1, str(tmp_path), str(tmp_path)))
+    try:
+        made.proc.kill()
+        made.proc.wait()
+        with pytest.raises(KernelDied):
+            run(kernel, "while True:\n    pass", timeout=30.0)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and os.path.exists(f"/proc/{kernel.pid}"):
+            time.sleep(0.1)
+        assert not os.path.exists(f"/proc/{kernel.pid}")
+    finally:
+        kernel.sock.close()
+        made.close()

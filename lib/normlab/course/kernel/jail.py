@@ -12,7 +12,8 @@ Two levels, chosen by the grader (see instructors/threat_model.md):
   per grading slot) with no supplementary groups and no_new_privs.
 - "basic" (any user): a private temporary working directory and a scrubbed environment only.
 
-Both levels: a new session (so the grader can kill the whole process group), every inherited
+Both levels: a new session (so the grader can kill the whole process group), death with the
+zygote that forked it (so a killed grader leaves no kernel behind), every inherited
 file descriptor closed except the kernel's socket, stdin/stdout/stderr on /dev/null, and
 resource limits on address space, CPU seconds, file size, open files, core dumps and (strict)
 processes. The submission's files (but its notebooks, whose autograded copies hold the restored
@@ -40,6 +41,7 @@ MS_REMOUNT = 0x20
 MS_BIND = 0x1000
 MS_REC = 0x4000
 MS_PRIVATE = 0x40000
+PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
 NEW_ROOT = "/tmp"  # the kernel's root is a tmpfs mounted here, in its own namespace
@@ -250,6 +252,9 @@ def enter(spec: dict, keep_fd: int) -> str:
         set_limits(limits)
     else:
         raise JailError(f"unknown isolation mode {spec['mode']!r}")
+    _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(pdeathsig)")
+    if os.getppid() == 1:  # the zygote is already gone
+        os._exit(0)
     os.chdir(workdir)
     os.environ.clear()
     os.environ.update({**spec.get("env", {}), "HOME": workdir, "TMPDIR": workdir})

@@ -28,6 +28,7 @@ import types
 from pathlib import Path
 
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG = 1
 NORMLAB_DIR = Path(__file__).resolve().parents[2]
 
 
@@ -122,7 +123,9 @@ def serve(control: socket.socket, shell, run_case, registry) -> None:
 def main() -> None:
     control = socket.socket(fileno=int(sys.argv[1]))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the grader's Ctrl-C is the grader's
-    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    libc = ctypes.CDLL(None)
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # die with the grading worker
     shell, run_case, registry = load_kernel_code()
     control.send(json.dumps({"ready": os.getpid()}).encode())
     serve(control, shell, run_case, registry)
