@@ -3,6 +3,7 @@ reruns one student, skips what is graded, and survives a locked SQLite gradebook
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import subprocess
@@ -24,6 +25,7 @@ from normlab.course.demo import (
     released_notebook,
     write_submission,
 )
+from normlab.course.records import run_record
 
 pytestmark = pytest.mark.slow
 
@@ -140,3 +142,20 @@ def test_grading_outside_a_course_says_so_and_creates_nothing(tmp_path):
     done = normlab_course(tmp_path, "grade", PS2, "--no-progress")
     assert done.returncode != 0 and "No gradebook" in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unreadable_notebook_is_recorded_with_zeros_and_kept(course_copy):
+    before = course_copy.export_rows()
+    broken = honest_student("correct")
+    path = course_copy.root / "submitted" / broken / PS2 / f"{PS2}.ipynb"
+    path.write_text('{"cells": [ this is not JSON')
+    done = normlab_course(course_copy.root, "rerun", PS2, broken, "--jobs", "1", "--no-progress")
+    assert done.returncode == 1 and f"failed: {broken}" in done.stderr
+    assert path.read_text() == '{"cells": [ this is not JSON'  # what the student sent, kept
+    record = json.loads(run_record(course_copy.root, PS2).read_text())
+    entry = next(s for s in record["students"] if s["student"] == broken)
+    assert entry["status"] == "failed" and "JSON" in entry["reason"]
+    assert set(course_copy.scores()[broken].values()) == {0.0}
+    after = course_copy.export_rows()
+    del before[broken], after[broken]
+    assert after == before
