@@ -70,6 +70,22 @@ def test_a_strict_kernel_sees_no_course_no_repo_and_cannot_write(kernel):
     assert "No such file" in run(kernel, "open('/etc/passwd')")
 
 
+@pytest.mark.skipif(not STRICT, reason="the chroot jail needs root; basic isolation has no root")
+def test_a_strict_kernel_sees_an_environment_that_lives_under_tmp(zygote, tmp_path):
+    """A checkout under /tmp (CI's fresh clone) must still expose its .venv to the kernel."""
+    environment = tmp_path / "checkout" / ".venv"
+    environment.mkdir(parents=True)
+    (environment / "marker.txt").write_text("visible")
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    isolation = iso.Isolation("strict", hide=(), expose=(*iso.python_paths(), str(environment)))
+    made = zygote.spawn(isolation.spec(0, str(tmp_path / "checkout"), str(workdir)))
+    try:
+        assert run(made, f"print(open({str(environment / 'marker.txt')!r}).read())") == "visible\n"
+    finally:
+        made.close()
+
+
 def test_normlab_is_a_stand_in_and_numpy_var_goes_through_the_grader(kernel):
     answers = Answers()
     run(

@@ -178,8 +178,10 @@ def build_root(expose, hide, tmp_bytes: int) -> None:
     for path in expose:
         if any(_under(os.path.realpath(path), done) for done in bound):
             continue
-        _mount_point(new + path, path)
-        _bind(f"/proc/self/fd/{handles[path]}", new + path)
+        # the handle, not the path: a path under /tmp is covered by the new root by now
+        source = f"/proc/self/fd/{handles[path]}"
+        _mount_point(new + path, source)
+        _bind(source, new + path)
         bound.append(path)
     for fd in handles.values():
         os.close(fd)
