@@ -1,0 +1,66 @@
+"""divisor: population variance / mean square, dividing by n, not n - 1."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import partial
+
+import numpy as np
+
+from .. import family
+from ..cases import Case
+from ..evidence import fmt, record, where
+from ..spec import CheckSpec
+from .family_judge import family_judge, first_difference, record_evidence
+from .kind import NormKind, call, messy, rng_for
+
+
+def divisor_spec(kind: NormKind, grade_id: str = "population_variance") -> CheckSpec:
+    stat = "variance" if kind.center else "mean square"
+
+    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
+        rng = rng_for(seed, grade_id)
+        # large spread: eps is negligible, only the divisor shows
+        shapes = [(3, 4), (2, 3, 5)] + ([(8, 8), (2, 2, 3, 6)] if hidden else [])
+        return [call(kind, messy(rng, s, spread=(2.0, 40.0)), tag="divisor") for s in shapes]
+
+    def accept(v, case):
+        return v.divisor == "n"
+
+    def explain(v, case, x, y, result):
+        n = int(np.prod([x.shape[a] for a in v.axes]))
+        z = family.normalize(x, replace(v, divisor="n"), case.meta["eps"])
+        evidence = record_evidence(x, y, z, first_difference(y, z))
+        if v.divisor == "n-1":
+            return (
+                f"Sample variance: for {where(case)}, {kind.function} divides the sum of squares "
+                f"by n - 1 = {n - 1} (np.var(ddof=1), torch.var's default). {kind.title} uses "
+                f"the population {stat}: divide by n = {n}, so every output is "
+                f"sqrt({n - 1}/{n}) = {np.sqrt((n - 1) / n):.4f} times too small." + evidence
+            )
+        return (
+            f"Sum of squares: for {where(case)}, {kind.function} divides by the root of the "
+            f"sum of squares (an L2 norm), not of their mean: the {stat} divides by n = {n}, "
+            f"so your outputs are sqrt({n}) times too small." + evidence
+        )
+
+    def fallback(case, x, y, result):
+        axes = kind.correct_axes(x.ndim)
+        m2 = (y * y).mean(axis=axes) if not kind.center else y.var(axis=axes)
+        bad = ~(np.abs(m2 - 1) <= 1e-4)
+        if bad.any():
+            r = tuple(np.argwhere(bad)[0])
+            return (
+                f"Scale: for {where(case)}, output {'feature' if kind.leading_axes else 'record'} "
+                f"{record(r)} has {stat} {fmt(m2[r])}, not 1: divide by the square root of the "
+                f"population {stat} (divide by n, not n - 1)."
+            )
+        return None
+
+    return CheckSpec(
+        grade_id,
+        (kind.function,),
+        make_cases,
+        partial(family_judge, kind, accept, explain, fallback),
+        f"population {stat}: divide by n, not n - 1",
+    )

@@ -1,0 +1,61 @@
+"""The judge shared by the cells that read one choice of the family.
+
+It asks which members of the family (`normlab.grading.family`) the student's output
+matches; a match that is right on this cell's choice passes. A match that is wrong
+is explained against the closest member; no match at all falls back on the property.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import family
+from ..evidence import array_output, fmt, record, worst
+from .kind import NormKind
+
+
+def _wrongness(v: family.Variant, kind: NormKind, ndim: int, eps: float) -> int:
+    good_eps = v.eps_mode == "inside" or (v.eps_mode == "fixed" and v.fixed_eps == eps)
+    return (
+        (v.axes != kind.correct_axes(ndim))
+        + (v.center != kind.center)
+        + (v.divisor != "n")
+        + (not good_eps)
+    )
+
+
+def family_judge(kind: NormKind, accept, explain, fallback, cases, results):
+    """Shared judge: pass a case when a matching variant is right on this cell's choice."""
+    for case, result in zip(cases, results, strict=True):
+        y, problem = array_output(kind.function, case, result)
+        if problem:
+            return problem
+        x = np.asarray(case.args[0], dtype=np.float64)
+        eps = case.meta["eps"]
+        matches = family.matching(x, eps, y)
+        if any(accept(v, case) for v in matches):
+            continue
+        if matches:
+            closest = min(matches, key=lambda v: _wrongness(v, kind, x.ndim, eps))
+            return explain(closest, case, x, y, result)
+        message = fallback(case, x, y, result)
+        if message:
+            return message
+    return None
+
+
+def correct_variant(kind: NormKind, ndim: int) -> family.Variant:
+    """The member of the family the student should have written."""
+    return family.Variant(kind.correct_axes(ndim), kind.center, "n", "inside")
+
+
+def first_difference(y, z) -> tuple:
+    index = worst(y, z, family.MATCH_RTOL, family.MATCH_ATOL)
+    return index if index is not None else (0,) * np.ndim(y)
+
+
+def record_evidence(x, y, z, index, ndim_lead: bool = True) -> str:
+    r = tuple(index[:-1])
+    if not r:
+        return f" You returned {fmt(y)}; expected {fmt(z)}."
+    return f" Record {record(r)}: you returned {fmt(y[r])}; expected {fmt(z[r])}."
