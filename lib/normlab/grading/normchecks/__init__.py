@@ -21,8 +21,9 @@ matches; when it matches none (a bug the family does not know), they fall back o
 the property itself. Either way a bug costs the cells of its own misconception.
 
 One module per misconception above, named as in the table; besides them
-`kind` (`NormKind`: what the student's function should be, and the cases that
-call it) and `family_judge` (the judge shared by the cells that read a choice).
+`kind` (`NormKind`: what the student's function should be, the cases that call
+it, `norm_spec`), `family_judge` (the judge of the cells that read a choice) and
+`paired` (the judge of the cells that compare two calls: affine, numerics).
 """
 
 from __future__ import annotations

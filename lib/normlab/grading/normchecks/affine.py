@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..cases import Case
-from ..evidence import array_output, fmt, record, where, worst
+from ..evidence import fmt, record, where, worst
 from ..spec import CheckSpec
-from .kind import NormKind, call, messy, rng_for
+from .kind import NormKind, call, messy, norm_spec, rng_for
+from .paired import paired_judge
 
 
 def affine_spec(kind: NormKind, grade_id: str = "gain_and_bias") -> CheckSpec:
@@ -32,32 +33,19 @@ def affine_spec(kind: NormKind, grade_id: str = "gain_and_bias") -> CheckSpec:
             cases.append(call(kind, x, gamma=g, beta=b, tag="affine", pair=pair))
         return cases
 
-    def judge(cases, results):
-        for i in range(0, len(cases), 2):
-            plain_case, affine_case = cases[i], cases[i + 1]
-            y1, problem = array_output(kind.function, plain_case, results[i])
-            if problem:
-                return problem
-            yg, problem = array_output(kind.function, affine_case, results[i + 1])
-            if problem:
-                return problem
-            gamma = np.asarray(affine_case.args[1], dtype=np.float64)
-            beta = np.asarray(affine_case.args[2], dtype=np.float64) if kind.has_beta else 0.0
-            expected = gamma * y1 + beta
-            scale = 1.0 + np.abs(expected).max()
-            index = worst(yg, expected, 1e-6, 1e-8 * scale)
-            if index is None:
-                continue
-            return _affine_message(kind, affine_case, y1, yg, gamma, beta, expected, index)
-        return None
+    def judge_pair(affine_case, y1, yg, result):
+        gamma = np.asarray(affine_case.args[1], dtype=np.float64)
+        beta = np.asarray(affine_case.args[2], dtype=np.float64) if kind.has_beta else 0.0
+        expected = gamma * y1 + beta
+        scale = 1.0 + np.abs(expected).max()
+        index = worst(yg, expected, 1e-6, 1e-8 * scale)
+        if index is None:
+            return None
+        return _affine_message(kind, affine_case, y1, yg, gamma, beta, expected, index)
 
-    return CheckSpec(
-        grade_id,
-        (kind.function,),
-        make_cases,
-        judge,
-        "gamma (and beta) per feature, after normalizing",
-    )
+    judge = paired_judge(kind, judge_pair)
+    summary = "gamma (and beta) per feature, after normalizing"
+    return norm_spec(kind, grade_id, make_cases, judge, summary)
 
 
 def _affine_message(kind, case, y1, yg, gamma, beta, expected, index) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 
 import numpy as np
 
@@ -11,7 +10,7 @@ from .. import family
 from ..cases import Case
 from ..evidence import where
 from ..spec import CheckSpec
-from .family_judge import family_judge, first_difference, record_evidence
+from .family_judge import evidence_of_difference, family_spec
 from .kind import NormKind, call, messy, rng_for
 
 
@@ -47,7 +46,7 @@ def axis_spec(kind: NormKind, grade_id: str = "axis") -> CheckSpec:
     def explain(v, case, x, y, result):
         right = kind.correct_axes(x.ndim)
         z = family.normalize(x, replace(v, axes=right), case.meta["eps"])
-        evidence = record_evidence(x, y, z, first_difference(y, z))
+        evidence = evidence_of_difference(y, z)
         return (
             f"Wrong axis: for {where(case)}, {kind.function} takes its statistics over "
             f"{family.describe_axes(v.axes, x.ndim)}. {kind.title} takes them over "
@@ -64,10 +63,5 @@ def axis_spec(kind: NormKind, grade_id: str = "axis") -> CheckSpec:
             f"{kind.title} takes its mean and variance over {where_}."
         )
 
-    return CheckSpec(
-        grade_id,
-        (kind.function,),
-        make_cases,
-        partial(family_judge, kind, accept, explain, fallback),
-        f"{kind.title}: statistics over {where_}",
-    )
+    summary = f"{kind.title}: statistics over {where_}"
+    return family_spec(kind, grade_id, make_cases, accept, explain, fallback, summary)

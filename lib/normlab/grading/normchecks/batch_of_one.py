@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..cases import Case
 from ..evidence import failure_of_call, where
 from ..spec import CheckSpec
-from .kind import NormKind, call, messy, rng_for
+from .kind import NormKind, call, messy, norm_spec, rng_for
 
 
 def batch_of_one_spec(kind: NormKind, grade_id: str = "batch_of_one") -> CheckSpec:
@@ -41,10 +41,5 @@ def batch_of_one_spec(kind: NormKind, grade_id: str = "batch_of_one") -> CheckSp
                 )
         return None
 
-    return CheckSpec(
-        grade_id,
-        (kind.function,),
-        make_cases,
-        judge,
-        "a single record raises ValueError (batch-norm needs a crowd)",
-    )
+    summary = "a single record raises ValueError (batch-norm needs a crowd)"
+    return norm_spec(kind, grade_id, make_cases, judge, summary)

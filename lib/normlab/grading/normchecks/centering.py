@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 
 import numpy as np
 
@@ -11,7 +10,7 @@ from .. import family
 from ..cases import Case
 from ..evidence import fmt, record, where
 from ..spec import CheckSpec
-from .family_judge import family_judge, first_difference, record_evidence
+from .family_judge import evidence_of_difference, family_spec
 from .kind import NormKind, call, messy, rng_for
 
 
@@ -28,7 +27,7 @@ def centering_spec(kind: NormKind, grade_id: str = "centering") -> CheckSpec:
 
     def explain(v, case, x, y, result):
         z = family.normalize(x, replace(v, center=kind.center), case.meta["eps"])
-        evidence = record_evidence(x, y, z, first_difference(y, z))
+        evidence = evidence_of_difference(y, z)
         if kind.center:
             return (
                 f"No centring: for {where(case)}, {kind.function} does not subtract the mean "
@@ -62,10 +61,5 @@ def centering_spec(kind: NormKind, grade_id: str = "centering") -> CheckSpec:
                 )
         return None
 
-    return CheckSpec(
-        grade_id,
-        (kind.function,),
-        make_cases,
-        partial(family_judge, kind, accept, explain, fallback),
-        "subtracts the mean" if kind.center else "does not subtract the mean",
-    )
+    summary = "subtracts the mean" if kind.center else "does not subtract the mean"
+    return family_spec(kind, grade_id, make_cases, accept, explain, fallback, summary)

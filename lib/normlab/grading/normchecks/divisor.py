@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 
 import numpy as np
 
@@ -11,12 +10,12 @@ from .. import family
 from ..cases import Case
 from ..evidence import fmt, record, where
 from ..spec import CheckSpec
-from .family_judge import family_judge, first_difference, record_evidence
+from .family_judge import evidence_of_difference, family_spec
 from .kind import NormKind, call, messy, rng_for
 
 
 def divisor_spec(kind: NormKind, grade_id: str = "population_variance") -> CheckSpec:
-    stat = "variance" if kind.center else "mean square"
+    stat = kind.statistic_name
 
     def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
         rng = rng_for(seed, grade_id)
@@ -30,7 +29,7 @@ def divisor_spec(kind: NormKind, grade_id: str = "population_variance") -> Check
     def explain(v, case, x, y, result):
         n = int(np.prod([x.shape[a] for a in v.axes]))
         z = family.normalize(x, replace(v, divisor="n"), case.meta["eps"])
-        evidence = record_evidence(x, y, z, first_difference(y, z))
+        evidence = evidence_of_difference(y, z)
         if v.divisor == "n-1":
             return (
                 f"Sample variance: for {where(case)}, {kind.function} divides the sum of squares "
@@ -45,8 +44,7 @@ def divisor_spec(kind: NormKind, grade_id: str = "population_variance") -> Check
         )
 
     def fallback(case, x, y, result):
-        axes = kind.correct_axes(x.ndim)
-        m2 = (y * y).mean(axis=axes) if not kind.center else y.var(axis=axes)
+        m2 = kind.statistic(y)
         bad = ~(np.abs(m2 - 1) <= 1e-4)
         if bad.any():
             r = tuple(np.argwhere(bad)[0])
@@ -57,10 +55,5 @@ def divisor_spec(kind: NormKind, grade_id: str = "population_variance") -> Check
             )
         return None
 
-    return CheckSpec(
-        grade_id,
-        (kind.function,),
-        make_cases,
-        partial(family_judge, kind, accept, explain, fallback),
-        f"population {stat}: divide by n, not n - 1",
-    )
+    summary = f"population {stat}: divide by n, not n - 1"
+    return family_spec(kind, grade_id, make_cases, accept, explain, fallback, summary)

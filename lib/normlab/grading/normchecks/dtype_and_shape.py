@@ -7,7 +7,7 @@ import numpy as np
 from ..cases import Case
 from ..evidence import failure_of_call, where
 from ..spec import CheckSpec
-from .kind import NormKind, call, messy, rng_for
+from .kind import NormKind, call, messy, norm_spec, rng_for
 
 
 def dtype_shape_spec(kind: NormKind, grade_id: str = "dtype_and_shape") -> CheckSpec:
@@ -47,10 +47,5 @@ def dtype_shape_spec(kind: NormKind, grade_id: str = "dtype_and_shape") -> Check
                 )
         return None
 
-    return CheckSpec(
-        grade_id,
-        (kind.function,),
-        make_cases,
-        judge,
-        "returns an array of the input's shape and dtype",
-    )
+    summary = "returns an array of the input's shape and dtype"
+    return norm_spec(kind, grade_id, make_cases, judge, summary)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 
 import numpy as np
 
@@ -11,7 +10,7 @@ from .. import family
 from ..cases import Case
 from ..evidence import fmt, record, warned, where
 from ..spec import CheckSpec
-from .family_judge import correct_variant, family_judge, first_difference, record_evidence
+from .family_judge import correct_variant, evidence_of_difference, family_spec
 from .kind import NormKind, call, messy, rng_for
 
 
@@ -55,8 +54,7 @@ def eps_spec(kind: NormKind, grade_id: str = "eps_placement") -> CheckSpec:
     def explain(v, case, x, y, result):
         eps = case.meta["eps"]
         z = family.normalize(x, replace(v, eps_mode="inside", fixed_eps=0.0), eps)
-        index = first_difference(y, z)
-        evidence = record_evidence(x, y, z, index) + warned(result)
+        evidence = evidence_of_difference(y, z) + warned(result)
         if v.eps_mode == "outside":
             return (
                 f"eps outside the square root: for {where(case)}, {kind.function} computes "
@@ -91,23 +89,15 @@ def eps_spec(kind: NormKind, grade_id: str = "eps_placement") -> CheckSpec:
                 f"{warned(result)}: a record of zero variance must give beta, eps inside the "
                 f"square root keeps the division finite."
             )
-        axes = kind.correct_axes(x.ndim)
-        got = y.var(axis=axes) if kind.center else (y * y).mean(axis=axes)
-        want = z.var(axis=axes) if kind.center else (z * z).mean(axis=axes)
+        got, want = kind.statistic(y), kind.statistic(z)
         bad = ~(np.abs(got - want) <= 1e-3 * np.abs(want) + 1e-9)
         if bad.any():
             r = tuple(np.argwhere(bad)[0])
             return (
-                f"eps: for {where(case)}, output record {record(r)} has "
-                f"{'variance' if kind.center else 'mean square'} {fmt(got[r])}; eps = {eps:g} "
-                f"inside the square root gives {fmt(want[r])}."
+                f"eps: for {where(case)}, output record {record(r)} has {kind.statistic_name} "
+                f"{fmt(got[r])}; eps = {eps:g} inside the square root gives {fmt(want[r])}."
             )
         return None
 
-    return CheckSpec(
-        grade_id,
-        (kind.function,),
-        make_cases,
-        partial(family_judge, kind, accept, explain, fallback),
-        "eps inside the square root, the argument honoured",
-    )
+    summary = "eps inside the square root, the argument honoured"
+    return family_spec(kind, grade_id, make_cases, accept, explain, fallback, summary)

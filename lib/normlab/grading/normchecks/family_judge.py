@@ -7,11 +7,14 @@ is explained against the closest member; no match at all falls back on the prope
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from .. import family
 from ..evidence import array_output, fmt, record, worst
-from .kind import NormKind
+from ..spec import CheckSpec
+from .kind import NormKind, norm_spec
 
 
 def _wrongness(v: family.Variant, kind: NormKind, ndim: int, eps: float) -> int:
@@ -49,12 +52,24 @@ def correct_variant(kind: NormKind, ndim: int) -> family.Variant:
     return family.Variant(kind.correct_axes(ndim), kind.center, "n", "inside")
 
 
-def first_difference(y, z) -> tuple:
+def family_spec(
+    kind: NormKind, grade_id: str, make_cases, accept, explain, fallback, summary: str
+) -> CheckSpec:
+    """The CheckSpec of a cell judged by `family_judge`.
+
+    accept(variant, case) -> bool     is a matching variant right on this cell's choice?
+    explain(variant, case, x, y, result) -> str     the message for the closest wrong one
+    fallback(case, x, y, result) -> None | str      when no variant matches: the property
+    """
+    judge = partial(family_judge, kind, accept, explain, fallback)
+    return norm_spec(kind, grade_id, make_cases, judge, summary)
+
+
+def evidence_of_difference(y, z) -> str:
+    """The record where the output y differs most from z (the same variant, this choice right)."""
     index = worst(y, z, family.MATCH_RTOL, family.MATCH_ATOL)
-    return index if index is not None else (0,) * np.ndim(y)
-
-
-def record_evidence(x, y, z, index, ndim_lead: bool = True) -> str:
+    if index is None:
+        index = (0,) * np.ndim(y)
     r = tuple(index[:-1])
     if not r:
         return f" You returned {fmt(y)}; expected {fmt(z)}."

@@ -7,7 +7,7 @@ import numpy as np
 from ..cases import Case
 from ..evidence import array_output, where
 from ..spec import CheckSpec
-from .kind import NormKind, call, messy, rng_for
+from .kind import NormKind, call, messy, norm_spec, rng_for
 
 
 def independence_spec(kind: NormKind, grade_id: str = "independence") -> CheckSpec:
@@ -63,13 +63,8 @@ def independence_spec(kind: NormKind, grade_id: str = "independence") -> CheckSp
                         return message
         return None
 
-    return CheckSpec(
-        grade_id,
-        (kind.function,),
-        make_cases,
-        judge,
-        "records independent: alone = in a batch, no state",
-    )
+    summary = "records independent: alone = in a batch, no state"
+    return norm_spec(kind, grade_id, make_cases, judge, summary)
 
 
 def _independence_message(kind: NormKind, case: Case, y, x0, y0) -> str | None:

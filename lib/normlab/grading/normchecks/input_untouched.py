@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..cases import Case
 from ..evidence import failure_of_call, where
 from ..spec import CheckSpec
-from .kind import NormKind, call, messy, rng_for
+from .kind import NormKind, call, messy, norm_spec, rng_for
 
 
 def untouched_spec(kind: NormKind, grade_id: str = "input_untouched") -> CheckSpec:
@@ -36,10 +36,5 @@ def untouched_spec(kind: NormKind, grade_id: str = "input_untouched") -> CheckSp
                 )
         return None
 
-    return CheckSpec(
-        grade_id,
-        (kind.function,),
-        make_cases,
-        judge,
-        "does not write into its arguments",
-    )
+    summary = "does not write into its arguments"
+    return norm_spec(kind, grade_id, make_cases, judge, summary)

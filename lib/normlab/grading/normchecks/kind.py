@@ -1,7 +1,8 @@
 """What the student's normalization should be (`NormKind`), and the cases that call it.
 
-The random data every builder draws from (`rng_for`, `messy`) and `call`, one call of
-the student's function, are here too, so that ps5 and ps6 can draw the same kind of data.
+The random data every builder draws from (`rng_for`, `messy`; ps5 and ps6 draw theirs
+from them too), `call`, one call of the student's function, and `norm_spec`, the
+CheckSpec of a cell that calls it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cases import Case
+from ..spec import CheckSpec
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,15 @@ class NormKind:
     @property
     def param_names(self) -> tuple[str, ...]:
         return ("x", "gamma", "beta", "eps") if self.has_beta else ("x", "gamma", "eps")
+
+    @property
+    def statistic_name(self) -> str:
+        return "variance" if self.center else "mean square"
+
+    def statistic(self, y: np.ndarray) -> np.ndarray:
+        """What the normalization divides by, over the correct axes: variance or mean square."""
+        axes = self.correct_axes(y.ndim)
+        return y.var(axis=axes) if self.center else (y * y).mean(axis=axes)
 
     def signature(self) -> str:
         return f"{self.function}({', '.join(self.param_names[:-1])}, eps={self.default_eps:g})"
@@ -75,3 +86,8 @@ def call(kind: NormKind, x, *, gamma=None, beta=None, eps=None, tag="", label=""
             label += f", {x.dtype}"
     meta = {"eps": kind.default_eps if eps is None else float(eps), "eps_passed": eps, **meta}
     return Case(kind.function, "call", args, tag=tag, label=label, meta=meta)
+
+
+def norm_spec(kind: NormKind, grade_id: str, make_cases, judge, summary: str) -> CheckSpec:
+    """The CheckSpec of a cell that calls the student's normalization (kind.function)."""
+    return CheckSpec(grade_id, (kind.function,), make_cases, judge, summary)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..cases import Case
-from ..evidence import array_output, fmt, record, warned, where, worst
+from ..evidence import fmt, record, warned, where, worst
 from ..spec import CheckSpec
-from .kind import NormKind, call, rng_for
+from .kind import NormKind, call, norm_spec, rng_for
+from .paired import paired_judge
 
 
 def numerics_spec(kind: NormKind, grade_id: str = "numerics") -> CheckSpec:
@@ -34,32 +35,19 @@ def numerics_spec(kind: NormKind, grade_id: str = "numerics") -> CheckSpec:
             cases.append(call(kind, far32, tag="float32", pair=pair, label=label))
         return cases
 
-    def judge(cases, results):
-        for i in range(0, len(cases), 2):
-            case64, case32 = cases[i], cases[i + 1]
-            y64, problem = array_output(kind.function, case64, results[i])
-            if problem:
-                return problem
-            y32, problem = array_output(kind.function, case32, results[i + 1])
-            if problem:
-                return problem
-            index = worst(y32, y64, 0.0, 2e-2 * (1 + np.abs(y64).max()))
-            if index is None:
-                continue
-            r = tuple(index[:-1])
-            return (
-                f"Numerics: for {where(case32)}, record {record(r)} gives {fmt(y32[r])}, but "
-                f"your own function on the same numbers in float64 gives {fmt(y64[r])}"
-                f"{warned(results[i + 1])}. Far from zero, E[x^2] - E[x]^2 subtracts two huge, "
-                f"nearly equal numbers and the variance cancels (it can even turn negative): "
-                f"subtract the mean first, then average the squares (two passes)."
-            )
-        return None
+    def judge_pair(case32, y64, y32, result32):
+        index = worst(y32, y64, 0.0, 2e-2 * (1 + np.abs(y64).max()))
+        if index is None:
+            return None
+        r = tuple(index[:-1])
+        return (
+            f"Numerics: for {where(case32)}, record {record(r)} gives {fmt(y32[r])}, but "
+            f"your own function on the same numbers in float64 gives {fmt(y64[r])}"
+            f"{warned(result32)}. Far from zero, E[x^2] - E[x]^2 subtracts two huge, "
+            f"nearly equal numbers and the variance cancels (it can even turn negative): "
+            f"subtract the mean first, then average the squares (two passes)."
+        )
 
-    return CheckSpec(
-        grade_id,
-        (kind.function,),
-        make_cases,
-        judge,
-        "float32 records far from zero (no cancellation)",
-    )
+    judge = paired_judge(kind, judge_pair)
+    summary = "float32 records far from zero (no cancellation)"
+    return norm_spec(kind, grade_id, make_cases, judge, summary)

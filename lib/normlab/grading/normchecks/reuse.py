@@ -6,7 +6,7 @@ from ..cases import Case
 from ..evidence import failure_of_call
 from ..spec import CheckSpec
 from ..tripwire import TRIPWIRE_REMOVED
-from .kind import NormKind, call, messy, rng_for
+from .kind import NormKind, call, messy, norm_spec, rng_for
 
 LIBRARY_PREFIXES = ("normlab.", "torch.")
 
@@ -44,10 +44,5 @@ def reuse_spec(kind: NormKind, grade_id: str = "reference_reuse") -> CheckSpec:
                 return problem
         return None
 
-    return CheckSpec(
-        grade_id,
-        (kind.function,),
-        make_cases,
-        judge,
-        "written by hand: no library normalization called",
-    )
+    summary = "written by hand: no library normalization called"
+    return norm_spec(kind, grade_id, make_cases, judge, summary)
