@@ -75,37 +75,52 @@ def _mean_axes(x: np.ndarray, mean: np.ndarray):
     return None
 
 
-def _judge_stats_axis(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        pair, problem = _pair(case, result)
-        if problem:
-            return problem
-        mean, var = pair
-        x = case.args[0]
-        want_mean = x.mean(axis=-1)
-        variances = (x.var(axis=-1), x.var(axis=-1, ddof=1))
-        if _same(mean, want_mean) and any(_same(var, v) for v in variances):
-            continue
-        axes = _mean_axes(x, mean)
-        if axes is not None and axes != (x.ndim - 1,):
-            return (
-                f"Wrong axis: for {where(case)}, row_stats averages over "
-                f"{family.describe_axes(axes, x.ndim)}. The statistics of a record are over its "
-                f"own features, the last axis: x.mean(axis=-1) has shape {want_mean.shape}."
-            )
-        if not _same(mean, want_mean):
-            return (
-                f"Mean: for {where(case)}, your mean {fmt(mean)} is not the mean over the last "
-                f"axis, {fmt(want_mean)}."
-            )
-        r = _first_gap(var, variances[0])
-        shown = var.reshape(want_mean.shape)[r] if var.size == want_mean.size else var
+def _each_case(judge_stats):
+    """judge(cases, results) from judge_stats(case, mean, var) -> None | message.
+
+    Each case's (mean, var) is read in turn (a call that failed, or did not return two
+    arrays, is the message); the first message wins.
+    """
+
+    def judge(cases, results):
+        for case, result in zip(cases, results, strict=True):
+            pair, problem = _pair(case, result)
+            if problem:
+                return problem
+            message = judge_stats(case, *pair)
+            if message:
+                return message
+        return None
+
+    return judge
+
+
+@_each_case
+def _judge_stats_axis(case, mean, var):
+    x = case.args[0]
+    want_mean = x.mean(axis=-1)
+    variances = (x.var(axis=-1), x.var(axis=-1, ddof=1))
+    if _same(mean, want_mean) and any(_same(var, v) for v in variances):
+        return None
+    axes = _mean_axes(x, mean)
+    if axes is not None and axes != (x.ndim - 1,):
         return (
-            f"Variance: for {where(case)}, your variance does not come from each record's own "
-            f"features (last axis): record {record(r)} has variance {fmt(variances[0][r])}, "
-            f"you returned {fmt(shown)}."
+            f"Wrong axis: for {where(case)}, row_stats averages over "
+            f"{family.describe_axes(axes, x.ndim)}. The statistics of a record are over its "
+            f"own features, the last axis: x.mean(axis=-1) has shape {want_mean.shape}."
         )
-    return None
+    if not _same(mean, want_mean):
+        return (
+            f"Mean: for {where(case)}, your mean {fmt(mean)} is not the mean over the last "
+            f"axis, {fmt(want_mean)}."
+        )
+    r = _first_gap(var, variances[0])
+    shown = var.reshape(want_mean.shape)[r] if var.size == want_mean.size else var
+    return (
+        f"Variance: for {where(case)}, your variance does not come from each record's own "
+        f"features (last axis): record {record(r)} has variance {fmt(variances[0][r])}, "
+        f"you returned {fmt(shown)}."
+    )
 
 
 def _first_gap(got: np.ndarray, want: np.ndarray) -> tuple:
@@ -115,48 +130,40 @@ def _first_gap(got: np.ndarray, want: np.ndarray) -> tuple:
     return tuple(int(i) for i in np.unravel_index(int(np.nanargmax(gap)), gap.shape))
 
 
-def _judge_stats_variance(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        pair, problem = _pair(case, result)
-        if problem:
-            return problem
-        mean, var = pair
-        x = case.args[0]
-        axes = _mean_axes(x, mean) or (x.ndim - 1,)
-        population = x.var(axis=axes)
-        if _same(var, population):
-            continue
-        n = int(np.prod([x.shape[a] for a in axes]))
-        if _same(var, x.var(axis=axes, ddof=1)):
-            return (
-                f"Sample variance: for {where(case)}, row_stats divides by n - 1 = {n - 1} "
-                f"(np.var(ddof=1), torch.var's default). LayerNorm's variance describes the "
-                f"record itself: the population variance divides by n = {n}. For "
-                f"[1, 2, 3, 4] that is 1.25, not 5/3."
-            )
-        r = _first_gap(var, population)
-        shown = var.reshape(population.shape)[r] if var.size == population.size else var
+@_each_case
+def _judge_stats_variance(case, mean, var):
+    x = case.args[0]
+    axes = _mean_axes(x, mean) or (x.ndim - 1,)
+    population = x.var(axis=axes)
+    if _same(var, population):
+        return None
+    n = int(np.prod([x.shape[a] for a in axes]))
+    if _same(var, x.var(axis=axes, ddof=1)):
         return (
-            f"Variance: for {where(case)}, row_stats returned {fmt(shown)} where the population "
-            f"variance (mean of squared deviations from the record's mean) is "
-            f"{fmt(population[r] if r else population)}."
+            f"Sample variance: for {where(case)}, row_stats divides by n - 1 = {n - 1} "
+            f"(np.var(ddof=1), torch.var's default). LayerNorm's variance describes the "
+            f"record itself: the population variance divides by n = {n}. For "
+            f"[1, 2, 3, 4] that is 1.25, not 5/3."
         )
-    return None
+    r = _first_gap(var, population)
+    shown = var.reshape(population.shape)[r] if var.size == population.size else var
+    return (
+        f"Variance: for {where(case)}, row_stats returned {fmt(shown)} where the population "
+        f"variance (mean of squared deviations from the record's mean) is "
+        f"{fmt(population[r] if r else population)}."
+    )
 
 
-def _judge_stats_shape(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        pair, problem = _pair(case, result)
-        if problem:
-            return problem
-        want = case.args[0].shape[:-1]
-        for name, value in zip(("mean", "var"), pair, strict=True):
-            if value.shape != want:
-                hint = " (drop keepdims=True)" if value.shape == (*want, 1) else ""
-                return (
-                    f"Shape: for {where(case)}, row_stats returned a {name} of shape "
-                    f"{value.shape}; one value per record is shape x.shape[:-1] = {want}{hint}."
-                )
+@_each_case
+def _judge_stats_shape(case, mean, var):
+    want = case.args[0].shape[:-1]
+    for name, value in (("mean", mean), ("var", var)):
+        if value.shape != want:
+            hint = " (drop keepdims=True)" if value.shape == (*want, 1) else ""
+            return (
+                f"Shape: for {where(case)}, row_stats returned a {name} of shape "
+                f"{value.shape}; one value per record is shape x.shape[:-1] = {want}{hint}."
+            )
     return None
 
 
