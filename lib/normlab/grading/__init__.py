@@ -17,6 +17,7 @@ arXiv:1607.06450), not from the `normlab` a student's kernel can patch.
 
 The interface (stable; `normlab.course` runs the same checks out of the kernel)
 ---------------------------------------------------------------------------
+ASSIGNMENTS          the assignment ids, in the course's order (CHECKS's keys)
 CHECKS[assignment][grade_id] -> CheckSpec with
     targets          names read from the student's namespace, in `check`'s order
                      (functions to call; for ps1, plain values)
@@ -51,30 +52,17 @@ never ran. `cell_verdict` does exactly that in one process.
 
 from __future__ import annotations
 
-from . import (
-    ps1_by_hand,
-    ps2_layer_norm,
-    ps3_axes,
-    ps4_rmsnorm,
-    ps5_backward,
-    ps6_stability_speed,
-)
+from . import ps1_by_hand, ps2_layer_norm, ps3_axes, ps4_rmsnorm, ps5_backward, ps6_stability_speed
 from .cases import Case, Ref, Result
 from .check import check, use_assignment
 from .runner import run_case, run_cases
 from .spec import DEFAULT_SEED, CheckSpec
 
-CHECKS: dict[str, dict[str, CheckSpec]] = {
-    module.ASSIGNMENT: module.CHECKS
-    for module in (
-        ps1_by_hand,
-        ps2_layer_norm,
-        ps3_axes,
-        ps4_rmsnorm,
-        ps5_backward,
-        ps6_stability_speed,
-    )
-}
+# the assignments' modules, in the course's order
+_COURSE = (ps1_by_hand, ps2_layer_norm, ps3_axes, ps4_rmsnorm, ps5_backward, ps6_stability_speed)
+CHECKS: dict[str, dict[str, CheckSpec]] = {module.ASSIGNMENT: module.CHECKS for module in _COURSE}
+# the assignment ids, in the course's order
+ASSIGNMENTS: tuple[str, ...] = tuple(CHECKS)
 # manually graded cells (no CheckSpec): the rubric is in the source notebook
 MANUAL: dict[str, tuple[str, ...]] = {ps6_stability_speed.ASSIGNMENT: ps6_stability_speed.MANUAL}
 
@@ -87,6 +75,7 @@ def cell_verdict(assignment: str, grade_id: str, namespace: dict, seed: int = DE
 
 
 __all__ = [
+    "ASSIGNMENTS",
     "CHECKS",
     "DEFAULT_SEED",
     "MANUAL",
