@@ -12,6 +12,8 @@ import pytest
 import yaml
 from book_pages import REPO, html_path, toc_files
 
+from normlab.grading import ASSIGNMENTS
+
 pytestmark = pytest.mark.slow
 
 WORKED_EXAMPLE = "chapters/03_worked_example"
@@ -113,14 +115,6 @@ MISCONCEPTIONS = {
     "chapters/05_the_axis": ("the same, just a different axis", "Cut."),
     "chapters/06_rms_norm": ("must subtract the mean", "Kept, corrected."),
 }
-ASSIGNMENTS = (
-    "ps1_by_hand",
-    "ps2_layer_norm",
-    "ps3_axes",
-    "ps4_rmsnorm",
-    "ps5_backward",
-    "ps6_stability_speed",
-)
 MY_CHAPTERS = [f for f in toc_files() if re.match(r"chapters/0[1-9]_", f)]
 
 

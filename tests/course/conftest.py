@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from course_bank import BANK
 from course_helpers import (
-    ASSIGNMENTS,
     nbgrader,
     new_course,
     read,
@@ -25,6 +24,8 @@ from course_helpers import (
     submit,
     with_bug,
 )
+
+from normlab.grading import ASSIGNMENTS
 
 
 @dataclass

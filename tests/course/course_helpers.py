@@ -13,14 +13,6 @@ import nbformat
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "solutions"
 EXERCISES = REPO / "exercises"
-ASSIGNMENTS = (
-    "ps1_by_hand",
-    "ps2_layer_norm",
-    "ps3_axes",
-    "ps4_rmsnorm",
-    "ps5_backward",
-    "ps6_stability_speed",
-)
 VENV_BIN = Path(sys.executable).parent
 
 
@@ -34,6 +26,22 @@ def release_path(assignment: str) -> Path:
 
 def read(path: Path):
     return nbformat.read(path, as_version=4)
+
+
+def secret_region_lines(assignment: str, min_length: int) -> set[str]:
+    """The source notebook's lines (stripped, of min_length characters or more) inside its
+    BEGIN/END SOLUTION and BEGIN/END HIDDEN TESTS regions."""
+    lines = set()
+    for cell in read(source_path(assignment)).cells:
+        inside = False
+        for line in cell.source.splitlines():
+            if "BEGIN SOLUTION" in line or "BEGIN HIDDEN TESTS" in line:
+                inside = True
+            elif "END SOLUTION" in line or "END HIDDEN TESTS" in line:
+                inside = False
+            elif inside and len(line.strip()) >= min_length:
+                lines.add(line.strip())
+    return lines
 
 
 def nbgrader_meta(cell) -> dict:

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from course_bank import BANK
 from course_helpers import (
-    ASSIGNMENTS,
     autograded_cells,
     read,
     release_path,
@@ -23,7 +22,7 @@ from course_helpers import (
     with_bug,
 )
 
-from normlab.grading import CHECKS, cell_verdict
+from normlab.grading import ASSIGNMENTS, CHECKS, cell_verdict
 
 
 def verdicts(assignment: str, namespace: dict) -> dict[str, str | None]:

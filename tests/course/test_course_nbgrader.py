@@ -15,14 +15,16 @@ import re
 import pytest
 from course_bank import BANK
 from course_helpers import (
-    ASSIGNMENTS,
     REPO,
     autograded_cells,
     nbgrader,
     read,
     release_path,
+    secret_region_lines,
     source_path,
 )
+
+from normlab.grading import ASSIGNMENTS
 
 pytestmark = pytest.mark.slow
 
@@ -82,20 +84,6 @@ def _reference_lines() -> set[str]:
     return lines
 
 
-def _solution_lines(assignment: str) -> set[str]:
-    lines = set()
-    for cell in read(source_path(assignment)).cells:
-        inside = False
-        for line in cell.source.splitlines():
-            if "BEGIN SOLUTION" in line or "BEGIN HIDDEN TESTS" in line:
-                inside = True
-            elif "END SOLUTION" in line or "END HIDDEN TESTS" in line:
-                inside = False
-            elif inside and len(line.strip()) >= 12:
-                lines.add(line.strip())
-    return lines
-
-
 @pytest.mark.parametrize("assignment", ["ps2_layer_norm", "ps5_backward"])
 def test_feedback_has_no_hidden_tests_and_no_reference_source(graded_course, assignment):
     nbgrader(graded_course.root, "generate_feedback", assignment)
@@ -111,7 +99,7 @@ def test_feedback_has_no_hidden_tests_and_no_reference_source(graded_course, ass
         leaked = [line for line in forbidden if line in text and line not in own]
         assert leaked == [], f"{student}: feedback quotes normlab's source: {leaked[:3]}"
         if student == "blank":
-            solution = [line for line in _solution_lines(assignment) if line in text]
+            solution = [line for line in secret_region_lines(assignment, 12) if line in text]
             assert solution == [], f"feedback shows the solution or hidden tests: {solution[:3]}"
             assert "not written yet" in text  # the failing check's message is there
         assert "Traceback" not in text and 'File "' not in text

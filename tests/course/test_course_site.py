@@ -10,7 +10,9 @@ import re
 from pathlib import Path
 
 import pytest
-from course_helpers import ASSIGNMENTS, EXERCISES, REPO, read, release_path, source_path
+from course_helpers import EXERCISES, REPO, release_path, secret_region_lines
+
+from normlab.grading import ASSIGNMENTS
 
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "hidden=True", "MARK SCHEME")
 TEXT_SUFFIXES = {".html", ".txt", ".js", ".json", ".ipynb", ".md", ".py", ".css", ".xml"}
@@ -25,15 +27,7 @@ def secret_lines() -> set[str]:
     )
     lines = set()
     for assignment in ASSIGNMENTS:
-        for cell in read(source_path(assignment)).cells:
-            inside = False
-            for line in cell.source.splitlines():
-                if "BEGIN SOLUTION" in line or "BEGIN HIDDEN TESTS" in line:
-                    inside = True
-                elif "END SOLUTION" in line or "END HIDDEN TESTS" in line:
-                    inside = False
-                elif inside and len(line.strip()) >= 20 and line.strip() not in public:
-                    lines.add(line.strip())
+        lines |= {line for line in secret_region_lines(assignment, 20) if line not in public}
     return lines
 
 

@@ -26,6 +26,7 @@ from normlab.course.demo import (
     write_submission,
 )
 from normlab.course.records import run_record
+from normlab.grading import ASSIGNMENTS
 
 pytestmark = pytest.mark.slow
 
@@ -77,16 +78,6 @@ def test_grading_survives_a_locked_gradebook(course_copy):
         release.join()
         holder.close()
     assert course_copy.scores() == before
-
-
-ASSIGNMENTS = (
-    "ps1_by_hand",
-    "ps2_layer_norm",
-    "ps3_axes",
-    "ps4_rmsnorm",
-    "ps5_backward",
-    "ps6_stability_speed",
-)
 
 
 def test_every_assignment_grades_its_source_full_and_its_release_zero(tmp_path):
