@@ -73,6 +73,18 @@ def protected_hashes(course: Path) -> dict[str, dict[str, str]]:
     }
 
 
+def gradebook_scores(db_url: str) -> dict[str, dict[str, float | None]]:
+    """{student: {grade_id: score}} of ps2 in the gradebook at db_url."""
+    found: dict[str, dict[str, float | None]] = {}
+    with Gradebook(db_url) as gb:
+        for submission in gb.assignment_submissions(PS2):
+            cells = found.setdefault(submission.student.id, {})
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    cells[grade.name] = grade.score
+    return found
+
+
 @dataclass
 class Graded:
     """A course after grading, and what the grading left."""
@@ -85,14 +97,7 @@ class Graded:
 
     def scores(self) -> dict[str, dict[str, float | None]]:
         """{student: {grade_id: score}} from the gradebook."""
-        found: dict[str, dict[str, float | None]] = {}
-        with Gradebook(f"sqlite:///{self.root / 'gradebook.db'}") as gb:
-            for submission in gb.assignment_submissions(PS2):
-                cells = found.setdefault(submission.student.id, {})
-                for notebook in submission.notebooks:
-                    for grade in notebook.grades:
-                        cells[grade.name] = grade.score
-        return found
+        return gradebook_scores(f"sqlite:///{self.root / 'gradebook.db'}")
 
     def total(self, student: str) -> float:
         return sum(v or 0.0 for v in self.scores()[student].values())

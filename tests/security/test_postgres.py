@@ -20,10 +20,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from nbgrader.api import Gradebook
 from security_course import CONFIG_EXTRA, HONEST, Graded, honest_student, run_grader, submit_honest
+from security_course import gradebook_scores as _scores
 
-from normlab.course.demo import PS2, build_course, fill, released_notebook, write_submission
+from normlab.course.demo import build_course, fill, released_notebook, write_submission
 
 pytestmark = pytest.mark.slow
 PG_USER = "postgres"
@@ -100,17 +100,6 @@ def postgres_course(postgres_url, tmp_path_factory) -> tuple[Graded, str]:
     write_submission(course, "attack_reach_server", fill(released_notebook(course), {}, [probe]))
     seconds, output = run_grader(course)
     return Graded(course, seconds, output), postgres_url
-
-
-def _scores(db_url: str) -> dict[str, dict[str, float | None]]:
-    found: dict[str, dict[str, float | None]] = {}
-    with Gradebook(db_url) as gb:
-        for submission in gb.assignment_submissions(PS2):
-            cells = found.setdefault(submission.student.id, {})
-            for notebook in submission.notebooks:
-                for grade in notebook.grades:
-                    cells[grade.name] = grade.score
-    return found
 
 
 def test_the_gradebook_lives_in_postgresql(postgres_course):
