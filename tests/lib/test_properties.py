@@ -15,11 +15,16 @@ shapes = hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=6).filter
 
 
 def spread_out(x: np.ndarray) -> np.ndarray:
-    """Add a fixed ramp so that every record has a standard deviation of at least about 1."""
+    """Add a fixed ramp, so that most records are far from constant."""
     return x + 10.0 * np.arange(x.shape[-1])
 
 
-records = hnp.arrays(np.float64, shapes, elements=values).map(spread_out)
+def std_at_least_one(x: np.ndarray) -> bool:
+    """The ramp can still cancel against the data: keep records of standard deviation >= 1."""
+    return bool(np.all(x.std(axis=-1) >= 1.0))
+
+
+records = hnp.arrays(np.float64, shapes, elements=values).map(spread_out).filter(std_at_least_one)
 
 
 @settings(max_examples=60, deadline=None)
@@ -29,9 +34,10 @@ def test_shift_invariance(x, c):
 
 
 @settings(max_examples=60, deadline=None)
-@given(records, st.floats(min_value=1e-2, max_value=1e3))
+@given(records, st.floats(min_value=1e-1, max_value=1e3))
 def test_positive_scale_invariance(x, a):
-    # eps = 1e-5 against a variance of at least ~1e-2 after scaling: allow for it
+    # std >= 1 and a >= 0.1 leave a variance >= 1e-2, so eps = 1e-5 moves each output by at most
+    # |y| * eps / (2 var) <= sqrt(d) * 5e-4 (about 1.2e-3 for d = 6): allow for it
     np.testing.assert_allclose(normlab.layer_norm(a * x), normlab.layer_norm(x), atol=2e-3)
     np.testing.assert_allclose(
         normlab.layer_norm(a * x, eps=0), normlab.layer_norm(x, eps=0), atol=1e-9
