@@ -14,7 +14,6 @@ import os
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -50,8 +49,8 @@ def test_readme_and_pyproject_name_the_tested_range():
     """The README names the range this test resolves, and pyproject requires its lower end."""
     readme = (REPO / "README.md").read_text()
     assert f"Python {SUPPORTED[0]} to {SUPPORTED[-1]}" in readme
-    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    assert project["requires-python"] == f">={SUPPORTED[0]}"
+    pyproject = (REPO / "pyproject.toml").read_text()  # no tomllib: it is 3.11+
+    assert f'requires-python = ">={SUPPORTED[0]}"' in pyproject
 
 
 @pytest.mark.slow
