@@ -27,6 +27,15 @@ def toc_files() -> list[str]:
     return [f.removesuffix(".md").removesuffix(".ipynb") for f in files]
 
 
+def part_files(caption: str) -> list[str]:
+    """The `file:` entries of the TOC part with this caption (e.g. "Chapters"), in order."""
+    toc = yaml.safe_load(TOC.read_text())
+    parts = [p for p in toc.get("parts", ()) if p.get("caption") == caption]
+    if not parts:
+        raise KeyError(f"_toc.yml has no part captioned {caption!r}")
+    return [f.removesuffix(".md").removesuffix(".ipynb") for f in _files(parts[0].get("chapters"))]
+
+
 def html_path(toc_file: str) -> str:
     """Where Sphinx writes the page of a TOC file, relative to the site root."""
     return f"{toc_file}.html"
