@@ -1,7 +1,9 @@
-"""The pages of the book, read from `_toc.yml` (jb-book format), as built HTML paths."""
+"""The pages of the book, read from `_toc.yml` (jb-book format), as built HTML paths; and the
+book's local Sphinx extensions (`_ext/`), loaded as modules for their tests."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import yaml
@@ -39,3 +41,11 @@ def part_files(caption: str) -> list[str]:
 def html_path(toc_file: str) -> str:
     """Where Sphinx writes the page of a TOC file, relative to the site root."""
     return f"{toc_file}.html"
+
+
+def load_extension(name: str):
+    """The module `_ext/<name>.py` (a local Sphinx extension of _config.yml), freshly loaded."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "_ext" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
-from book_pages import REPO, toc_files
+from book_pages import REPO, load_extension, toc_files
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location(
-        "normlab_outputs", REPO / "_ext" / "normlab_outputs.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_extension("normlab_outputs")
 
 
 def test_digest_changes_with_any_library_file_and_only_then(tmp_path: Path):
