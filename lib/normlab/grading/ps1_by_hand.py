@@ -110,7 +110,9 @@ def _param_counts(values):
     return None
 
 
+POINTS = {"mean": 1, "population_variance": 2, "normalized": 2, "eps_effect": 2, "param_counts": 3}
 CHECKS = registry(
+    POINTS,
     value_spec("mean", ("mean_r",), _mean, "the mean of a record"),
     value_spec("population_variance", ("var_r",), _variance, "population variance by hand"),
     value_spec("normalized", ("normalized_r",), _normalized, "the normalized record"),

@@ -15,9 +15,10 @@ from __future__ import annotations
 from . import normchecks
 from .cases import Case, Ref
 from .evidence import failure_of_call
+from .judges import each_case, returned
 from .normchecks import BATCH_NORM
 from .reference import RED_TEAM
-from .spec import CheckSpec, registry
+from .spec import CheckSpec, check_spec, registry
 
 ASSIGNMENT = "ps3_axes"
 
@@ -79,7 +80,8 @@ def _witness_case(ref: str, tag: str) -> Case:
     return Case("witness", "call", (Ref(ref),), tag=tag, label=label, meta={"ref": ref})
 
 
-def _verdict(case: Case, result) -> tuple[bool | None, str | None]:
+def _read_verdict(case: Case, result) -> tuple[bool | None, str | None]:
+    """Reader: the witness's True or False, or the message."""
     problem = failure_of_call("witness", case, result)
     if problem:
         if case.tag == "planted":
@@ -95,78 +97,65 @@ def _correct_cases() -> list[Case]:
     return [_witness_case(ref, "correct") for ref in CORRECT]
 
 
-def _judge_accepts(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        said, problem = _verdict(case, result)
-        if problem:
-            return problem
-        if said is not True:
-            return (
-                "False alarm: your witness returned False for a correct LayerNorm (mean and "
-                "population variance over the last axis, eps inside the square root). Loosen "
-                "the tolerance that fails (float64 outputs agree to about 1e-12; variances of "
-                "tiny records are var / (var + eps), not 1)."
-            )
+def _accepts_cases(rng, hidden: bool) -> list[Case]:
+    return _correct_cases() if hidden else _correct_cases()[:1]
+
+
+def _accepts(case, said, result):
+    if said is not True:
+        return (
+            "False alarm: your witness returned False for a correct LayerNorm (mean and "
+            "population variance over the last axis, eps inside the square root). Loosen "
+            "the tolerance that fails (float64 outputs agree to about 1e-12; variances of "
+            "tiny records are var / (var + eps), not 1)."
+        )
     return None
 
 
 def _catch_spec(grade_id: str) -> CheckSpec:
     visible, hidden_refs, hint = CATCHES[grade_id]
 
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
+    def make(rng, hidden: bool) -> list[Case]:
         refs = visible + (hidden_refs if hidden else ())
         return _correct_cases()[:1] + [_witness_case(ref, "planted") for ref in refs]
 
-    def judge(cases, results):
-        for case, result in zip(cases, results, strict=True):
-            said, problem = _verdict(case, result)
-            if problem:
-                return problem
-            if case.tag == "correct" and said is not True:
-                return (
-                    "Your witness also returns False for a correct LayerNorm, so its alarm "
-                    "proves nothing: make it accept the correct one first."
-                )
-            if case.tag == "planted" and said is not False:
-                return f"Missed: your witness returned True for {case.label}. To catch it, {hint}."
+    def verdict(case, said, result):
+        if case.tag == "correct" and said is not True:
+            return (
+                "Your witness also returns False for a correct LayerNorm, so its alarm "
+                "proves nothing: make it accept the correct one first."
+            )
+        if case.tag == "planted" and said is not False:
+            return f"Missed: your witness returned True for {case.label}. To catch it, {hint}."
         return None
 
-    return CheckSpec(grade_id, ("witness",), make_cases, judge, f"witness: {hint.split(':')[0]}")
+    judge = each_case(_read_verdict, verdict)
+    return check_spec(grade_id, "witness", make, judge, f"witness: {hint.split(':')[0]}")
 
 
-def _reuse_spec() -> CheckSpec:
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        return [_witness_case("layer_norm", "correct"), _witness_case("red_team.wrong_axis", "x")]
-
-    def judge(cases, results):
-        for case, result in zip(cases, results, strict=True):
-            message = normchecks.reuse_message("witness", result.reference_calls)
-            if message:
-                return message.replace("a library implementation", "normlab's audit or a library")
-            problem = failure_of_call("witness", case, result)
-            if problem:
-                return problem
-        return None
-
-    return CheckSpec(
-        "witness_reference_reuse", ("witness",), make_cases, judge, "witness written by hand"
-    )
+def _reuse_cases(rng, hidden: bool) -> list[Case]:
+    return [_witness_case("layer_norm", "correct"), _witness_case("red_team.wrong_axis", "x")]
 
 
-def _accepts_spec() -> CheckSpec:
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        return _correct_cases() if hidden else _correct_cases()[:1]
-
-    return CheckSpec(
-        "witness_accepts_layer_norm",
-        ("witness",),
-        make_cases,
-        _judge_accepts,
-        "witness accepts a correct LayerNorm",
-    )
-
-
+POINTS = {
+    "bn_axis": 3,
+    "bn_population_variance": 1,
+    "bn_eps_placement": 1,
+    "bn_gain_and_bias": 1,
+    "bn_batch_of_one": 2,
+    "bn_dtype_and_shape": 1,
+    "bn_input_untouched": 1,
+    "bn_reference_reuse": 2,
+    "witness_accepts_layer_norm": 3,
+    "witness_catches_axis": 2,
+    "witness_catches_sample_variance": 2,
+    "witness_catches_eps": 2,
+    "witness_catches_centering": 1,
+    "witness_catches_cancellation": 1,
+    "witness_reference_reuse": 2,
+}
 CHECKS = registry(
+    POINTS,
     normchecks.axis_spec(BATCH_NORM, "bn_axis"),
     normchecks.divisor_spec(BATCH_NORM, "bn_population_variance"),
     normchecks.eps_spec(BATCH_NORM, "bn_eps_placement"),
@@ -175,7 +164,19 @@ CHECKS = registry(
     normchecks.dtype_shape_spec(BATCH_NORM, "bn_dtype_and_shape"),
     normchecks.untouched_spec(BATCH_NORM, "bn_input_untouched"),
     normchecks.reuse_spec(BATCH_NORM, "bn_reference_reuse"),
-    _accepts_spec(),
+    check_spec(
+        "witness_accepts_layer_norm",
+        "witness",
+        _accepts_cases,
+        each_case(_read_verdict, _accepts),
+        "witness accepts a correct LayerNorm",
+    ),
     *(_catch_spec(grade_id) for grade_id in CATCHES),
-    _reuse_spec(),
+    check_spec(
+        "witness_reference_reuse",
+        "witness",
+        _reuse_cases,
+        each_case(normchecks.no_reuse(returned, "normlab's audit or a library")),
+        "witness written by hand",
+    ),
 )

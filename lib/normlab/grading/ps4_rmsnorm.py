@@ -41,7 +41,19 @@ def _param_counts(values):
     )
 
 
+POINTS = {
+    "rms_axis": 2,
+    "rms_no_centering": 3,
+    "rms_mean_square": 2,
+    "rms_eps": 2,
+    "rms_gain": 2,
+    "rms_dtype_and_shape": 1,
+    "rms_input_untouched": 1,
+    "rms_reference_reuse": 3,
+    "param_counts": 4,
+}
 CHECKS = registry(
+    POINTS,
     normchecks.axis_spec(RMS_NORM, "rms_axis"),
     normchecks.centering_spec(RMS_NORM, "rms_no_centering"),
     normchecks.divisor_spec(RMS_NORM, "rms_mean_square"),

@@ -1,11 +1,17 @@
-"""`CheckSpec`: one grade cell's check, split into building cases and judging results."""
+"""`CheckSpec`: one grade cell's check, split into building cases and judging results.
+
+`check_spec` is the one way the assignments build them, `registry` indexes an
+assignment's specs and gives each the points of its grade cell.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from .cases import Case, Result
+from .random_inputs import rng_for
 
 DEFAULT_SEED = 0
 
@@ -22,6 +28,8 @@ class CheckSpec:
     judge       judge(cases, results) -> None (pass) or the message that names the
                 misconception with the smallest evidence; pure
     summary     the misconception in a few words, for instructors' reports
+    points      the grade cell's points (its nbgrader metadata is the truth at
+                grading; a test keeps this copy equal to it), shown by a passing check
     """
 
     grade_id: str
@@ -29,13 +37,33 @@ class CheckSpec:
     make_cases: Callable[..., list[Case]]
     judge: Callable[[list[Case], list[Result]], str | None]
     summary: str
+    points: float = 0.0
 
 
-def registry(*specs: CheckSpec) -> dict[str, CheckSpec]:
-    """Index specs by grade_id; a duplicate id is a mistake in the course."""
+def check_spec(grade_id: str, targets, make, judge, summary: str, *, salt: str = "") -> CheckSpec:
+    """The CheckSpec of a cell whose cases are make(rng, hidden) -> list[Case].
+
+    targets is one name or a tuple of names. rng is `rng_for(seed, salt or grade_id)`:
+    every check draws from its own random stream, so no check's cases depend on another's.
+    """
+    targets = (targets,) if isinstance(targets, str) else tuple(targets)
+
+    def make_cases(seed: int = DEFAULT_SEED, hidden: bool = True) -> list[Case]:
+        return make(rng_for(seed, salt or grade_id), hidden)
+
+    return CheckSpec(grade_id, targets, make_cases, judge, summary)
+
+
+def registry(points: Mapping[str, float], *specs: CheckSpec) -> dict[str, CheckSpec]:
+    """Index specs by grade_id, each with its cell's points; a duplicate id, or a spec
+    without points (or points without a spec), is a mistake in the course."""
     found: dict[str, CheckSpec] = {}
     for spec in specs:
         if spec.grade_id in found:
             raise ValueError(f"two checks share the grade_id {spec.grade_id!r}")
-        found[spec.grade_id] = spec
+        if spec.grade_id not in points:
+            raise ValueError(f"no points for the check {spec.grade_id!r}")
+        found[spec.grade_id] = dataclasses.replace(spec, points=points[spec.grade_id])
+    if set(points) != set(found):
+        raise ValueError(f"points for no check: {sorted(set(points) - set(found))}")
     return found

@@ -9,9 +9,10 @@ import numpy as np
 from .. import family
 from ..cases import Case
 from ..evidence import fmt, record, warned, where
-from ..spec import CheckSpec
-from .family_judge import correct_variant, evidence_of_difference, family_spec
-from .kind import NormKind, call, messy, rng_for
+from ..random_inputs import messy
+from ..spec import CheckSpec, check_spec
+from .family_judge import correct_variant, evidence_of_difference, family_judge
+from .kind import NormKind, call
 
 
 def _eps_block(rng, kind: NormKind) -> np.ndarray:
@@ -31,8 +32,7 @@ def _eps_block(rng, kind: NormKind) -> np.ndarray:
 
 
 def eps_spec(kind: NormKind, grade_id: str = "eps_placement") -> CheckSpec:
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        rng = rng_for(seed, grade_id)
+    def make(rng, hidden: bool) -> list[Case]:
         block = _eps_block(rng, kind)
         small = "features" if kind.leading_axes else "records"
         cases = [
@@ -100,4 +100,5 @@ def eps_spec(kind: NormKind, grade_id: str = "eps_placement") -> CheckSpec:
         return None
 
     summary = "eps inside the square root, the argument honoured"
-    return family_spec(kind, grade_id, make_cases, accept, explain, fallback, summary)
+    judge = family_judge(kind, accept, explain, fallback)
+    return check_spec(grade_id, kind.function, make, judge, summary)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..cases import Case
-from ..evidence import array_output, where
-from ..spec import CheckSpec
-from .kind import NormKind, call, messy, norm_spec, rng_for
+from ..evidence import where
+from ..judges import an_array, read_all
+from ..random_inputs import messy
+from ..spec import CheckSpec, check_spec
+from .kind import NormKind, call
 
 
 def independence_spec(kind: NormKind, grade_id: str = "independence") -> CheckSpec:
@@ -19,8 +21,7 @@ def independence_spec(kind: NormKind, grade_id: str = "independence") -> CheckSp
     function with state is told about its state, not about crossing an axis.
     """
 
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        rng = rng_for(seed, grade_id)
+    def make(rng, hidden: bool) -> list[Case]:
         shapes = [(2, 3, 5)] + ([(3, 4, 4)] if hidden else [])
         cases = []
         for block, shape in enumerate(shapes):
@@ -44,12 +45,9 @@ def independence_spec(kind: NormKind, grade_id: str = "independence") -> CheckSp
     order = {"base": 0, "other": 1, "again": 2, "changed": 3, "alone": 4}
 
     def judge(cases, results):
-        outputs = []
-        for case, result in zip(cases, results, strict=True):
-            y, problem = array_output(kind.function, case, result)
-            if problem:
-                return problem
-            outputs.append(y)
+        outputs, problem = read_all(an_array, cases, results)
+        if problem:
+            return problem
         base = {
             c.meta["block"]: (np.asarray(c.args[0]), y)
             for c, y in zip(cases, outputs, strict=True)
@@ -64,7 +62,7 @@ def independence_spec(kind: NormKind, grade_id: str = "independence") -> CheckSp
         return None
 
     summary = "records independent: alone = in a batch, no state"
-    return norm_spec(kind, grade_id, make_cases, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary)
 
 
 def _independence_message(kind: NormKind, case: Case, y, x0, y0) -> str | None:
