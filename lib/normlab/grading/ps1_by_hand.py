@@ -110,17 +110,20 @@ def _param_counts(values):
     return None
 
 
-POINTS = {"mean": 1, "population_variance": 2, "normalized": 2, "eps_effect": 2, "param_counts": 3}
 CHECKS = registry(
-    POINTS,
-    value_spec("mean", ("mean_r",), _mean, "the mean of a record"),
-    value_spec("population_variance", ("var_r",), _variance, "population variance by hand"),
-    value_spec("normalized", ("normalized_r",), _normalized, "the normalized record"),
-    value_spec("eps_effect", ("normalized_r_eps",), _eps_effect, "eps inside the square root"),
+    value_spec("mean", ("mean_r",), _mean, "the mean of a record", points=1),
+    value_spec(
+        "population_variance", ("var_r",), _variance, "population variance by hand", points=2
+    ),
+    value_spec("normalized", ("normalized_r",), _normalized, "the normalized record", points=2),
+    value_spec(
+        "eps_effect", ("normalized_r_eps",), _eps_effect, "eps inside the square root", points=2
+    ),
     value_spec(
         "param_counts",
         ("params_gain_bias", "params_gain_only", "params_rms"),
         _param_counts,
         "parameter counts name their convention",
+        points=3,
     ),
 )

@@ -154,30 +154,14 @@ def _judge_stats_shape(case, mean, var):
     return None
 
 
-POINTS = {
-    "stats_axis": 2,
-    "stats_population_variance": 2,
-    "stats_shape": 1,
-    "stats_reference_reuse": 1,
-    "axis": 3,
-    "centering": 1,
-    "population_variance": 2,
-    "eps_placement": 2,
-    "gain_and_bias": 2,
-    "independence": 2,
-    "dtype_and_shape": 1,
-    "input_untouched": 1,
-    "numerics": 2,
-    "reference_reuse": 3,
-}
 CHECKS = registry(
-    POINTS,
     check_spec(
         "stats_axis",
         "row_stats",
         _stats_cases,
         _judge_stats_axis,
         "row_stats: statistics over the last axis",
+        points=2,
     ),
     check_spec(
         "stats_population_variance",
@@ -185,6 +169,7 @@ CHECKS = registry(
         _stats_cases,
         _judge_stats_variance,
         "row_stats: population variance (divide by d, not d - 1)",
+        points=2,
     ),
     check_spec(
         "stats_shape",
@@ -192,6 +177,7 @@ CHECKS = registry(
         _stats_cases,
         _judge_stats_shape,
         "row_stats: one value per record, x.shape[:-1]",
+        points=1,
     ),
     check_spec(
         "stats_reference_reuse",
@@ -199,15 +185,16 @@ CHECKS = registry(
         _stats_cases,
         each_case(normchecks.no_reuse(_read_stats)),
         "row_stats written by hand",
+        points=1,
     ),
-    normchecks.axis_spec(LAYER_NORM),
-    normchecks.centering_spec(LAYER_NORM),
-    normchecks.divisor_spec(LAYER_NORM),
-    normchecks.eps_spec(LAYER_NORM),
-    normchecks.affine_spec(LAYER_NORM),
-    normchecks.independence_spec(LAYER_NORM),
-    normchecks.dtype_shape_spec(LAYER_NORM),
-    normchecks.untouched_spec(LAYER_NORM),
-    normchecks.cancellation_spec(LAYER_NORM),
-    normchecks.reuse_spec(LAYER_NORM),
+    normchecks.axis_spec(LAYER_NORM, points=3),
+    normchecks.centering_spec(LAYER_NORM, points=1),
+    normchecks.divisor_spec(LAYER_NORM, points=2),
+    normchecks.eps_spec(LAYER_NORM, points=2),
+    normchecks.affine_spec(LAYER_NORM, points=2),
+    normchecks.independence_spec(LAYER_NORM, points=2),
+    normchecks.dtype_shape_spec(LAYER_NORM, points=1),
+    normchecks.untouched_spec(LAYER_NORM, points=1),
+    normchecks.cancellation_spec(LAYER_NORM, points=2),
+    normchecks.reuse_spec(LAYER_NORM, points=3),
 )

@@ -24,31 +24,36 @@ ASSIGNMENT = "ps3_axes"
 
 CORRECT = ("layer_norm", "layer_norm_alt")
 
-# grade_id -> (visible planted, hidden planted, what a witness should test)
+# grade_id -> (points, visible planted, hidden planted, what a witness should test)
 CATCHES = {
     "witness_catches_axis": (
+        2,
         ("red_team.wrong_axis", "red_team.batch_axes", "red_team.joint_token_feature"),
         ("planted.first_axis", "planted.whole_tensor"),
         "change one record and check that no other record's output moves, and that a record "
         "alone gives what it gives inside the batch",
     ),
     "witness_catches_sample_variance": (
+        2,
         ("red_team.sample_variance",),
         ("planted.mean_abs_deviation",),
         "check that every output record has variance 1 (population variance: divide by d)",
     ),
     "witness_catches_eps": (
+        2,
         ("red_team.eps_outside_sqrt",),
         ("planted.no_eps",),
         "feed a record of tiny variance (below eps) and a constant record: the output variance "
         "must be var / (var + eps), and the constant record must give 0",
     ),
     "witness_catches_centering": (
+        1,
         ("red_team.rms_in_place_of_ln",),
         ("planted.median_centred",),
         "check that every output record has mean 0",
     ),
     "witness_catches_cancellation": (
+        1,
         ("red_team.one_pass_variance",),
         ("planted.one_pass_float32",),
         "shift the records far from zero (say by 1e6 standard deviations, or 1e4 in float32): "
@@ -113,7 +118,7 @@ def _accepts(case, said, result):
 
 
 def _catch_spec(grade_id: str) -> CheckSpec:
-    visible, hidden_refs, hint = CATCHES[grade_id]
+    points, visible, hidden_refs, hint = CATCHES[grade_id]
 
     def make(rng, hidden: bool) -> list[Case]:
         refs = visible + (hidden_refs if hidden else ())
@@ -130,46 +135,30 @@ def _catch_spec(grade_id: str) -> CheckSpec:
         return None
 
     judge = each_case(_read_verdict, verdict)
-    return check_spec(grade_id, "witness", make, judge, f"witness: {hint.split(':')[0]}")
+    summary = f"witness: {hint.split(':')[0]}"
+    return check_spec(grade_id, "witness", make, judge, summary, points=points)
 
 
 def _reuse_cases(rng, hidden: bool) -> list[Case]:
     return [_witness_case("layer_norm", "correct"), _witness_case("red_team.wrong_axis", "x")]
 
 
-POINTS = {
-    "bn_axis": 3,
-    "bn_population_variance": 1,
-    "bn_eps_placement": 1,
-    "bn_gain_and_bias": 1,
-    "bn_batch_of_one": 2,
-    "bn_dtype_and_shape": 1,
-    "bn_input_untouched": 1,
-    "bn_reference_reuse": 2,
-    "witness_accepts_layer_norm": 3,
-    "witness_catches_axis": 2,
-    "witness_catches_sample_variance": 2,
-    "witness_catches_eps": 2,
-    "witness_catches_centering": 1,
-    "witness_catches_cancellation": 1,
-    "witness_reference_reuse": 2,
-}
 CHECKS = registry(
-    POINTS,
-    normchecks.axis_spec(BATCH_NORM, "bn_axis"),
-    normchecks.divisor_spec(BATCH_NORM, "bn_population_variance"),
-    normchecks.eps_spec(BATCH_NORM, "bn_eps_placement"),
-    normchecks.affine_spec(BATCH_NORM, "bn_gain_and_bias"),
-    normchecks.batch_of_one_spec(BATCH_NORM, "bn_batch_of_one"),
-    normchecks.dtype_shape_spec(BATCH_NORM, "bn_dtype_and_shape"),
-    normchecks.untouched_spec(BATCH_NORM, "bn_input_untouched"),
-    normchecks.reuse_spec(BATCH_NORM, "bn_reference_reuse"),
+    normchecks.axis_spec(BATCH_NORM, "bn_axis", points=3),
+    normchecks.divisor_spec(BATCH_NORM, "bn_population_variance", points=1),
+    normchecks.eps_spec(BATCH_NORM, "bn_eps_placement", points=1),
+    normchecks.affine_spec(BATCH_NORM, "bn_gain_and_bias", points=1),
+    normchecks.batch_of_one_spec(BATCH_NORM, "bn_batch_of_one", points=2),
+    normchecks.dtype_shape_spec(BATCH_NORM, "bn_dtype_and_shape", points=1),
+    normchecks.untouched_spec(BATCH_NORM, "bn_input_untouched", points=1),
+    normchecks.reuse_spec(BATCH_NORM, "bn_reference_reuse", points=2),
     check_spec(
         "witness_accepts_layer_norm",
         "witness",
         _accepts_cases,
         each_case(_read_verdict, _accepts),
         "witness accepts a correct LayerNorm",
+        points=3,
     ),
     *(_catch_spec(grade_id) for grade_id in CATCHES),
     check_spec(
@@ -178,5 +167,6 @@ CHECKS = registry(
         _reuse_cases,
         each_case(normchecks.no_reuse(returned, "normlab's audit or a library")),
         "witness written by hand",
+        points=2,
     ),
 )

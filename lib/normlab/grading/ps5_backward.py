@@ -318,27 +318,14 @@ def _untouched(case, out, result):
     )
 
 
-POINTS = {
-    "dbeta": 2,
-    "dgamma": 2,
-    "dx_mean_term": 3,
-    "dx_variance_term": 3,
-    "dx_gamma": 2,
-    "dx_scale": 3,
-    "eps_placement": 2,
-    "independence": 2,
-    "dtype_and_shape": 1,
-    "input_untouched": 1,
-    "reference_reuse": 4,
-}
 CHECKS = registry(
-    POINTS,
     check_spec(
         "dbeta",
         FUNCTION,
         _standard,
         each_case(triple, _dbeta),
         "dbeta: sum of dy over every record",
+        points=2,
     ),
     check_spec(
         "dgamma",
@@ -346,6 +333,7 @@ CHECKS = registry(
         _standard,
         each_case(triple, _dgamma),
         "dgamma: sum of dy * x_hat over records",
+        points=2,
     ),
     check_spec(
         "dx_mean_term",
@@ -353,6 +341,7 @@ CHECKS = registry(
         _standard,
         each_case(triple, _mean_term),
         "dx: the mean term (sums to zero)",
+        points=3,
     ),
     check_spec(
         "dx_variance_term",
@@ -360,6 +349,7 @@ CHECKS = registry(
         _standard,
         each_case(triple, _variance_term),
         "dx: the variance term (dx . x_hat)",
+        points=3,
     ),
     check_spec(
         "dx_gamma",
@@ -367,6 +357,7 @@ CHECKS = registry(
         _gamma_cases,
         each_pair(triple, _gamma),
         "dx: gamma enters through g = dy * gamma",
+        points=2,
     ),
     check_spec(
         "dx_scale",
@@ -374,6 +365,7 @@ CHECKS = registry(
         _scale_cases,
         _judge_over("Scale of dx", "Divide by sigma = sqrt(var + eps), the population std."),
         "dx: divided by sigma",
+        points=3,
     ),
     check_spec(
         "eps_placement",
@@ -381,14 +373,23 @@ CHECKS = registry(
         _eps_cases,
         _judge_over("eps in the backward pass", "sigma = sqrt(var + eps): eps inside the root."),
         "eps inside sigma, the argument honoured",
+        points=2,
     ),
-    check_spec("independence", FUNCTION, _independence_cases, _judge_independence, "dx per record"),
+    check_spec(
+        "independence",
+        FUNCTION,
+        _independence_cases,
+        _judge_independence,
+        "dx per record",
+        points=2,
+    ),
     check_spec(
         "dtype_and_shape",
         FUNCTION,
         _dtype_cases,
         each_case(returned, _dtype),
         "shapes and dtypes of the gradients",
+        points=1,
     ),
     check_spec(
         "input_untouched",
@@ -396,6 +397,7 @@ CHECKS = registry(
         _untouched_cases,
         each_case(returned, _untouched),
         "arguments not written into",
+        points=1,
     ),
     check_spec(
         "reference_reuse",
@@ -403,5 +405,6 @@ CHECKS = registry(
         _standard,
         each_case(normchecks.no_reuse(triple, "a library gradient (or autograd)")),
         "no library gradient or autograd",
+        points=4,
     ),
 )

@@ -228,22 +228,14 @@ def _median(case, got, result):
     return f"Median: for {where(case)}, time_median returned {got:g} s; {why} ({want:g} s)."
 
 
-POINTS = {
-    "far_from_zero": 3,
-    "variance_population": 2,
-    "variance_dtype_and_shape": 1,
-    "variance_by_hand": 1,
-    "timing_warmup": 3,
-    "timing_median": 3,
-}
 CHECKS = registry(
-    POINTS,
     check_spec(
         "far_from_zero",
         "stable_variance",
         _far_cases,
         each_pair(_read_variance, _far),
         "no cancellation",
+        points=3,
     ),
     check_spec(
         "variance_population",
@@ -252,6 +244,7 @@ CHECKS = registry(
         each_case(_read_variance, _population),
         "population variance (divide by d)",
         salt="population_variance",
+        points=2,
     ),
     check_spec(
         "variance_dtype_and_shape",
@@ -259,6 +252,7 @@ CHECKS = registry(
         _dtype_cases,
         each_case(returned, _dtype),
         "one variance per record, the input's dtype",
+        points=1,
     ),
     check_spec(
         "variance_by_hand",
@@ -267,6 +261,7 @@ CHECKS = registry(
         each_case(_read_by_hand),
         "written from sums and means, not np.var",
         salt="population_variance",
+        points=1,
     ),
     check_spec(
         "timing_warmup",
@@ -274,6 +269,7 @@ CHECKS = registry(
         _warmup_cases,
         each_case(_read_seconds, _warmup),
         "warm-up untimed",
+        points=3,
     ),
     check_spec(
         "timing_median",
@@ -281,5 +277,6 @@ CHECKS = registry(
         _median_cases,
         each_case(_read_seconds, _median),
         "median, not mean",
+        points=3,
     ),
 )

@@ -1,13 +1,12 @@
 """`CheckSpec`: one grade cell's check, split into building cases and judging results.
 
-`check_spec` is the one way the assignments build them, `registry` indexes an
-assignment's specs and gives each the points of its grade cell.
+`check_spec` is the one way the assignments build them; `registry` indexes an
+assignment's specs by grade_id.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .cases import Case, Result
@@ -37,11 +36,13 @@ class CheckSpec:
     make_cases: Callable[..., list[Case]]
     judge: Callable[[list[Case], list[Result]], str | None]
     summary: str
-    points: float = 0.0
+    points: float
 
 
-def check_spec(grade_id: str, targets, make, judge, summary: str, *, salt: str = "") -> CheckSpec:
-    """The CheckSpec of a cell whose cases are make(rng, hidden) -> list[Case].
+def check_spec(
+    grade_id: str, targets, make, judge, summary: str, *, points: float, salt: str = ""
+) -> CheckSpec:
+    """The CheckSpec of a cell worth `points` whose cases are make(rng, hidden) -> list[Case].
 
     targets is one name or a tuple of names. rng is `rng_for(seed, salt or grade_id)`:
     every check draws from its own random stream, so no check's cases depend on another's.
@@ -51,19 +52,16 @@ def check_spec(grade_id: str, targets, make, judge, summary: str, *, salt: str =
     def make_cases(seed: int = DEFAULT_SEED, hidden: bool = True) -> list[Case]:
         return make(rng_for(seed, salt or grade_id), hidden)
 
-    return CheckSpec(grade_id, targets, make_cases, judge, summary)
+    return CheckSpec(grade_id, targets, make_cases, judge, summary, points)
 
 
-def registry(points: Mapping[str, float], *specs: CheckSpec) -> dict[str, CheckSpec]:
-    """Index specs by grade_id, each with its cell's points; a duplicate id, or a spec
-    without points (or points without a spec), is a mistake in the course."""
+def registry(*specs: CheckSpec) -> dict[str, CheckSpec]:
+    """Index specs by grade_id; a duplicate id, or a cell worth no points, is a mistake."""
     found: dict[str, CheckSpec] = {}
     for spec in specs:
         if spec.grade_id in found:
             raise ValueError(f"two checks share the grade_id {spec.grade_id!r}")
-        if spec.grade_id not in points:
-            raise ValueError(f"no points for the check {spec.grade_id!r}")
-        found[spec.grade_id] = dataclasses.replace(spec, points=points[spec.grade_id])
-    if set(points) != set(found):
-        raise ValueError(f"points for no check: {sorted(set(points) - set(found))}")
+        if not spec.points > 0:
+            raise ValueError(f"the check {spec.grade_id!r} is worth no points")
+        found[spec.grade_id] = spec
     return found

@@ -10,7 +10,9 @@ from .judges import read_all, returned
 from .spec import CheckSpec, check_spec
 
 
-def value_spec(grade_id: str, targets: tuple[str, ...], judge_values, summary: str) -> CheckSpec:
+def value_spec(
+    grade_id: str, targets: tuple[str, ...], judge_values, summary: str, *, points: float
+) -> CheckSpec:
     """A check that reads `targets` and calls judge_values(dict name -> value) -> None | str."""
 
     def make(rng, hidden: bool) -> list[Case]:
@@ -22,7 +24,7 @@ def value_spec(grade_id: str, targets: tuple[str, ...], judge_values, summary: s
             return problem
         return judge_values({case.target: value for case, value in zip(cases, values, strict=True)})
 
-    return check_spec(grade_id, targets, make, judge, summary)
+    return check_spec(grade_id, targets, make, judge, summary, points=points)
 
 
 def number(name: str, value) -> tuple[float | None, str | None]:

@@ -12,7 +12,7 @@ from ..spec import CheckSpec, check_spec
 from .kind import NormKind, call
 
 
-def affine_spec(kind: NormKind, grade_id: str = "gain_and_bias") -> CheckSpec:
+def affine_spec(kind: NormKind, grade_id: str = "gain_and_bias", *, points: float) -> CheckSpec:
     """gamma (and beta) scale and shift each normalized feature: judged against the student's
     own output with gamma = 1 and beta = 0, so no other misconception can leak in."""
 
@@ -45,7 +45,7 @@ def affine_spec(kind: NormKind, grade_id: str = "gain_and_bias") -> CheckSpec:
 
     judge = each_pair(an_array, judge_pair)
     summary = "gamma (and beta) per feature, after normalizing"
-    return check_spec(grade_id, kind.function, make, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)
 
 
 def _affine_message(kind, case, y1, yg, gamma, beta, expected, index) -> str:

@@ -29,7 +29,7 @@ def _axis_property_holds(kind: NormKind, x, y) -> bool:
     return True
 
 
-def axis_spec(kind: NormKind, grade_id: str = "axis") -> CheckSpec:
+def axis_spec(kind: NormKind, grade_id: str = "axis", *, points: float) -> CheckSpec:
     where_ = "every leading axis" if kind.leading_axes else "the last axis"
 
     def make(rng, hidden: bool) -> list[Case]:
@@ -65,4 +65,4 @@ def axis_spec(kind: NormKind, grade_id: str = "axis") -> CheckSpec:
 
     summary = f"{kind.title}: statistics over {where_}"
     judge = family_judge(kind, accept, explain, fallback)
-    return check_spec(grade_id, kind.function, make, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

@@ -15,7 +15,9 @@ def _raised(case, result):
     return result.error, None
 
 
-def batch_of_one_spec(kind: NormKind, grade_id: str = "batch_of_one") -> CheckSpec:
+def batch_of_one_spec(
+    kind: NormKind, grade_id: str = "batch_of_one", *, points: float
+) -> CheckSpec:
     def make(rng, hidden: bool) -> list[Case]:
         cases = [
             call(kind, messy(rng, (1, 5)), tag="one"),
@@ -43,4 +45,4 @@ def batch_of_one_spec(kind: NormKind, grade_id: str = "batch_of_one") -> CheckSp
 
     judge = each_case(_raised, verdict)
     summary = "a single record raises ValueError (batch-norm needs a crowd)"
-    return check_spec(grade_id, kind.function, make, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

@@ -11,7 +11,7 @@ from ..spec import CheckSpec, check_spec
 from .kind import NormKind, call
 
 
-def cancellation_spec(kind: NormKind, grade_id: str = "numerics") -> CheckSpec:
+def cancellation_spec(kind: NormKind, grade_id: str = "numerics", *, points: float) -> CheckSpec:
     """float32 far from zero: the student's own float64 answer on the same numbers is the yardstick.
 
     The records sit at an offset of 1e4 with a spread of about 1. The student's
@@ -49,4 +49,4 @@ def cancellation_spec(kind: NormKind, grade_id: str = "numerics") -> CheckSpec:
 
     judge = each_pair(an_array, judge_pair)
     summary = "float32 records far from zero (no cancellation)"
-    return check_spec(grade_id, kind.function, make, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

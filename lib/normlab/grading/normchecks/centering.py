@@ -15,7 +15,7 @@ from .family_judge import evidence_of_difference, family_judge
 from .kind import NormKind, call
 
 
-def centering_spec(kind: NormKind, grade_id: str = "centering") -> CheckSpec:
+def centering_spec(kind: NormKind, grade_id: str = "centering", *, points: float) -> CheckSpec:
     def make(rng, hidden: bool) -> list[Case]:
         # records whose mean is far from zero relative to their spread: centring shows
         shapes = [(3, 5)] + ([(2, 3, 6), (5, 5)] if hidden else [])
@@ -63,4 +63,4 @@ def centering_spec(kind: NormKind, grade_id: str = "centering") -> CheckSpec:
 
     summary = "subtracts the mean" if kind.center else "does not subtract the mean"
     judge = family_judge(kind, accept, explain, fallback)
-    return check_spec(grade_id, kind.function, make, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

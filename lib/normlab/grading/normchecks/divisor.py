@@ -15,7 +15,9 @@ from .family_judge import evidence_of_difference, family_judge
 from .kind import NormKind, call
 
 
-def divisor_spec(kind: NormKind, grade_id: str = "population_variance") -> CheckSpec:
+def divisor_spec(
+    kind: NormKind, grade_id: str = "population_variance", *, points: float
+) -> CheckSpec:
     stat = kind.statistic_name
 
     def make(rng, hidden: bool) -> list[Case]:
@@ -57,4 +59,4 @@ def divisor_spec(kind: NormKind, grade_id: str = "population_variance") -> Check
 
     summary = f"population {stat}: divide by n, not n - 1"
     judge = family_judge(kind, accept, explain, fallback)
-    return check_spec(grade_id, kind.function, make, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

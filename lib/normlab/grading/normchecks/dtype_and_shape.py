@@ -12,7 +12,9 @@ from ..spec import CheckSpec, check_spec
 from .kind import NormKind, call
 
 
-def dtype_shape_spec(kind: NormKind, grade_id: str = "dtype_and_shape") -> CheckSpec:
+def dtype_shape_spec(
+    kind: NormKind, grade_id: str = "dtype_and_shape", *, points: float
+) -> CheckSpec:
     def make(rng, hidden: bool) -> list[Case]:
         specs = [((5, 7), np.float64), ((2, 3, 6), np.float32)]
         if hidden:
@@ -45,4 +47,4 @@ def dtype_shape_spec(kind: NormKind, grade_id: str = "dtype_and_shape") -> Check
 
     judge = each_case(returned, verdict)
     summary = "returns an array of the input's shape and dtype"
-    return check_spec(grade_id, kind.function, make, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

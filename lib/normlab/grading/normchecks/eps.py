@@ -31,7 +31,7 @@ def _eps_block(rng, kind: NormKind) -> np.ndarray:
     return block.T.copy() if kind.leading_axes else block
 
 
-def eps_spec(kind: NormKind, grade_id: str = "eps_placement") -> CheckSpec:
+def eps_spec(kind: NormKind, grade_id: str = "eps_placement", *, points: float) -> CheckSpec:
     def make(rng, hidden: bool) -> list[Case]:
         block = _eps_block(rng, kind)
         small = "features" if kind.leading_axes else "records"
@@ -101,4 +101,4 @@ def eps_spec(kind: NormKind, grade_id: str = "eps_placement") -> CheckSpec:
 
     summary = "eps inside the square root, the argument honoured"
     judge = family_judge(kind, accept, explain, fallback)
-    return check_spec(grade_id, kind.function, make, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

@@ -12,7 +12,9 @@ from ..spec import CheckSpec, check_spec
 from .kind import NormKind, call
 
 
-def independence_spec(kind: NormKind, grade_id: str = "independence") -> CheckSpec:
+def independence_spec(
+    kind: NormKind, grade_id: str = "independence", *, points: float
+) -> CheckSpec:
     """No record influences another, in a batch or across calls (the seed's audit).
 
     The calls run in this order: a batch, another batch, the first batch again (a
@@ -62,7 +64,7 @@ def independence_spec(kind: NormKind, grade_id: str = "independence") -> CheckSp
         return None
 
     summary = "records independent: alone = in a batch, no state"
-    return check_spec(grade_id, kind.function, make, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)
 
 
 def _independence_message(kind: NormKind, case: Case, y, x0, y0) -> str | None:

@@ -10,7 +10,9 @@ from ..spec import CheckSpec, check_spec
 from .kind import NormKind, call
 
 
-def untouched_spec(kind: NormKind, grade_id: str = "input_untouched") -> CheckSpec:
+def untouched_spec(
+    kind: NormKind, grade_id: str = "input_untouched", *, points: float
+) -> CheckSpec:
     def make(rng, hidden: bool) -> list[Case]:
         shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
         cases = []
@@ -35,4 +37,4 @@ def untouched_spec(kind: NormKind, grade_id: str = "input_untouched") -> CheckSp
 
     judge = each_case(returned, verdict)
     summary = "does not write into its arguments"
-    return check_spec(grade_id, kind.function, make, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

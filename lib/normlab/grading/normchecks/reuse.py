@@ -40,11 +40,11 @@ def no_reuse(read, library: str = "a library implementation"):
     return read_calls
 
 
-def reuse_spec(kind: NormKind, grade_id: str = "reference_reuse") -> CheckSpec:
+def reuse_spec(kind: NormKind, grade_id: str = "reference_reuse", *, points: float) -> CheckSpec:
     def make(rng, hidden: bool) -> list[Case]:
         shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
         return [call(kind, messy(rng, s), tag="reuse") for s in shapes]
 
     judge = each_case(no_reuse(returned))
     summary = "written by hand: no library normalization called"
-    return check_spec(grade_id, kind.function, make, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)
