@@ -22,7 +22,7 @@ import numpy as np
 
 from . import normchecks
 from .cases import Case
-from .evidence import failure_of_call, fmt, record, where, worst
+from .evidence import amount, failure_of_call, fmt, record, where, worst
 from .judges import each_case, each_pair, returned
 from .random_inputs import messy
 from .spec import check_spec, registry
@@ -254,8 +254,8 @@ def _judge_independence(cases, results):
             other = tuple(int(i) for i in np.unravel_index(np.argmax(moved), moved.shape))
             return (
                 f"Independence: changing record {target} (its x and dy) changed dx of record "
-                f"{other} (by up to {moved[other]:.3g}). LayerNorm's statistics are per record, "
-                f"so are the means in its gradient: take them over the last axis only."
+                f"{other} (by up to {amount(moved[other])}). LayerNorm's statistics are per "
+                f"record, so are the means in its gradient: take them over the last axis only."
             )
         return None
 

@@ -1,4 +1,12 @@
-"""eps: inside the square root, the argument honoured, the default right."""
+"""eps: inside the square root, the argument honoured, the default right.
+
+For LayerNorm and batch-norm eps inside the root is the papers' formula (Ba, Kiros and
+Hinton, 2016, arXiv:1607.06450; Ioffe and Szegedy, 2015). For RMSNorm it is ps4's
+contract, not the only convention: Zhang and Sennrich's code
+(https://github.com/bzhangGo/rmsnorm) divides by rms + eps with eps = 1e-8, and
+torch.nn.RMSNorm adds eps inside the root with a default of eps=None (the dtype's
+machine epsilon), so the message calls the other placement a different convention.
+"""
 
 from __future__ import annotations
 
@@ -55,6 +63,17 @@ def eps_spec(kind: NormKind, grade_id: str = "eps_placement", *, points: float) 
         eps = case.meta["eps"]
         z = family.normalize(x, replace(v, eps_mode="inside", fixed_eps=0.0), eps)
         evidence = evidence_of_difference(y, z) + warned(result)
+        if v.eps_mode == "outside" and not kind.center:
+            computed = "(x - mu) / (sigma + eps)" if v.center else "x / (rms + eps)"
+            default = f"{kind.default_eps:g}".replace("e-0", "e-")  # 1e-6
+            return (
+                f"eps outside the square root: for {where(case)}, {kind.function} computes "
+                f"{computed}. That is a different convention, not a mistake: Zhang and "
+                f"Sennrich's own code divides by rms + eps, with eps = 1e-8. This problem "
+                f"set's contract is eps inside the root, x / sqrt(mean(x^2) + eps) with "
+                f"eps = {default} (as torch.nn.RMSNorm computes it); the two differ on records "
+                f"near zero." + evidence
+            )
         if v.eps_mode == "outside":
             return (
                 f"eps outside the square root: for {where(case)}, {kind.function} computes "
