@@ -4,7 +4,7 @@ For every assignment, every CheckSpec of `normlab.grading.CHECKS` runs its visib
 hidden battery against a bank of submissions: the instructor's solutions, the blank
 releases (NotImplementedError stubs), the planted bugs of `course_bank.BANK`, the answers
 of `normlab.course.demo.PS2_ANSWERS`, and normlab's red team in place of the student's
-LayerNorm, batch-norm and RMSNorm. Each judge's message (None for a pass) is compared with
+LayerNorm, batch-norm and RMSNorm, and a few answers of its own (`EXTRA`). Each judge's message (None for a pass) is compared with
 `verdicts.json`, recorded on the code before the grading package was refactored, so a
 refactoring that changes a verdict or a word of a message fails here.
 
@@ -35,6 +35,30 @@ from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, run_cases  # noqa
 
 SNAPSHOT = Path(__file__).with_name("verdicts.json")
 
+# answers no other bank holds: assignment -> name -> source defining the student's functions
+EXTRA = {
+    "ps2_layer_norm": {
+        "running-statistics": """
+running = {}
+
+def layer_norm(x, gamma, beta, eps=1e-5):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    if var.shape in running:
+        var = 0.5 * var + 0.5 * running[var.shape]
+    running[var.shape] = var
+    return gamma * (x - mu) / np.sqrt(var + eps) + beta
+""",
+    },
+    "ps4_rmsnorm": {
+        "zhang-sennrich-eps": """
+def rms_norm(x, gamma, eps=1e-8):
+    x = np.asarray(x, dtype=np.float64)
+    return gamma * x / (np.sqrt((x * x).mean(axis=-1, keepdims=True)) + eps)
+""",
+    },
+}
+
 
 def _as_rms_norm(fn):
     """A red-team LayerNorm called as the student's rms_norm(x, gamma, eps)."""
@@ -56,6 +80,11 @@ def submissions() -> dict[str, tuple[str, dict]]:
         for bug, (edits, _) in BANK.get(assignment, {}).items():
             nb = with_bug(read(source_path(assignment)), edits)
             bank[f"{assignment}/bank:{bug}"] = (assignment, run_in_process(nb))
+    for assignment, answers in EXTRA.items():
+        for name, source in answers.items():
+            namespace = {"np": np}
+            exec(source, namespace)  # noqa: S102 (the bank's own answers)
+            bank[f"{assignment}/extra:{name}"] = (assignment, namespace)
     for name, answers in demo.PS2_ANSWERS.items():
         nb = demo.fill(read(release_path(demo.PS2)), answers)
         bank[f"{demo.PS2}/demo:{name}"] = (demo.PS2, run_in_process(nb))

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import family
 from ..cases import Case
-from ..evidence import fmt, record, warned, where
+from ..evidence import fmt, record, warned, where, worst
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
 from .family_judge import correct_variant, evidence_of_difference, family_judge
@@ -37,6 +37,30 @@ def _eps_block(rng, kind: NormKind) -> np.ndarray:
     normal = messy(rng, (2, d), spread=(0.5, 5.0))
     block = np.concatenate([tiny, constant, normal])  # (6, d)
     return block.T.copy() if kind.leading_axes else block
+
+
+ZHANG_SENNRICH_EPS = 1e-8  # their code's default, added to the rms
+
+
+def _is_zhang_sennrich(x, y, axes) -> bool:
+    """Is y RMSNorm with Zhang and Sennrich's default, x / (rms + 1e-8)?"""
+    rms = np.sqrt((x * x).mean(axis=axes, keepdims=True))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = x / (rms + ZHANG_SENNRICH_EPS)
+    return worst(y, z, family.MATCH_RTOL, family.MATCH_ATOL) is None
+
+
+def _other_convention(kind: NormKind, case: Case, computed: str) -> str:
+    """RMSNorm's eps outside the root: another convention, not ps4's contract."""
+    theirs, ours = (f"{e:g}".replace("e-0", "e-") for e in (ZHANG_SENNRICH_EPS, kind.default_eps))
+    return (
+        f"eps outside the square root: for {where(case)}, {kind.function} computes "
+        f"{computed}. That is a different convention, not a mistake: Zhang and "
+        f"Sennrich's own code divides by rms + eps, with eps = {theirs}. This "
+        f"problem set's contract is eps inside the root, x / sqrt(mean(x^2) + eps) with "
+        f"eps = {ours} (as torch.nn.RMSNorm computes it); the two differ on records "
+        f"near zero."
+    )
 
 
 def eps_spec(kind: NormKind, grade_id: str = "eps_placement", *, points: float) -> CheckSpec:
@@ -65,15 +89,7 @@ def eps_spec(kind: NormKind, grade_id: str = "eps_placement", *, points: float) 
         evidence = evidence_of_difference(y, z) + warned(result)
         if v.eps_mode == "outside" and not kind.center:
             computed = "(x - mu) / (sigma + eps)" if v.center else "x / (rms + eps)"
-            default = f"{kind.default_eps:g}".replace("e-0", "e-")  # 1e-6
-            return (
-                f"eps outside the square root: for {where(case)}, {kind.function} computes "
-                f"{computed}. That is a different convention, not a mistake: Zhang and "
-                f"Sennrich's own code divides by rms + eps, with eps = 1e-8. This problem "
-                f"set's contract is eps inside the root, x / sqrt(mean(x^2) + eps) with "
-                f"eps = {default} (as torch.nn.RMSNorm computes it); the two differ on records "
-                f"near zero." + evidence
-            )
+            return _other_convention(kind, case, computed) + evidence
         if v.eps_mode == "outside":
             return (
                 f"eps outside the square root: for {where(case)}, {kind.function} computes "
@@ -108,6 +124,8 @@ def eps_spec(kind: NormKind, grade_id: str = "eps_placement", *, points: float) 
                 f"{warned(result)}: a record of zero variance must give beta, eps inside the "
                 f"square root keeps the division finite."
             )
+        if not kind.center and _is_zhang_sennrich(x, y, kind.correct_axes(x.ndim)):
+            return _other_convention(kind, case, "x / (rms + 1e-8)") + evidence_of_difference(y, z)
         got, want = kind.statistic(y), kind.statistic(z)
         bad = ~(np.abs(got - want) <= 1e-3 * np.abs(want) + 1e-9)
         if bad.any():
