@@ -24,10 +24,12 @@ ASSIGNMENT = "ps3_axes"
 
 CORRECT = ("layer_norm", "layer_norm_alt")
 
-# grade_id -> (points, visible planted, hidden planted, what a witness should test)
+# grade_id -> (points, what it catches, visible planted, hidden planted, what a witness
+# should test)
 CATCHES = {
     "witness_catches_axis": (
         2,
+        "a wrong axis",
         ("red_team.wrong_axis", "red_team.batch_axes", "red_team.joint_token_feature"),
         ("planted.first_axis", "planted.whole_tensor"),
         "change one record and check that no other record's output moves, and that a record "
@@ -35,12 +37,14 @@ CATCHES = {
     ),
     "witness_catches_sample_variance": (
         2,
+        "the sample variance (d - 1)",
         ("red_team.sample_variance",),
         ("planted.mean_abs_deviation",),
         "check that every output record has variance 1 (population variance: divide by d)",
     ),
     "witness_catches_eps": (
         2,
+        "eps outside the square root",
         ("red_team.eps_outside_sqrt",),
         ("planted.no_eps",),
         "feed a record of tiny variance (below eps) and a constant record: the output variance "
@@ -48,12 +52,14 @@ CATCHES = {
     ),
     "witness_catches_centering": (
         1,
+        "a missing centring",
         ("red_team.rms_in_place_of_ln",),
         ("planted.median_centred",),
         "check that every output record has mean 0",
     ),
     "witness_catches_cancellation": (
         1,
+        "a one-pass variance that cancels",
         ("red_team.one_pass_variance",),
         ("planted.one_pass_float32",),
         "shift the records far from zero (say by 1e6 standard deviations, or 1e4 in float32): "
@@ -118,7 +124,7 @@ def _accepts(case, said, result):
 
 
 def _catch_spec(grade_id: str) -> CheckSpec:
-    points, visible, hidden_refs, hint = CATCHES[grade_id]
+    points, caught, visible, hidden_refs, hint = CATCHES[grade_id]
 
     def make(rng, hidden: bool) -> list[Case]:
         refs = visible + (hidden_refs if hidden else ())
@@ -135,7 +141,7 @@ def _catch_spec(grade_id: str) -> CheckSpec:
         return None
 
     judge = each_case(_read_verdict, verdict)
-    summary = f"witness: {hint.split(':')[0]}"
+    summary = f"witness catches {caught}"
     return check_spec(grade_id, "witness", make, judge, summary, points=points)
 
 
