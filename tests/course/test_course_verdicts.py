@@ -3,10 +3,11 @@
 For every assignment, every CheckSpec of `normlab.grading.CHECKS` runs its visible and its
 hidden battery against a bank of submissions: the instructor's solutions, the blank
 releases (NotImplementedError stubs), the planted bugs of `course_bank.BANK`, the answers
-of `normlab.course.demo.PS2_ANSWERS`, and normlab's red team in place of the student's
-LayerNorm, batch-norm and RMSNorm, and a few answers of its own (`EXTRA`). Each judge's message (None for a pass) is compared with
-`verdicts.json`, recorded on the code before the grading package was refactored, so a
-refactoring that changes a verdict or a word of a message fails here.
+of `normlab.course.demo.PS2_ANSWERS`, normlab's red team in place of the student's
+LayerNorm, batch-norm and RMSNorm, and a few answers of its own (`EXTRA`). Each judge's
+message (None for a pass) is compared with `verdicts.json`, recorded on the code before
+the grading package was refactored, so a refactoring that changes a verdict or a word of
+a message fails here.
 
 A message changed on purpose is re-recorded with
 

@@ -85,8 +85,9 @@ def amount(value: float) -> str:
     """A size of change for a message, never mistaken for a number near 1: '0.383', or
     '1.4e-08 (that is 0.000000014)'."""
     value = float(value)
-    if not 0 < value < 1e-3:
-        return f"{value:.3g}"
+    shown = f"{value:.3g}"
+    if "e-" not in shown:
+        return shown
     decimals = 1 - int(np.floor(np.log10(value)))
     return f"{value:.2g} (that is {value:.{decimals}f})"
 
