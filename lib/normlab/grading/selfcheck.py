@@ -7,12 +7,10 @@
 
 `check` builds the cases, runs them in-process under guards (`run_case`), judges them,
 and raises AssertionError with the judge's message on failure. A visible check that
-passes prints one line to stdout, its name, what it checks and its points:
-
-    ✓ axis: LayerNorm: statistics over the last axis (3 points)
-
-and a hidden one prints nothing. Both return None: nbgrader reads a test cell's
-execute_result as partial credit, and zeroes a cell that writes to stderr.
+passes prints one line to stdout, a tick, its grade_id, what it checks (the CheckSpec's
+summary) and its points, "✓ <grade_id>: <summary> (<points> points)"; a hidden one prints
+nothing. Both return None: nbgrader reads a test cell's execute_result as partial credit,
+and zeroes a cell that writes to stderr.
 `summary` re-runs every visible check on the notebook's namespace and prints how many
 pass and the points they cover; it never raises.
 
