@@ -19,6 +19,7 @@ and the diff of `verdicts.json` shows every message that changed.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -28,7 +29,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # run as a script (--update)
 
 from course_bank import BANK  # noqa: E402
-from course_helpers import read, release_path, run_in_process, source_path, with_bug  # noqa: E402
+from course_helpers import (  # noqa: E402
+    REPO,
+    read,
+    release_path,
+    run_in_process,
+    source_path,
+    with_bug,
+)
 
 from normlab import red_team  # noqa: E402
 from normlab.course import demo  # noqa: E402
@@ -155,6 +163,17 @@ def test_the_bank_fails_and_passes_cells():
             ]
             assert None in seen, f"no submission passes {assignment}:{grade_id}"
             assert any(m is not None for m in seen), f"none fails {assignment}:{grade_id}"
+
+
+def test_the_exercises_page_quotes_a_message_the_checks_give():
+    """exercises/index.md shows a failed check: the visible independence check's message for
+    demo.PS2_ANSWERS["wrong_axis"], word for word."""
+    page = (REPO / "exercises" / "index.md").read_text(encoding="utf-8")
+    quoted = re.search(r"```text\n(AssertionError: .*?)```", page, re.S)
+    assert quoted, "the exercises page shows no failed check"
+    nb = demo.fill(read(release_path(demo.PS2)), demo.PS2_ANSWERS["wrong_axis"])
+    message = messages(demo.PS2, run_in_process(nb))["independence"]["visible"]
+    assert quoted.group(1).split() == f"AssertionError: {message}".split()
 
 
 if __name__ == "__main__":
