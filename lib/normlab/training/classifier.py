@@ -1,0 +1,135 @@
+"""Train the small network on the spirals, and measure batch-norm's train/eval gap.
+
+One run: Adam (lr 1e-3, as in CS231n's assignment 2) on random mini-batches, seeded, in float32
+on the CPU. The same seed gives the same initial weights and the same batches to every
+normalization, so two runs differ only in their norm.
+
+Batch-norm (Ioffe and Szegedy, 2015, arXiv:1502.03167) computes different functions in its two
+modes: in train mode each record is normalized with its batch's statistics, in eval mode with
+running averages collected during training. The run reports accuracy on the training records
+both ways; the difference is the train/eval gap. LayerNorm (Ba, Kiros and Hinton, 2016,
+arXiv:1607.06450) and RMSNorm read each record alone, so their gap is zero by construction.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from .data import spirals
+from .layer_stats import LayerStats, layer_stats
+from .mlp import MLP
+
+
+@dataclass
+class ClassifierRun:
+    """What one training run measured. Losses are cross-entropy in nats."""
+
+    norm: str
+    batch_size: int
+    seed: int
+    losses: np.ndarray  # (steps,) the loss of each mini-batch, train mode
+    train_loss_eval_mode: float  # every training record at once, running statistics
+    test_accuracy: float  # held-out spirals, eval mode
+    train_accuracy_train_mode: float  # training records, batch statistics (batches of B)
+    train_accuracy_eval_mode: float  # the same records, running statistics
+    stats_init: LayerStats | None
+    stats_final: LayerStats | None
+    model: MLP
+
+    @property
+    def final_loss(self) -> float:
+        """Mean mini-batch loss over the last tenth of the steps."""
+        return float(self.losses[-max(1, len(self.losses) // 10) :].mean())
+
+    @property
+    def train_eval_gap(self) -> float:
+        """Training accuracy with batch statistics minus with running statistics."""
+        return self.train_accuracy_train_mode - self.train_accuracy_eval_mode
+
+
+def _accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
+    return float((logits.argmax(dim=1) == y).float().mean())
+
+
+@torch.no_grad()
+def _accuracy_both_modes(model: MLP, x, y, batch_size: int, generator) -> tuple[float, float]:
+    """Accuracy on the same records in shuffled full batches: in train mode, in eval mode.
+
+    Train mode runs on a copy, so batch-norm's running statistics are not moved by it.
+    """
+    order = torch.randperm(len(x), generator=generator)
+    batches = order[: len(x) // batch_size * batch_size].view(-1, batch_size)  # (n, B)
+    accuracies = []
+    for probe in (copy.deepcopy(model).train(), model.eval()):
+        hits = torch.cat([probe(x[b]).argmax(dim=1) == y[b] for b in batches])
+        accuracies.append(float(hits.float().mean()))
+    return accuracies[0], accuracies[1]
+
+
+def train_classifier(
+    norm: str,
+    *,
+    batch_size: int = 64,
+    steps: int = 600,
+    lr: float = 1e-3,
+    depth: int = 6,
+    width: int = 64,
+    points_per_class: int = 200,
+    turns: float = 1.25,
+    seed: int = 0,
+    data_seed: int = 0,
+    snapshot: bool = False,
+) -> ClassifierRun:
+    """Train MLP(norm) on 3-arm spirals with Adam; `snapshot` keeps layer stats at both ends.
+
+    `seed` fixes the initial weights and the order of the batches; `data_seed` the points
+    (training set from data_seed, test set from data_seed + 1).
+    """
+    if batch_size < 1 or steps < 1 or not lr > 0:
+        raise ValueError(
+            f"need batch_size >= 1, steps >= 1, lr > 0; got {batch_size}, {steps}, {lr!r}"
+        )
+    if norm == "batch_norm" and batch_size < 2:
+        raise ValueError("batch_norm needs batch_size >= 2: one record has no batch statistics")
+    x, y = spirals(points_per_class, turns=turns, seed=data_seed)  # (N, 2), (N,)
+    if batch_size > len(x):
+        raise ValueError(f"batch_size {batch_size} exceeds the {len(x)} training records")
+    x_test, y_test = spirals(points_per_class, turns=turns, seed=data_seed + 1)
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    model = MLP(norm, depth=depth, width=width)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)
+    stats_init = layer_stats(model, x, y) if snapshot else None
+
+    losses = np.empty(steps)
+    model.train()
+    for step in range(steps):
+        batch = torch.randperm(len(x), generator=generator)[:batch_size]  # (B,)
+        loss = nn.functional.cross_entropy(model(x[batch]), y[batch])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses[step] = loss.item()
+
+    train_mode, eval_mode = _accuracy_both_modes(model, x, y, batch_size, generator)
+    with torch.no_grad():
+        train_loss = float(nn.functional.cross_entropy(model.eval()(x), y))
+        test = _accuracy(model(x_test), y_test)
+    return ClassifierRun(
+        norm=norm,
+        batch_size=batch_size,
+        seed=seed,
+        losses=losses,
+        train_loss_eval_mode=train_loss,
+        test_accuracy=test,
+        train_accuracy_train_mode=train_mode,
+        train_accuracy_eval_mode=eval_mode,
+        stats_init=stats_init,
+        stats_final=layer_stats(model, x, y) if snapshot else None,
+        model=model,
+    )

@@ -1,0 +1,62 @@
+"""One small network, four normalizations: none, batch-norm, LayerNorm or RMSNorm.
+
+Each hidden layer is Linear -> norm -> tanh, the layout of Karpathy's makemore (part 3) and of
+Ioffe and Szegedy (2015, arXiv:1502.03167), who normalize a layer's pre-activations. The norms:
+
+    batch_norm  torch's BatchNorm1d: each feature over the batch, running statistics for eval
+    layer_norm  normlab.torch_twins.LayerNorm: each record over its features (Ba et al., 2016)
+    rms_norm    normlab.torch_twins.RMSNorm: each record's root mean square (Zhang and
+                Sennrich, 2019, arXiv:1910.07467)
+    none        the identity, the baseline
+
+Everything else (widths, torch's default initialisation, tanh) is the same in all four.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ..torch_twins import LayerNorm, RMSNorm
+
+NORMS = ("none", "batch_norm", "layer_norm", "rms_norm")
+
+
+def make_norm(kind: str, width: int) -> nn.Module:
+    """The normalization layer called `kind` for `width` features."""
+    if kind == "none":
+        return nn.Identity()
+    if kind == "batch_norm":
+        return nn.BatchNorm1d(width)
+    if kind == "layer_norm":
+        return LayerNorm(width)
+    if kind == "rms_norm":
+        return RMSNorm(width)
+    raise ValueError(f"norm must be one of {NORMS}; got {kind!r}")
+
+
+class MLP(nn.Module):
+    """`depth` hidden layers of `width` units (Linear -> norm -> tanh), then a linear read-out."""
+
+    def __init__(
+        self, norm: str, *, inputs: int = 2, width: int = 64, depth: int = 6, classes: int = 3
+    ):
+        super().__init__()
+        if depth < 1 or width < 1:
+            raise ValueError(f"need depth >= 1 and width >= 1; got {depth}, {width}")
+        self.norm = norm
+        fan_in = [inputs] + [width] * (depth - 1)
+        self.linears = nn.ModuleList(nn.Linear(n, width) for n in fan_in)
+        self.norms = nn.ModuleList(make_norm(norm, width) for _ in range(depth))
+        self.readout = nn.Linear(width, classes)
+
+    def forward_with_hidden(self, x: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """The logits (B, classes) and every hidden layer's tanh output (B, width)."""
+        hidden = []
+        for linear, norm in zip(self.linears, self.norms, strict=True):
+            x = torch.tanh(norm(linear(x)))  # (B, width)
+            hidden.append(x)
+        return self.readout(x), hidden
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.forward_with_hidden(x)[0]  # (B, classes)
