@@ -8,7 +8,6 @@ venv. Only `solution_filled` reads the repository (solutions/): the test may, th
 
 from __future__ import annotations
 
-import ast
 import html
 import io
 import json
@@ -27,7 +26,9 @@ from nbclient import NotebookClient
 REPO = Path(__file__).resolve().parents[2]
 BUNDLE = "normlab-course-student"
 HEAVY = {"torch", "jupyter-book", "nbgrader", "sphinx", "psycopg2", "psycopg2-binary"}
-NOT_WRITTEN = re.compile(r"(\w+) is not written yet: it raises NotImplementedError")
+NOT_WRITTEN = re.compile(
+    r"(\w+) is not written yet: (it raises NotImplementedError|replace the \.\.\.)"
+)
 
 
 def clean_env(path_first: Path | None = None) -> dict[str, str]:
@@ -104,21 +105,6 @@ def instructor_answers(assignment: str) -> dict:
     return {_meta(c)["grade_id"]: c for c in source.cells if _meta(c).get("solution")}
 
 
-def value_answers(assignment: str) -> set[str]:
-    """The plain values (not functions) the instructor's code answers assign at top level:
-    ps1's `mean_r = ...`. A blank notebook leaves them undefined, so their checks cannot run."""
-    names = set()
-    for cell in instructor_answers(assignment).values():
-        if cell.cell_type != "code":
-            continue
-        for node in ast.parse(cell.source).body:
-            if isinstance(node, ast.Assign):
-                names |= {
-                    n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)
-                }
-    return names
-
-
 def solution_filled(released, assignment: str):
     """The released notebook with each answer cell replaced by the instructor's, by grade_id."""
     answers = {grade_id: cell.source for grade_id, cell in instructor_answers(assignment).items()}
@@ -150,6 +136,22 @@ def execute(nb, python: Path, cwd: Path, kernels: Path, timeout: int = 600):
     # cleanup_kc: shut the kernel down and close its sockets (nbclient leaves a km it was given)
     client.execute(cleanup_kc=True, env=clean_env(python.parent))
     return nb
+
+
+def stdout(cell) -> str:
+    """What a code cell printed."""
+    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("name") == "stdout")
+
+
+def self_check_report(nb) -> tuple[list[str], str]:
+    """(grade_ids of the check cells that printed no tick line, the last cell's output): a
+    passing visible check prints "✓ <grade_id>: ..."; the last cell prints the summary."""
+    silent = [
+        _meta(cell)["grade_id"]
+        for cell in nb.cells
+        if is_check(cell) and f"✓ {_meta(cell)['grade_id']}:" not in stdout(cell)
+    ]
+    return silent, stdout([c for c in nb.cells if c.cell_type == "code"][-1])
 
 
 def errors(nb) -> list[tuple[str, str, str]]:

@@ -41,8 +41,8 @@ from student_route import (
     is_check,
     python3_shim,
     run,
+    self_check_report,
     solution_filled,
-    value_answers,
     wheel_members,
 )
 
@@ -195,7 +195,9 @@ def test_ps2_filled_with_the_solution_passes_on_the_laptop(laptop, tmp_path):
     released = nbformat.read(folder / "ps2_layer_norm.ipynb", as_version=4)
     nb = execute(solution_filled(released, "ps2_layer_norm"), laptop, folder, tmp_path / "kernels")
     assert errors(nb) == []
-    assert all(c.execution_count for c in nb.cells if is_check(c)), "a check did not run"
+    silent, summary = self_check_report(nb)
+    assert silent == [], f"passing checks that printed no tick line: {silent}"
+    assert re.match(r"(\d+) of \1 visible checks pass", summary), summary
 
 
 @pytest.fixture(scope="module")
@@ -234,34 +236,27 @@ def test_each_problem_set_filled_with_the_solution_runs_clean_in_the_hub(hub, as
     assert errors(nb) == []
     checks = [c for c in nb.cells if is_check(c)]
     assert checks and all(c.execution_count for c in checks), "a check did not run"
+    silent, summary = self_check_report(nb)
+    assert silent == [], f"passing checks that printed no tick line: {silent}"
+    assert re.match(r"(\d+) of \1 visible checks pass", summary), summary
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_a_blank_problem_set_says_what_is_not_written_yet(hub, assignment, tmp_path):
-    """Each check fails, saying which function is not written yet. A check of a plain value
-    (ps1's `mean_r`) cannot be called before the value exists: Python's NameError names it,
-    after the answer cell above it has said NotImplementedError."""
+    """Each check of a blank notebook fails, saying which function or value is not written
+    yet (a value's answer cell starts `name = ...`)."""
     folder = hub.parents[2] / BUNDLE
     released = nbformat.read(folder / f"{assignment}.ipynb", as_version=4)
     nb = execute(released, hub, folder, tmp_path / "kernels")
-    values = value_answers(assignment)
-    stub_raised = False
     unfriendly = []
     for cell in nb.cells:
-        raised = [(o.ename, o.evalue) for o in cell.get("outputs", []) if o.output_type == "error"]
-        if cell.metadata.get("nbgrader", {}).get("solution") and raised:
-            stub_raised |= raised[0][0] == "NotImplementedError"
         if not is_check(cell):
             continue
         grade_id = cell.metadata["nbgrader"]["grade_id"]
+        raised = [(o.ename, o.evalue) for o in cell.get("outputs", []) if o.output_type == "error"]
         if not raised:
             unfriendly.append(f"{grade_id}: passed on a blank notebook")
-            continue
-        ename, evalue = raised[0]
-        undefined = re.fullmatch(r"name '(\w+)' is not defined", evalue)
-        if ename == "AssertionError" and NOT_WRITTEN.search(evalue):
-            continue
-        if ename == "NameError" and undefined and undefined[1] in values and stub_raised:
-            continue
-        unfriendly.append(f"{grade_id}: {ename}: {evalue[:200]}")
+        elif not (raised[0][0] == "AssertionError" and NOT_WRITTEN.search(raised[0][1])):
+            unfriendly.append(f"{grade_id}: {raised[0][0]}: {raised[0][1][:200]}")
     assert not unfriendly, unfriendly
+    assert self_check_report(nb)[1].startswith("0 of "), "the summary of a blank notebook"

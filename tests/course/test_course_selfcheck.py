@@ -158,9 +158,9 @@ def test_a_notebook_filled_with_the_solution_ticks_every_check_in_a_kernel(assig
     nb = _execute(_filled_release(assignment))
     for grade_id, spec in CHECKS[assignment].items():
         outputs = _outputs(nb, grade_id)
-        assert [o.output_type for o in outputs] == ["stream"], outputs
-        assert outputs[0].name == "stdout"
-        assert outputs[0].text == selfcheck.passed_line(spec) + "\n"
+        # stdout only (a stream may arrive in pieces): nbgrader reads nothing else as a score
+        assert {(o.output_type, o.get("name")) for o in outputs} == {("stream", "stdout")}, outputs
+        assert _text(outputs) == selfcheck.passed_line(spec) + "\n"
     last = nb.cells[-1]
     assert nbgrader_meta(last).get("grade_id") == SUMMARY_CELL
     assert not any(o.output_type == "error" for o in last.outputs)
@@ -173,6 +173,5 @@ def test_a_notebook_filled_with_the_solution_ticks_every_check_in_a_kernel(assig
 def test_a_blank_notebooks_summary_says_none_pass_and_raises_nothing_in_a_kernel(assignment):
     nb = _execute(nbformat.from_dict(read(release_path(assignment))))
     summary_outputs = _outputs(nb, SUMMARY_CELL)
-    assert [o.output_type for o in summary_outputs] == ["stream"]
-    assert summary_outputs[0].name == "stdout"
+    assert {(o.output_type, o.get("name")) for o in summary_outputs} == {("stream", "stdout")}
     assert _summary_counts(_text(summary_outputs))[:2] == (0, len(CHECKS[assignment]))

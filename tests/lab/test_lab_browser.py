@@ -8,6 +8,8 @@ failed request and no request off 127.0.0.1 (the `browser_page` fixture records 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from lab_page import LAB_PAGE, Lab
@@ -228,4 +230,12 @@ def test_runs_from_file_without_a_server(chromium_browser, built_site):
         assert page.get_attribute("#lab-witness", "data-state") == "alarm"
     finally:
         context.close()
+    # Chromium refuses web fonts over file:// (their origin is "null"); the theme of Python
+    # 3.10's lock (pydata-sphinx-theme 0.15) loads Font Awesome's icons that way. Each refused
+    # font also logs one "Failed to load resource"; anything else still fails the test.
+    fonts = [e for e in errors if re.match(r"Access to font at 'file://.*/webfonts/", e)]
+    errors = [e for e in errors if e not in fonts]
+    for _ in fonts:
+        if "Failed to load resource: net::ERR_FAILED" in errors:
+            errors.remove("Failed to load resource: net::ERR_FAILED")
     assert not errors and not remote

@@ -109,7 +109,7 @@ def check(
     if message is not None:
         raise AssertionError(message)
     if not hidden:
-        print(passed_line(spec))
+        print(passed_line(spec) + "\n", end="")  # one write: one stream message
 
 
 def summary(namespace: dict) -> None:
