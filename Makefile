@@ -20,6 +20,8 @@ $(STAMP): pyproject.toml constraints.txt
 
 install: $(STAMP)
 
+# `make book NORMLAB_TERM=1`: the term build, without the folded reference solutions
+# (_ext/normlab_term.py; make passes command-line variables to the recipe's environment)
 book: install
 	$(VENV)/bin/jupyter-book build . -n -W --keep-going
 	@echo "The book is built: open file://$(CURDIR)/_build/html/index.html (or: make serve)"
