@@ -10,7 +10,7 @@ JOBS   ?= 2
 PORT   ?= 8000
 ASSIGNMENTS := ps1_by_hand ps2_layer_norm ps3_axes ps4_rmsnorm ps5_backward ps6_stability_speed
 
-.PHONY: install book test lint release grade report bench serve clean
+.PHONY: install lock book test lint release grade report bench serve clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,12 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# constraints.txt is a universal lock (environment markers for Python 3.10 to 3.13, every
+# platform); uv keeps the pins it already has and changes only what pyproject.toml asks for.
+lock: install
+	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --universal --python-version 3.10 \
+		--no-annotate --custom-compile-command "make lock" -o constraints.txt
 
 # `make book NORMLAB_TERM=1`: the term build, without the folded reference solutions
 # (_ext/normlab_term.py; make passes command-line variables to the recipe's environment)

@@ -7,14 +7,17 @@ computes. This extension hashes the library's source, and when the hash differs 
 the last successful build it empties the execution cache and marks every page outdated, so every
 number is computed again. An unchanged library costs one hash of a few small files.
 
-The grading machinery (`normlab.course`, `normlab.grading`) is left out of the hash: no page
-imports it (tests/book/test_outputs_extension.py checks that), and it changes far more often
-than the numerics the pages show.
+The grading machinery (`normlab.course`, `normlab.grading`) is left out of the hash: it changes
+far more often than the numerics the pages show. The one page that runs it (the exercises page
+shows a real grading message) is executed afresh whenever it is read (`execution_mode: force`),
+and this extension makes it depend on those files, so Sphinx reads it again when one of them
+changes (tests/book/test_outputs_extension.py checks both).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 from pathlib import Path
 
@@ -38,6 +41,15 @@ def _stamp(app) -> Path:
     return Path(app.doctreedir) / STAMP_NAME
 
 
+def runs_left_out_code(source: str) -> list[str]:
+    """The subpackages of NOT_ON_PAGES that a page's source imports."""
+    return [
+        sub
+        for sub in NOT_ON_PAGES
+        if re.search(rf"normlab\.{sub}\b|from normlab import .*\b{sub}\b", source)
+    ]
+
+
 def _cache_dir(app) -> Path:
     configured = getattr(app.config, "nb_execution_cache_path", "")
     return Path(configured) if configured else Path(app.outdir).parent / ".jupyter_cache"
@@ -55,6 +67,13 @@ def _on_env_get_outdated(app, env, added, changed, removed):
     return sorted(env.found_docs) if app.normlab_stale else []
 
 
+def _on_source_read(app, docname, source) -> None:
+    """A page that runs grading code depends on its files: Sphinx re-reads it when they change."""
+    for sub in runs_left_out_code(source[0]):
+        for path in sorted((LIB / sub).rglob("*.py")):
+            app.env.note_dependency(str(path))
+
+
 def _on_build_finished(app, exception) -> None:
     if exception is None:
         stamp = _stamp(app)
@@ -65,5 +84,6 @@ def _on_build_finished(app, exception) -> None:
 def setup(app):
     app.connect("config-inited", _on_config_inited)
     app.connect("env-get-outdated", _on_env_get_outdated)
+    app.connect("source-read", _on_source_read)
     app.connect("build-finished", _on_build_finished)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -120,6 +120,22 @@ def check_eps(eps) -> float:
     return value
 
 
+# what `undefined_record_error` says of a constant record under LayerNorm with eps = 0
+ZERO_VARIANCE = "has zero variance and eps = 0: LayerNorm is undefined there (0 / 0)"
+
+
+def undefined_record_error(where: tuple[int, ...], what: str) -> ValueError:
+    """The error for eps = 0 on a record the normalization cannot divide by.
+
+    `where` indexes the leading axes; `what` says what is wrong with the record
+    ("has zero variance and eps = 0: LayerNorm is undefined there (0 / 0)"). A 1-D
+    input is a single record with no leading axes (`where == ()`): the message then
+    says "the record", not "record ()".
+    """
+    record = f"record {where}" if where else "the record"
+    return ValueError(f"{record} {what}; use eps > 0")
+
+
 def check_same_shape(a: np.ndarray, b: np.ndarray, *, names: tuple[str, str]) -> None:
     """Raise a ValueError naming both shapes when two arrays differ in shape."""
     if a.shape != b.shape:

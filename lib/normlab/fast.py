@@ -30,7 +30,13 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ._inputs import as_feature_param, as_records, check_eps
+from ._inputs import (
+    ZERO_VARIANCE,
+    as_feature_param,
+    as_records,
+    check_eps,
+    undefined_record_error,
+)
 
 BLOCK_BYTES = 2**20  # one (rows, d) scratch block: about 1 MiB, measured best here
 ROW_LOOP_MIN_D = 256  # from this record length on, one record per ufunc inner loop is faster
@@ -162,7 +168,4 @@ def _check_out(out, arr: np.ndarray, dtype: np.dtype) -> np.ndarray:
 def _raise_zero_variance(denom: np.ndarray, start: int, shape: tuple[int, ...]) -> None:
     flat = start + int(np.argwhere(denom[:, 0] == 0)[0, 0])
     where = tuple(int(i) for i in np.unravel_index(flat, shape[:-1]))
-    raise ValueError(
-        f"record {where} has zero variance and eps = 0: LayerNorm is undefined "
-        "there (0 / 0); use eps > 0"
-    )
+    raise undefined_record_error(where, ZERO_VARIANCE)

@@ -15,7 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._inputs import as_feature_param, as_records, check_eps
+from ._inputs import (
+    ZERO_VARIANCE,
+    as_feature_param,
+    as_records,
+    check_eps,
+    undefined_record_error,
+)
 from .stats import centered_and_var
 
 
@@ -42,10 +48,7 @@ def layer_norm(x, gamma=None, beta=None, eps: float = 1e-5) -> np.ndarray:
     denom = np.sqrt(var + arr.dtype.type(eps))  # (..., 1)
     if eps == 0.0 and np.any(denom == 0):
         where = tuple(int(i) for i in np.argwhere(denom[..., 0] == 0)[0])
-        raise ValueError(
-            f"record {where} has zero variance and eps = 0: LayerNorm is undefined "
-            "there (0 / 0); use eps > 0"
-        )
+        raise undefined_record_error(where, ZERO_VARIANCE)
     y = np.divide(xc, denom, out=xc)  # (..., d) standardized: mean 0, variance ~1
     if gamma is not None:
         y *= gamma  # (d,) broadcast over records

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._inputs import as_feature_param, as_records, check_eps
+from ._inputs import as_feature_param, as_records, check_eps, undefined_record_error
 
 
 def rms_norm(x, gamma=None, eps: float = 1e-6) -> np.ndarray:
@@ -32,9 +32,7 @@ def rms_norm(x, gamma=None, eps: float = 1e-6) -> np.ndarray:
     denom = np.sqrt(mean_square + arr.dtype.type(eps))  # (..., 1)
     if eps == 0.0 and np.any(denom == 0):
         where = tuple(int(i) for i in np.argwhere(denom[..., 0] == 0)[0])
-        raise ValueError(
-            f"record {where} is all zeros and eps = 0: RMSNorm is undefined there; use eps > 0"
-        )
+        raise undefined_record_error(where, "is all zeros and eps = 0: RMSNorm is undefined there")
     y = arr / denom  # (..., d)
     if gamma is not None:
         y *= gamma

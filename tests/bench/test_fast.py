@@ -121,6 +121,15 @@ def test_fails_like_the_reference_on_zero_variance_without_eps():
     assert str(fast.value) == str(ref.value)
 
 
+def test_fails_like_the_reference_on_a_single_constant_record():
+    x = np.full(5, 2.0, np.float32)  # one record, no leading axes
+    with pytest.raises(ValueError, match=r"^the record has zero variance") as ref:
+        normlab.layer_norm(x, eps=0.0)
+    with pytest.raises(ValueError, match=r"^the record has zero variance") as fast:
+        layer_norm_fast(x, eps=0.0)
+    assert str(fast.value) == str(ref.value)
+
+
 def test_leaves_numpys_buffer_size_as_it_was():
     before = np.getbufsize()
     layer_norm_fast(np.ones((4, 1024), np.float32))

@@ -1,7 +1,9 @@
-"""The pages of the book, read from `_toc.yml` (jb-book format), as built HTML paths."""
+"""The pages of the book, read from `_toc.yml` (jb-book format), as built HTML paths; and the
+book's local Sphinx extensions (`_ext/`), loaded as modules for their tests."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import yaml
@@ -27,6 +29,23 @@ def toc_files() -> list[str]:
     return [f.removesuffix(".md").removesuffix(".ipynb") for f in files]
 
 
+def part_files(caption: str) -> list[str]:
+    """The `file:` entries of the TOC part with this caption (e.g. "Chapters"), in order."""
+    toc = yaml.safe_load(TOC.read_text())
+    parts = [p for p in toc.get("parts", ()) if p.get("caption") == caption]
+    if not parts:
+        raise KeyError(f"_toc.yml has no part captioned {caption!r}")
+    return [f.removesuffix(".md").removesuffix(".ipynb") for f in _files(parts[0].get("chapters"))]
+
+
 def html_path(toc_file: str) -> str:
     """Where Sphinx writes the page of a TOC file, relative to the site root."""
     return f"{toc_file}.html"
+
+
+def load_extension(name: str):
+    """The module `_ext/<name>.py` (a local Sphinx extension of _config.yml), freshly loaded."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "_ext" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -12,7 +13,7 @@ import pytest
 import yaml
 from book_pages import REPO, html_path, toc_files
 
-from normlab.grading import ASSIGNMENTS
+from normlab.grading import ASSIGNMENTS, check
 
 pytestmark = pytest.mark.slow
 
@@ -168,3 +169,16 @@ def test_vendored_mathjax_is_committed_so_a_fresh_clone_builds_offline():
         "_vendor/html/mathjax/LICENSE",
     ):
         assert needed in tracked, f"{needed} is not committed"
+
+
+def test_the_exercises_page_shows_the_message_the_grader_gives_today(built_site):
+    """The page's example message is computed at build: it is the one `check` raises now."""
+    source = (REPO / "exercises" / "index.md").read_text(encoding="utf-8")
+    first_cell = re.search(r"```\{code-cell\}[^\n]*\n(.*?)```", source, flags=re.S).group(1)
+    namespace: dict = {}
+    exec(first_cell, namespace)  # the page's buggy layer_norm
+    with pytest.raises(AssertionError) as failure:
+        check("independence", namespace["layer_norm"], assignment="ps2_layer_norm")
+    html = (built_site / html_path("exercises/index")).read_text(encoding="utf-8")
+    shown = unescape(_text(html))
+    assert f"AssertionError: {_text(str(failure.value))}" in shown

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
-from book_pages import REPO, toc_files
+from book_pages import REPO, load_extension, toc_files
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location(
-        "normlab_outputs", REPO / "_ext" / "normlab_outputs.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_extension("normlab_outputs")
 
 
 def test_digest_changes_with_any_library_file_and_only_then(tmp_path: Path):
@@ -47,14 +41,40 @@ def _executed_code(source: Path) -> str:
     return "\n".join(re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", text, flags=re.S))
 
 
-def test_no_executed_page_imports_what_the_digest_leaves_out():
-    """If a page ran normlab.course or normlab.grading, its outputs could go stale."""
+def _front_matter(source: Path) -> str:
+    text = source.read_text(encoding="utf-8")
+    return text.split("---", 2)[1] if text.startswith("---") else ""
+
+
+def test_a_page_that_runs_left_out_code_is_executed_afresh_on_every_read():
+    """Grading code is not hashed: a page that runs it must not be served from the cache."""
     ext = _load()
     pages = [REPO / f"{page}.md" for page in toc_files()]
-    code = {p.name: _executed_code(p) for p in pages if p.is_file()}
-    assert code["03_worked_example.md"], "no code cells found: the scan itself is broken"
-    for name, cells in code.items():
-        for sub in ext.NOT_ON_PAGES:
-            assert not re.search(rf"normlab\.{sub}\b|from normlab import .*\b{sub}\b", cells), (
-                f"{name} runs normlab.{sub}"
-            )
+    code = {p: _executed_code(p) for p in pages if p.is_file()}
+    assert code[REPO / "chapters" / "03_worked_example.md"], "no code cells: the scan is broken"
+    running = [p for p, cells in code.items() if ext.runs_left_out_code(cells)]
+    assert REPO / "exercises" / "index.md" in running, "the exercises page runs normlab.grading"
+    for page in running:
+        assert re.search(r"execution_mode:\s*force", _front_matter(page)), (
+            f"{page.relative_to(REPO)} runs {ext.runs_left_out_code(code[page])} but may be "
+            "served from the execution cache"
+        )
+
+
+def test_a_page_that_runs_grading_code_depends_on_its_files():
+    ext = _load()
+    noted = []
+
+    class Env:
+        def note_dependency(self, path):
+            noted.append(Path(path))
+
+    class App:
+        env = Env()
+
+    ext._on_source_read(App(), "exercises/index", ["from normlab.grading import check\n"])
+    assert ext.LIB / "grading" / "check.py" in noted
+    assert all(p.is_relative_to(ext.LIB / "grading") for p in noted)
+    noted.clear()
+    ext._on_source_read(App(), "chapters/03_worked_example", ["import normlab\n"])
+    assert noted == []

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+from notebook_secrets import secret_lines_of
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "solutions"
@@ -31,17 +32,7 @@ def read(path: Path):
 def secret_region_lines(assignment: str, min_length: int) -> set[str]:
     """The source notebook's lines (stripped, of min_length characters or more) inside its
     BEGIN/END SOLUTION and BEGIN/END HIDDEN TESTS regions."""
-    lines = set()
-    for cell in read(source_path(assignment)).cells:
-        inside = False
-        for line in cell.source.splitlines():
-            if "BEGIN SOLUTION" in line or "BEGIN HIDDEN TESTS" in line:
-                inside = True
-            elif "END SOLUTION" in line or "END HIDDEN TESTS" in line:
-                inside = False
-            elif inside and len(line.strip()) >= min_length:
-                lines.add(line.strip())
-    return lines
+    return secret_lines_of(source_path(assignment), min_length)
 
 
 def nbgrader_meta(cell) -> dict:

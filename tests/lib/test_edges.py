@@ -145,6 +145,16 @@ def test_eps_zero_on_a_constant_record_is_refused_not_nan():
         normlab.layer_norm([[1.0, 2.0], [3.0, 3.0]], eps=0)
 
 
+@pytest.mark.parametrize(
+    ("fn", "what"),
+    [(normlab.layer_norm, "has zero variance"), (normlab.rms_norm, "is all zeros")],
+)
+def test_eps_zero_on_a_single_record_says_the_record_not_an_empty_index(fn, what):
+    with pytest.raises(ValueError, match=rf"^the record {what} and eps = 0") as err:
+        fn([0.0, 0.0, 0.0], eps=0)
+    assert "()" not in str(err.value)
+
+
 @pytest.mark.parametrize("data", [["a", "b"], [1 + 2j, 3j], [object(), object()]])
 def test_non_real_input_is_refused(data):
     with pytest.raises(TypeError, match="real numbers"):
