@@ -16,11 +16,11 @@ import torch
 import normlab.bench.impls as impls_module
 from normlab.bench import BenchConfig, latest_result, run_bench, summarize
 from normlab.bench.__main__ import config_from, parse_args
-from normlab.bench.check import CheckFailed, check_layer_norm
 from normlab.bench.cuda import make_inputs, time_cuda, torch_device_impls
 from normlab.bench.impls import time_cpu, to_float64
 from normlab.bench.memory import minor_page_faults
 from normlab.bench.report import format_table, write_files
+from normlab.bench.verify import CheckFailed, check_layer_norm
 
 REPO = Path(__file__).resolve().parents[2]
 CONTRACT_KEYS = ["impl", "device", "rows", "d_model", "dtype", "seconds_median", "gb_per_s"]

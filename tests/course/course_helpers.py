@@ -71,16 +71,20 @@ def with_bug(nb, edits):
     return nb
 
 
+SUMMARY_CELL = "summary"  # the grade_id of each notebook's last cell, summary(globals())
+
+
 def run_in_process(nb) -> dict:
-    """Execute the notebook's code cells in order in this process (not its test cells).
+    """Execute the notebook's code cells in order in this process (not its test cells, nor
+    the summary cell, which re-runs the visible checks).
 
     Errors in answer and try-it cells are kept quiet, as a kernel would keep going.
     """
     namespace: dict = {}
     for cell in nb.cells:
-        if cell.cell_type != "code" or (
-            nbgrader_meta(cell).get("grade") and not nbgrader_meta(cell).get("solution")
-        ):
+        meta = nbgrader_meta(cell)
+        is_test = meta.get("grade") and not meta.get("solution")
+        if cell.cell_type != "code" or is_test or meta.get("grade_id") == SUMMARY_CELL:
             continue
         try:
             exec(compile(cell.source, f"<cell {cell.get('id')}>", "exec"), namespace)

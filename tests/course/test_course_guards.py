@@ -169,7 +169,10 @@ def test_feedback_preprocessors_hide_hidden_tests_and_tracebacks():
             "error",
             ename="AssertionError",
             evalue="Wrong axis: ...",
-            traceback=["frame in lib/normlab/grading/check.py", "raise AssertionError(message)"],
+            traceback=[
+                "frame in lib/normlab/grading/selfcheck.py",
+                "raise AssertionError(message)",
+            ],
         )
     ]
     nb = nbformat.v4.new_notebook(cells=[cell])

@@ -11,7 +11,7 @@ and its fraction of that copy, on the CPU (NumPy, torch) and on a GPU (torch).
     python -m normlab.bench --json       # the records as JSON on stdout
     python -m normlab.bench --gpu-suite  # the recorded run on a CUDA machine
 
-Modules: impls (what is timed), check (against the float64 reference), timing
+Modules: impls (what is timed), verify (against the float64 reference), timing
 (interleaved rounds), memory (page faults kept out), cuda (events), machine,
 report (table, files), run (the loop), plots (the speed chapter's figures).
 """

@@ -17,11 +17,11 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from . import cuda as cuda_side
-from .check import check_copy, check_layer_norm, rows_to_check
 from .impls import Impl, idx_tensor, numpy_impls, to_float64, torch_cpu_impls
 from .machine import describe_machine, load_average
 from .memory import keep_freed_memory
 from .timing import time_interleaved, warm_up
+from .verify import check_copy, check_layer_norm, rows_to_check
 
 ITEMSIZE = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}
 GPU_SUITE_D_MODELS = (64, 768, 1024, 4096, 8192)

@@ -22,7 +22,7 @@ import time
 
 from nbgrader import utils
 
-from normlab.grading import CHECKS
+from normlab.grading.selfcheck import CheckerError, find_check, run_check
 
 from . import outputs as out
 from .answers import Answers
@@ -125,16 +125,10 @@ class NotebookRun:
 
     def _check_call(self, call: CheckCall, deadline: float, shown: list):
         """Run one check call; None when it passes, else the error output it raises."""
-        assignment = call.assignment or self.assignment
-        spec = CHECKS.get(assignment, {}).get(call.grade_id)
-        if spec is None:
-            return out.error("KeyError", repr(call.grade_id))
-        if len(call.names) != len(spec.targets):
-            return out.error(
-                "TypeError",
-                f"check({call.grade_id!r}) reads {len(spec.targets)} value(s), "
-                f"{', '.join(spec.targets)}; got {len(call.names)}",
-            )
+        try:
+            spec = find_check(call.assignment or self.assignment, call.grade_id, len(call.names))
+        except (KeyError, TypeError) as exc:
+            return out.error(type(exc).__name__, str(exc))
         reply = self.kernel.request(
             {"op": "names", "names": list(call.names)}, self._remaining(deadline), self.answers
         )
@@ -144,14 +138,14 @@ class NotebookRun:
                 return out.error("NameError", f"name {name!r} is not defined")
         names = dict(zip(spec.targets, call.names, strict=True))
         try:
-            cases = spec.make_cases(call.seed, hidden=call.hidden)
-        except Exception as exc:  # noqa: BLE001 (a checker bug scores 0, as in the kernel)
-            return out.error(type(exc).__name__, f"the check could not build its cases: {exc}")
-        results = [self._run_case(case, names, deadline, shown) for case in cases]
-        try:
-            message = spec.judge(cases, results)
-        except Exception as exc:  # noqa: BLE001 (as above: the cell fails, the record says so)
-            return out.error(type(exc).__name__, f"the check could not judge: {exc}")
+            message = run_check(
+                spec,
+                lambda case: self._run_case(case, names, deadline, shown),
+                hidden=call.hidden,
+                seed=call.seed,
+            )
+        except CheckerError as exc:  # a checker bug scores 0, as in the kernel
+            return out.error(type(exc.__cause__).__name__, str(exc))
         return None if message is None else out.error("AssertionError", message)
 
     def _run_case(self, case, names: dict, deadline: float, shown: list):

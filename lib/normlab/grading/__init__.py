@@ -28,6 +28,7 @@ CHECKS[assignment][grade_id] -> CheckSpec with
     judge(cases, results) -> None | str
                      pure: None for a pass, else the message
     summary          the misconception in a few words
+    points           the grade cell's points (a test keeps them equal to the notebooks')
 Case(target, how="call"|"get", args, kwargs, tag, label, meta)
                      inputs are NumPy arrays, Python scalars, strings, and `Ref`
                      (a trusted callable named by a string, e.g. Ref("red_team.wrong_axis"))
@@ -39,7 +40,10 @@ run_case(namespace, case) -> Result
                      writes into inputs detected, library normalizations noticed by
                      the tripwire (`normlab.grading.tripwire`)
 check(grade_id, *targets, hidden=False, assignment=None, seed=0)
-                     make_cases -> run_case each -> judge -> AssertionError(message)
+                     make_cases -> run_case each -> judge -> AssertionError(message);
+                     a visible check that passes prints "✓ <grade_id>: <summary> (<points>)"
+summary(namespace)   every visible check on the notebook's globals(): how many pass and
+                     the points they cover (the notebook's last cell; never raises)
 
 A source test cell runs `check(gid, *t)` and, inside its hidden-tests region,
 `check(gid, *t, hidden=True)`. Because the hidden battery starts with the visible
@@ -52,10 +56,12 @@ never ran. `cell_verdict` does exactly that in one process.
 
 from __future__ import annotations
 
+from functools import partial
+
 from . import ps1_by_hand, ps2_layer_norm, ps3_axes, ps4_rmsnorm, ps5_backward, ps6_stability_speed
 from .cases import Case, Ref, Result
-from .check import check, use_assignment
 from .runner import run_case, run_cases
+from .selfcheck import check, run_check, summary, use_assignment
 from .spec import DEFAULT_SEED, CheckSpec
 
 # the assignments' modules, in the course's order
@@ -70,8 +76,7 @@ MANUAL: dict[str, tuple[str, ...]] = {ps6_stability_speed.ASSIGNMENT: ps6_stabil
 def cell_verdict(assignment: str, grade_id: str, namespace: dict, seed: int = DEFAULT_SEED):
     """None when grade cell `grade_id` passes at autograde for `namespace`, else the message."""
     spec = CHECKS[assignment][grade_id]
-    cases = spec.make_cases(seed)
-    return spec.judge(cases, run_cases(namespace, cases))
+    return run_check(spec, partial(run_case, namespace), hidden=True, seed=seed)
 
 
 __all__ = [
@@ -87,5 +92,6 @@ __all__ = [
     "check",
     "run_case",
     "run_cases",
+    "summary",
     "use_assignment",
 ]

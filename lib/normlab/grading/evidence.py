@@ -81,6 +81,17 @@ def worst(actual: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
     return np.unravel_index(int(np.argmax(gap)), gap.shape)
 
 
+def amount(value: float) -> str:
+    """A size of change for a message, never mistaken for a number near 1: '0.383', or
+    '1.4e-08 (that is 0.000000014)'."""
+    value = float(value)
+    shown = f"{value:.3g}"
+    if "e-" not in shown:
+        return shown
+    decimals = 1 - int(np.floor(np.log10(value)))
+    return f"{value:.2g} (that is {value:.{decimals}f})"
+
+
 def record(index) -> str:
     """A record index as a tuple string: (0, 3)."""
     index = tuple(int(i) for i in index)

@@ -111,14 +111,19 @@ def _param_counts(values):
 
 
 CHECKS = registry(
-    value_spec("mean", ("mean_r",), _mean, "the mean of a record"),
-    value_spec("population_variance", ("var_r",), _variance, "population variance by hand"),
-    value_spec("normalized", ("normalized_r",), _normalized, "the normalized record"),
-    value_spec("eps_effect", ("normalized_r_eps",), _eps_effect, "eps inside the square root"),
+    value_spec("mean", ("mean_r",), _mean, "the mean of a record", points=1),
+    value_spec(
+        "population_variance", ("var_r",), _variance, "population variance by hand", points=2
+    ),
+    value_spec("normalized", ("normalized_r",), _normalized, "the normalized record", points=2),
+    value_spec(
+        "eps_effect", ("normalized_r_eps",), _eps_effect, "eps inside the square root", points=2
+    ),
     value_spec(
         "param_counts",
         ("params_gain_bias", "params_gain_only", "params_rms"),
         _param_counts,
         "parameter counts name their convention",
+        points=3,
     ),
 )

@@ -13,8 +13,10 @@ import numpy as np
 from . import family, normchecks
 from .cases import Case
 from .evidence import failure_of_call, fmt, record, where
-from .normchecks import LAYER_NORM, messy, rng_for
-from .spec import CheckSpec, registry
+from .judges import each_case
+from .normchecks import LAYER_NORM
+from .random_inputs import messy
+from .spec import check_spec, registry
 
 ASSIGNMENT = "ps2_layer_norm"
 
@@ -26,8 +28,7 @@ def _stats_case(x, tag="stats", label="") -> Case:
     return Case("row_stats", "call", (x,), tag=tag, label=label)
 
 
-def _stats_cases(salt: str, seed: int, hidden: bool) -> list[Case]:
-    rng = rng_for(seed, salt)
+def _stats_cases(rng, hidden: bool) -> list[Case]:
     cases = [
         _stats_case(np.array([[1.0, 2.0, 3.0, 4.0], [10.0, 0.0, 5.0, 9.0]])),
         _stats_case(messy(rng, (2, 3, 5))),
@@ -41,7 +42,8 @@ def _stats_cases(salt: str, seed: int, hidden: bool) -> list[Case]:
     return cases
 
 
-def _pair(case: Case, result) -> tuple[tuple | None, str | None]:
+def _read_stats(case: Case, result) -> tuple[tuple | None, str | None]:
+    """Reader: row_stats' (mean, var) as float64 arrays, or the message."""
     problem = failure_of_call("row_stats", case, result)
     if problem:
         return None, problem
@@ -76,23 +78,8 @@ def _mean_axes(x: np.ndarray, mean: np.ndarray):
 
 
 def _each_case(judge_stats):
-    """judge(cases, results) from judge_stats(case, mean, var) -> None | message.
-
-    Each case's (mean, var) is read in turn (a call that failed, or did not return two
-    arrays, is the message); the first message wins.
-    """
-
-    def judge(cases, results):
-        for case, result in zip(cases, results, strict=True):
-            pair, problem = _pair(case, result)
-            if problem:
-                return problem
-            message = judge_stats(case, *pair)
-            if message:
-                return message
-        return None
-
-    return judge
+    """The judge of a row_stats cell: judge_stats(case, mean, var) -> None | message."""
+    return each_case(_read_stats, lambda case, stats, result: judge_stats(case, *stats))
 
 
 @_each_case
@@ -167,41 +154,47 @@ def _judge_stats_shape(case, mean, var):
     return None
 
 
-def _judge_stats_reuse(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        message = normchecks.reuse_message("row_stats", result.reference_calls)
-        if message:
-            return message
-        _, problem = _pair(case, result)
-        if problem:
-            return problem
-    return None
-
-
-def _spec(grade_id, judge, summary) -> CheckSpec:
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        return _stats_cases(grade_id, seed, hidden)
-
-    return CheckSpec(grade_id, ("row_stats",), make_cases, judge, summary)
-
-
 CHECKS = registry(
-    _spec("stats_axis", _judge_stats_axis, "row_stats: statistics over the last axis"),
-    _spec(
+    check_spec(
+        "stats_axis",
+        "row_stats",
+        _stats_cases,
+        _judge_stats_axis,
+        "row_stats: statistics over the last axis",
+        points=2,
+    ),
+    check_spec(
         "stats_population_variance",
+        "row_stats",
+        _stats_cases,
         _judge_stats_variance,
         "row_stats: population variance (divide by d, not d - 1)",
+        points=2,
     ),
-    _spec("stats_shape", _judge_stats_shape, "row_stats: one value per record, x.shape[:-1]"),
-    _spec("stats_reference_reuse", _judge_stats_reuse, "row_stats written by hand"),
-    normchecks.axis_spec(LAYER_NORM),
-    normchecks.centering_spec(LAYER_NORM),
-    normchecks.divisor_spec(LAYER_NORM),
-    normchecks.eps_spec(LAYER_NORM),
-    normchecks.affine_spec(LAYER_NORM),
-    normchecks.independence_spec(LAYER_NORM),
-    normchecks.dtype_shape_spec(LAYER_NORM),
-    normchecks.untouched_spec(LAYER_NORM),
-    normchecks.numerics_spec(LAYER_NORM),
-    normchecks.reuse_spec(LAYER_NORM),
+    check_spec(
+        "stats_shape",
+        "row_stats",
+        _stats_cases,
+        _judge_stats_shape,
+        "row_stats: one value per record, x.shape[:-1]",
+        points=1,
+    ),
+    check_spec(
+        "stats_reference_reuse",
+        "row_stats",
+        _stats_cases,
+        each_case(normchecks.no_reuse(_read_stats)),
+        "row_stats written by hand",
+        points=1,
+    ),
+    normchecks.axis_spec(LAYER_NORM, points=3),
+    normchecks.centering_spec(LAYER_NORM, points=1),
+    normchecks.divisor_spec(LAYER_NORM, points=2),
+    normchecks.eps_spec(LAYER_NORM, points=2),
+    normchecks.affine_spec(LAYER_NORM, points=2),
+    normchecks.independence_spec(LAYER_NORM, points=2),
+    normchecks.dtype_shape_spec(LAYER_NORM, points=1),
+    normchecks.untouched_spec(LAYER_NORM, points=1),
+    normchecks.cancellation_spec(LAYER_NORM, points=2),
+    normchecks.reuse_spec(LAYER_NORM, points=3),
 )

@@ -15,39 +15,51 @@ from __future__ import annotations
 from . import normchecks
 from .cases import Case, Ref
 from .evidence import failure_of_call
+from .judges import each_case, returned
 from .normchecks import BATCH_NORM
 from .reference import RED_TEAM
-from .spec import CheckSpec, registry
+from .spec import CheckSpec, check_spec, registry
 
 ASSIGNMENT = "ps3_axes"
 
 CORRECT = ("layer_norm", "layer_norm_alt")
 
-# grade_id -> (visible planted, hidden planted, what a witness should test)
+# grade_id -> (points, what it catches, visible planted, hidden planted, what a witness
+# should test)
 CATCHES = {
     "witness_catches_axis": (
+        2,
+        "a wrong axis",
         ("red_team.wrong_axis", "red_team.batch_axes", "red_team.joint_token_feature"),
         ("planted.first_axis", "planted.whole_tensor"),
         "change one record and check that no other record's output moves, and that a record "
         "alone gives what it gives inside the batch",
     ),
     "witness_catches_sample_variance": (
+        2,
+        "the sample variance (d - 1)",
         ("red_team.sample_variance",),
         ("planted.mean_abs_deviation",),
         "check that every output record has variance 1 (population variance: divide by d)",
     ),
     "witness_catches_eps": (
+        2,
+        "eps outside the square root",
         ("red_team.eps_outside_sqrt",),
         ("planted.no_eps",),
         "feed a record of tiny variance (below eps) and a constant record: the output variance "
         "must be var / (var + eps), and the constant record must give 0",
     ),
     "witness_catches_centering": (
+        1,
+        "a missing centring",
         ("red_team.rms_in_place_of_ln",),
         ("planted.median_centred",),
         "check that every output record has mean 0",
     ),
     "witness_catches_cancellation": (
+        1,
+        "a one-pass variance that cancels",
         ("red_team.one_pass_variance",),
         ("planted.one_pass_float32",),
         "shift the records far from zero (say by 1e6 standard deviations, or 1e4 in float32): "
@@ -79,7 +91,8 @@ def _witness_case(ref: str, tag: str) -> Case:
     return Case("witness", "call", (Ref(ref),), tag=tag, label=label, meta={"ref": ref})
 
 
-def _verdict(case: Case, result) -> tuple[bool | None, str | None]:
+def _read_verdict(case: Case, result) -> tuple[bool | None, str | None]:
+    """Reader: the witness's True or False, or the message."""
     problem = failure_of_call("witness", case, result)
     if problem:
         if case.tag == "planted":
@@ -95,87 +108,71 @@ def _correct_cases() -> list[Case]:
     return [_witness_case(ref, "correct") for ref in CORRECT]
 
 
-def _judge_accepts(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        said, problem = _verdict(case, result)
-        if problem:
-            return problem
-        if said is not True:
-            return (
-                "False alarm: your witness returned False for a correct LayerNorm (mean and "
-                "population variance over the last axis, eps inside the square root). Loosen "
-                "the tolerance that fails (float64 outputs agree to about 1e-12; variances of "
-                "tiny records are var / (var + eps), not 1)."
-            )
+def _accepts_cases(rng, hidden: bool) -> list[Case]:
+    return _correct_cases() if hidden else _correct_cases()[:1]
+
+
+def _accepts(case, said, result):
+    if said is not True:
+        return (
+            "False alarm: your witness returned False for a correct LayerNorm (mean and "
+            "population variance over the last axis, eps inside the square root). Loosen "
+            "the tolerance that fails (float64 outputs agree to about 1e-12; variances of "
+            "tiny records are var / (var + eps), not 1)."
+        )
     return None
 
 
 def _catch_spec(grade_id: str) -> CheckSpec:
-    visible, hidden_refs, hint = CATCHES[grade_id]
+    points, caught, visible, hidden_refs, hint = CATCHES[grade_id]
 
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
+    def make(rng, hidden: bool) -> list[Case]:
         refs = visible + (hidden_refs if hidden else ())
         return _correct_cases()[:1] + [_witness_case(ref, "planted") for ref in refs]
 
-    def judge(cases, results):
-        for case, result in zip(cases, results, strict=True):
-            said, problem = _verdict(case, result)
-            if problem:
-                return problem
-            if case.tag == "correct" and said is not True:
-                return (
-                    "Your witness also returns False for a correct LayerNorm, so its alarm "
-                    "proves nothing: make it accept the correct one first."
-                )
-            if case.tag == "planted" and said is not False:
-                return f"Missed: your witness returned True for {case.label}. To catch it, {hint}."
+    def verdict(case, said, result):
+        if case.tag == "correct" and said is not True:
+            return (
+                "Your witness also returns False for a correct LayerNorm, so its alarm "
+                "proves nothing: make it accept the correct one first."
+            )
+        if case.tag == "planted" and said is not False:
+            return f"Missed: your witness returned True for {case.label}. To catch it, {hint}."
         return None
 
-    return CheckSpec(grade_id, ("witness",), make_cases, judge, f"witness: {hint.split(':')[0]}")
+    judge = each_case(_read_verdict, verdict)
+    summary = f"witness catches {caught}"
+    return check_spec(grade_id, "witness", make, judge, summary, points=points)
 
 
-def _reuse_spec() -> CheckSpec:
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        return [_witness_case("layer_norm", "correct"), _witness_case("red_team.wrong_axis", "x")]
-
-    def judge(cases, results):
-        for case, result in zip(cases, results, strict=True):
-            message = normchecks.reuse_message("witness", result.reference_calls)
-            if message:
-                return message.replace("a library implementation", "normlab's audit or a library")
-            problem = failure_of_call("witness", case, result)
-            if problem:
-                return problem
-        return None
-
-    return CheckSpec(
-        "witness_reference_reuse", ("witness",), make_cases, judge, "witness written by hand"
-    )
-
-
-def _accepts_spec() -> CheckSpec:
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        return _correct_cases() if hidden else _correct_cases()[:1]
-
-    return CheckSpec(
-        "witness_accepts_layer_norm",
-        ("witness",),
-        make_cases,
-        _judge_accepts,
-        "witness accepts a correct LayerNorm",
-    )
+def _reuse_cases(rng, hidden: bool) -> list[Case]:
+    return [_witness_case("layer_norm", "correct"), _witness_case("red_team.wrong_axis", "x")]
 
 
 CHECKS = registry(
-    normchecks.axis_spec(BATCH_NORM, "bn_axis"),
-    normchecks.divisor_spec(BATCH_NORM, "bn_population_variance"),
-    normchecks.eps_spec(BATCH_NORM, "bn_eps_placement"),
-    normchecks.affine_spec(BATCH_NORM, "bn_gain_and_bias"),
-    normchecks.batch_of_one_spec(BATCH_NORM, "bn_batch_of_one"),
-    normchecks.dtype_shape_spec(BATCH_NORM, "bn_dtype_and_shape"),
-    normchecks.untouched_spec(BATCH_NORM, "bn_input_untouched"),
-    normchecks.reuse_spec(BATCH_NORM, "bn_reference_reuse"),
-    _accepts_spec(),
+    normchecks.axis_spec(BATCH_NORM, "bn_axis", points=3),
+    normchecks.divisor_spec(BATCH_NORM, "bn_population_variance", points=1),
+    normchecks.eps_spec(BATCH_NORM, "bn_eps_placement", points=1),
+    normchecks.affine_spec(BATCH_NORM, "bn_gain_and_bias", points=1),
+    normchecks.batch_of_one_spec(BATCH_NORM, "bn_batch_of_one", points=2),
+    normchecks.dtype_shape_spec(BATCH_NORM, "bn_dtype_and_shape", points=1),
+    normchecks.untouched_spec(BATCH_NORM, "bn_input_untouched", points=1),
+    normchecks.reuse_spec(BATCH_NORM, "bn_reference_reuse", points=2),
+    check_spec(
+        "witness_accepts_layer_norm",
+        "witness",
+        _accepts_cases,
+        each_case(_read_verdict, _accepts),
+        "witness accepts a correct LayerNorm",
+        points=3,
+    ),
     *(_catch_spec(grade_id) for grade_id in CATCHES),
-    _reuse_spec(),
+    check_spec(
+        "witness_reference_reuse",
+        "witness",
+        _reuse_cases,
+        each_case(normchecks.no_reuse(returned, "normlab's audit or a library")),
+        "witness written by hand",
+        points=2,
+    ),
 )

@@ -42,13 +42,15 @@ def _param_counts(values):
 
 
 CHECKS = registry(
-    normchecks.axis_spec(RMS_NORM, "rms_axis"),
-    normchecks.centering_spec(RMS_NORM, "rms_no_centering"),
-    normchecks.divisor_spec(RMS_NORM, "rms_mean_square"),
-    normchecks.eps_spec(RMS_NORM, "rms_eps"),
-    normchecks.affine_spec(RMS_NORM, "rms_gain"),
-    normchecks.dtype_shape_spec(RMS_NORM, "rms_dtype_and_shape"),
-    normchecks.untouched_spec(RMS_NORM, "rms_input_untouched"),
-    normchecks.reuse_spec(RMS_NORM, "rms_reference_reuse"),
-    value_spec("param_counts", ("ln_total", "rms_total"), _param_counts, "parameter counts"),
+    normchecks.axis_spec(RMS_NORM, "rms_axis", points=2),
+    normchecks.centering_spec(RMS_NORM, "rms_no_centering", points=3),
+    normchecks.divisor_spec(RMS_NORM, "rms_mean_square", points=2),
+    normchecks.eps_spec(RMS_NORM, "rms_eps", points=2),
+    normchecks.affine_spec(RMS_NORM, "rms_gain", points=2),
+    normchecks.dtype_shape_spec(RMS_NORM, "rms_dtype_and_shape", points=1),
+    normchecks.untouched_spec(RMS_NORM, "rms_input_untouched", points=1),
+    normchecks.reuse_spec(RMS_NORM, "rms_reference_reuse", points=3),
+    value_spec(
+        "param_counts", ("ln_total", "rms_total"), _param_counts, "parameter counts", points=4
+    ),
 )

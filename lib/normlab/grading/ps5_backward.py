@@ -22,9 +22,10 @@ import numpy as np
 
 from . import normchecks
 from .cases import Case
-from .evidence import failure_of_call, fmt, record, where, worst
-from .normchecks import messy, rng_for
-from .spec import CheckSpec, registry
+from .evidence import amount, failure_of_call, fmt, record, where, worst
+from .judges import each_case, each_pair, returned
+from .random_inputs import messy
+from .spec import check_spec, registry
 
 ASSIGNMENT = "ps5_backward"
 FUNCTION = "layer_norm_backward"
@@ -61,7 +62,7 @@ def orthogonal_dy(rng, x, eps: float) -> np.ndarray:
 
 
 def triple(case: Case, result) -> tuple[tuple | None, str | None]:
-    """(dx, dgamma, dbeta) as float64 arrays of the right shapes, or a message."""
+    """Reader: (dx, dgamma, dbeta) as float64 arrays of the right shapes, or a message."""
     problem = failure_of_call(FUNCTION, case, result)
     if problem:
         return None, problem
@@ -84,18 +85,6 @@ def triple(case: Case, result) -> tuple[tuple | None, str | None]:
     return tuple(arrays), None
 
 
-def _cases_each(make):
-    """make(rng, hidden) -> cases, wrapped as make_cases(seed, hidden) with a private stream."""
-
-    def build(salt):
-        def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-            return make(rng_for(seed, salt), hidden)
-
-        return make_cases
-
-    return build
-
-
 def _standard(rng, hidden, *, gamma=True):
     shapes = [(3, 5), (2, 3, 6)] + ([(6, 6), (2, 2, 3, 4)] if hidden else [])
     cases = []
@@ -111,84 +100,64 @@ def _first_bad(values: np.ndarray, limit: np.ndarray):
     return tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else None
 
 
-def _judge_dbeta(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        out, problem = triple(case, result)
-        if problem:
-            return problem
-        dy = case.args[0]
-        want = dy.reshape(-1, dy.shape[-1]).sum(axis=0)
-        index = worst(out[2], want, 1e-9, 1e-12)
-        if index is None:
-            continue
-        n = dy.size // dy.shape[-1]
-        hint = ""
-        if worst(out[2], want / n, 1e-9, 1e-12) is None:
-            hint = " You averaged; beta is added to every record, so its gradient is the sum."
-        return (
-            f"dbeta: for {where(case)}, dbeta[{index[0]}] = {fmt(out[2][index])}, but it is "
-            f"the sum of dy over every record (every leading axis) = {fmt(want[index])}.{hint}"
-        )
-    return None
+def _dbeta(case, out, result):
+    dy = case.args[0]
+    want = dy.reshape(-1, dy.shape[-1]).sum(axis=0)
+    index = worst(out[2], want, 1e-9, 1e-12)
+    if index is None:
+        return None
+    n = dy.size // dy.shape[-1]
+    hint = ""
+    if worst(out[2], want / n, 1e-9, 1e-12) is None:
+        hint = " You averaged; beta is added to every record, so its gradient is the sum."
+    return (
+        f"dbeta: for {where(case)}, dbeta[{index[0]}] = {fmt(out[2][index])}, but it is "
+        f"the sum of dy over every record (every leading axis) = {fmt(want[index])}.{hint}"
+    )
 
 
-def _judge_dgamma(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        out, problem = triple(case, result)
-        if problem:
-            return problem
-        dy, x = case.args[0], case.args[1]
-        xh, _ = x_hat(x, case.meta["eps"])
-        want = (dy * xh).reshape(-1, x.shape[-1]).sum(axis=0)
-        index = worst(out[1], want, 1e-4, 1e-9 * (1 + np.abs(want).max()))
-        if index is None:
-            continue
-        return (
-            f"dgamma: for {where(case)}, dgamma[{index[0]}] = {fmt(out[1][index])}, but "
-            f"dgamma is the sum over records of dy * x_hat (the normalized input, "
-            f"(x - mu) / sqrt(var + eps)) = {fmt(want[index])}."
-        )
-    return None
+def _dgamma(case, out, result):
+    dy, x = case.args[0], case.args[1]
+    xh, _ = x_hat(x, case.meta["eps"])
+    want = (dy * xh).reshape(-1, x.shape[-1]).sum(axis=0)
+    index = worst(out[1], want, 1e-4, 1e-9 * (1 + np.abs(want).max()))
+    if index is None:
+        return None
+    return (
+        f"dgamma: for {where(case)}, dgamma[{index[0]}] = {fmt(out[1][index])}, but "
+        f"dgamma is the sum over records of dy * x_hat (the normalized input, "
+        f"(x - mu) / sqrt(var + eps)) = {fmt(want[index])}."
+    )
 
 
-def _judge_mean_term(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        out, problem = triple(case, result)
-        if problem:
-            return problem
-        dx = out[0]
-        total = dx.sum(axis=-1)
-        r = _first_bad(total, 1e-8 * (1 + np.abs(dx).max()) * dx.shape[-1])
-        if r is None:
-            continue
-        return (
-            f"Mean term: for {where(case)}, record {record(r)} of dx sums to "
-            f"{fmt(total[r])}, not 0. Adding a constant to a record does not change its "
-            f"LayerNorm, so dx must sum to zero over each record: subtract mean(g), the term "
-            f"that comes from differentiating through mu."
-        )
-    return None
+def _mean_term(case, out, result):
+    dx = out[0]
+    total = dx.sum(axis=-1)
+    r = _first_bad(total, 1e-8 * (1 + np.abs(dx).max()) * dx.shape[-1])
+    if r is None:
+        return None
+    return (
+        f"Mean term: for {where(case)}, record {record(r)} of dx sums to "
+        f"{fmt(total[r])}, not 0. Adding a constant to a record does not change its "
+        f"LayerNorm, so dx must sum to zero over each record: subtract mean(g), the term "
+        f"that comes from differentiating through mu."
+    )
 
 
-def _judge_variance_term(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        out, problem = triple(case, result)
-        if problem:
-            return problem
-        dx = out[0]
-        xh, _ = x_hat(case.args[1], case.meta["eps"])
-        dot = (dx * xh).sum(axis=-1)
-        size = np.linalg.norm(dx, axis=-1) * np.linalg.norm(xh, axis=-1)
-        r = _first_bad(dot, 1e-4 * size + 1e-12)
-        if r is None:
-            continue
-        return (
-            f"Variance term: for {where(case)}, record {record(r)} of dx is not orthogonal to "
-            f"x_hat (dx . x_hat = {fmt(dot[r])}). Rescaling a record barely changes its "
-            f"LayerNorm, so dx . x_hat is about 0: subtract x_hat * mean(g * x_hat), the term "
-            f"that comes from differentiating through sigma."
-        )
-    return None
+def _variance_term(case, out, result):
+    dx = out[0]
+    xh, _ = x_hat(case.args[1], case.meta["eps"])
+    dot = (dx * xh).sum(axis=-1)
+    size = np.linalg.norm(dx, axis=-1) * np.linalg.norm(xh, axis=-1)
+    r = _first_bad(dot, 1e-4 * size + 1e-12)
+    if r is None:
+        return None
+    return (
+        f"Variance term: for {where(case)}, record {record(r)} of dx is not orthogonal to "
+        f"x_hat (dx . x_hat = {fmt(dot[r])}). Rescaling a record barely changes its "
+        f"LayerNorm, so dx . x_hat is about 0: subtract x_hat * mean(g * x_hat), the term "
+        f"that comes from differentiating through sigma."
+    )
 
 
 def _gamma_cases(rng, hidden):
@@ -200,24 +169,17 @@ def _gamma_cases(rng, hidden):
     return cases
 
 
-def _judge_gamma(cases, results):
-    for i in range(0, len(cases), 2):
-        a, problem = triple(cases[i], results[i])
-        if problem:
-            return problem
-        b, problem = triple(cases[i + 1], results[i + 1])
-        if problem:
-            return problem
-        index = worst(a[0], b[0], 1e-8, 1e-10 * (1 + np.abs(b[0]).max()))
-        if index is None:
-            continue
-        return (
-            f"gamma in dx: for {where(cases[i])}, dx with gamma differs from dx for dy * gamma "
-            f"with gamma = 1 (at {tuple(int(i) for i in index)}: {fmt(a[0][index])} vs "
-            f"{fmt(b[0][index])}). The gradient reaches x_hat as g = dy * gamma: use g "
-            f"everywhere in dx."
-        )
-    return None
+def _gamma(case, a, b, result):
+    """a: dx with gamma; b: dx for dy * gamma with gamma = 1 (the same inputs, folded)."""
+    index = worst(a[0], b[0], 1e-8, 1e-10 * (1 + np.abs(b[0]).max()))
+    if index is None:
+        return None
+    return (
+        f"gamma in dx: for {where(case)}, dx with gamma differs from dx for dy * gamma "
+        f"with gamma = 1 (at {tuple(int(i) for i in index)}: {fmt(a[0][index])} vs "
+        f"{fmt(b[0][index])}). The gradient reaches x_hat as g = dy * gamma: use g "
+        f"everywhere in dx."
+    )
 
 
 def _scale_cases(rng, hidden):
@@ -245,26 +207,21 @@ def _eps_cases(rng, hidden):
 
 
 def _judge_over(message_head: str, hint: str):
-    def judge(cases, results):
-        for case, result in zip(cases, results, strict=True):
-            out, problem = triple(case, result)
-            if problem:
-                return problem
-            _, sigma = x_hat(case.args[1], case.meta["eps"])
-            want = case.args[0] / sigma  # dy orthogonal to 1 and x_hat: dx = g / sigma
-            index = worst(out[0], want, 1e-4, 1e-10 * (1 + np.abs(want).max()))
-            if index is None:
-                continue
-            r = tuple(index[:-1])
-            return (
-                f"{message_head}: for {where(case)} and a dy orthogonal to 1 and to x_hat (so "
-                f"both correction terms vanish and dx = dy * gamma / sigma), record "
-                f"{record(r) if r else 0} of dx is {fmt(out[0][r] if r else out[0])}; expected "
-                f"{fmt(want[r] if r else want)}. {hint}"
-            )
-        return None
+    def verdict(case, out, result):
+        _, sigma = x_hat(case.args[1], case.meta["eps"])
+        want = case.args[0] / sigma  # dy orthogonal to 1 and x_hat: dx = g / sigma
+        index = worst(out[0], want, 1e-4, 1e-10 * (1 + np.abs(want).max()))
+        if index is None:
+            return None
+        r = tuple(index[:-1])
+        return (
+            f"{message_head}: for {where(case)} and a dy orthogonal to 1 and to x_hat (so "
+            f"both correction terms vanish and dx = dy * gamma / sigma), record "
+            f"{record(r) if r else 0} of dx is {fmt(out[0][r] if r else out[0])}; expected "
+            f"{fmt(want[r] if r else want)}. {hint}"
+        )
 
-    return judge
+    return each_case(triple, verdict)
 
 
 def _independence_cases(rng, hidden):
@@ -284,14 +241,12 @@ def _independence_cases(rng, hidden):
 
 
 def _judge_independence(cases, results):
-    base = {}
-    for case, result in zip(cases, results, strict=True):
-        out, problem = triple(case, result)
-        if problem:
-            return problem
+    base = {}  # block -> dx of the unchanged batch (each block's base case comes first)
+
+    def verdict(case, out, result):
         if case.tag == "base":
             base[case.meta["block"]] = out[0]
-            continue
+            return None
         target = case.meta["record"]
         moved = np.abs(out[0] - base[case.meta["block"]]).max(axis=-1)
         moved[target] = 0.0
@@ -299,10 +254,12 @@ def _judge_independence(cases, results):
             other = tuple(int(i) for i in np.unravel_index(np.argmax(moved), moved.shape))
             return (
                 f"Independence: changing record {target} (its x and dy) changed dx of record "
-                f"{other} (by up to {moved[other]:.3g}). LayerNorm's statistics are per record, "
-                f"so are the means in its gradient: take them over the last axis only."
+                f"{other} (by up to {amount(moved[other])}). LayerNorm's statistics are per "
+                f"record, so are the means in its gradient: take them over the last axis only."
             )
-    return None
+        return None
+
+    return each_case(triple, verdict)(cases, results)
 
 
 def _dtype_cases(rng, hidden):
@@ -317,35 +274,28 @@ def _dtype_cases(rng, hidden):
     ]
 
 
-def _judge_dtype(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        problem = failure_of_call(FUNCTION, case, result)
-        if problem:
-            return problem
-        out = result.output
-        if not isinstance(out, tuple) or len(out) != 3:
+def _dtype(case, out, result):
+    if not isinstance(out, tuple) or len(out) != 3:
+        return (
+            f"{FUNCTION} must return a tuple (dx, dgamma, dbeta); it returned "
+            f"{result.output_type} ({where(case)})."
+        )
+    types = result.output_type.split("(", 1)[-1].rstrip(")").split(", ")
+    x = case.args[1]
+    shapes = (x.shape, x.shape[-1:], x.shape[-1:])
+    for name, value, kind, shape in zip(("dx", "dgamma", "dbeta"), out, types, shapes, strict=True):
+        if kind != "numpy.ndarray":
+            return f"Type: {name} is {kind}, not a NumPy array ({where(case)})."
+        if value.shape != shape:
             return (
-                f"{FUNCTION} must return a tuple (dx, dgamma, dbeta); it returned "
-                f"{result.output_type} ({where(case)})."
+                f"Shape: for {where(case)}, {name} has shape {value.shape}; it should have "
+                f"shape {shape} ({'the shape of x' if name == 'dx' else 'one per feature'})."
             )
-        types = result.output_type.split("(", 1)[-1].rstrip(")").split(", ")
-        x = case.args[1]
-        shapes = (x.shape, x.shape[-1:], x.shape[-1:])
-        for name, value, kind, shape in zip(
-            ("dx", "dgamma", "dbeta"), out, types, shapes, strict=True
-        ):
-            if kind != "numpy.ndarray":
-                return f"Type: {name} is {kind}, not a NumPy array ({where(case)})."
-            if value.shape != shape:
-                return (
-                    f"Shape: for {where(case)}, {name} has shape {value.shape}; it should have "
-                    f"shape {shape} ({'the shape of x' if name == 'dx' else 'one per feature'})."
-                )
-            if value.dtype != x.dtype:
-                return (
-                    f"dtype: for {where(case)}, {name} is {value.dtype}; a {x.dtype} input gives "
-                    f"{x.dtype} gradients."
-                )
+        if value.dtype != x.dtype:
+            return (
+                f"dtype: for {where(case)}, {name} is {value.dtype}; a {x.dtype} input gives "
+                f"{x.dtype} gradients."
+            )
     return None
 
 
@@ -357,58 +307,104 @@ def _untouched_cases(rng, hidden):
     ]
 
 
-def _judge_untouched(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        problem = failure_of_call(FUNCTION, case, result)
-        if problem:
-            return problem
-        if result.modified_inputs:
-            key = result.modified_inputs[0]
-            name = NAMES[key] if isinstance(key, int) else key
-            return (
-                f"Input modified: {FUNCTION} wrote into its argument {name} ({where(case)}); "
-                f"in-place updates such as `{name} *= ...` change the caller's array."
-            )
-    return None
-
-
-def _judge_reuse(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        message = normchecks.reuse_message(FUNCTION, result.reference_calls)
-        if message:
-            return message.replace("library implementation", "library gradient (or autograd)")
-        _, problem = triple(case, result)
-        if problem:
-            return problem
-    return None
-
-
-def _spec(grade_id, make, judge, summary) -> CheckSpec:
-    return CheckSpec(grade_id, (FUNCTION,), _cases_each(make)(grade_id), judge, summary)
+def _untouched(case, out, result):
+    if not result.modified_inputs:
+        return None
+    key = result.modified_inputs[0]
+    name = NAMES[key] if isinstance(key, int) else key
+    return (
+        f"Input modified: {FUNCTION} wrote into its argument {name} ({where(case)}); "
+        f"in-place updates such as `{name} *= ...` change the caller's array."
+    )
 
 
 CHECKS = registry(
-    _spec("dbeta", _standard, _judge_dbeta, "dbeta: sum of dy over every record"),
-    _spec("dgamma", _standard, _judge_dgamma, "dgamma: sum of dy * x_hat over records"),
-    _spec("dx_mean_term", _standard, _judge_mean_term, "dx: the mean term (sums to zero)"),
-    _spec(
-        "dx_variance_term", _standard, _judge_variance_term, "dx: the variance term (dx . x_hat)"
+    check_spec(
+        "dbeta",
+        FUNCTION,
+        _standard,
+        each_case(triple, _dbeta),
+        "dbeta: sum of dy over every record",
+        points=2,
     ),
-    _spec("dx_gamma", _gamma_cases, _judge_gamma, "dx: gamma enters through g = dy * gamma"),
-    _spec(
+    check_spec(
+        "dgamma",
+        FUNCTION,
+        _standard,
+        each_case(triple, _dgamma),
+        "dgamma: sum of dy * x_hat over records",
+        points=2,
+    ),
+    check_spec(
+        "dx_mean_term",
+        FUNCTION,
+        _standard,
+        each_case(triple, _mean_term),
+        "dx: the mean term (sums to zero)",
+        points=3,
+    ),
+    check_spec(
+        "dx_variance_term",
+        FUNCTION,
+        _standard,
+        each_case(triple, _variance_term),
+        "dx: the variance term (dx . x_hat)",
+        points=3,
+    ),
+    check_spec(
+        "dx_gamma",
+        FUNCTION,
+        _gamma_cases,
+        each_pair(triple, _gamma),
+        "dx: gamma enters through g = dy * gamma",
+        points=2,
+    ),
+    check_spec(
         "dx_scale",
+        FUNCTION,
         _scale_cases,
         _judge_over("Scale of dx", "Divide by sigma = sqrt(var + eps), the population std."),
         "dx: divided by sigma",
+        points=3,
     ),
-    _spec(
+    check_spec(
         "eps_placement",
+        FUNCTION,
         _eps_cases,
         _judge_over("eps in the backward pass", "sigma = sqrt(var + eps): eps inside the root."),
         "eps inside sigma, the argument honoured",
+        points=2,
     ),
-    _spec("independence", _independence_cases, _judge_independence, "dx per record"),
-    _spec("dtype_and_shape", _dtype_cases, _judge_dtype, "shapes and dtypes of the gradients"),
-    _spec("input_untouched", _untouched_cases, _judge_untouched, "arguments not written into"),
-    _spec("reference_reuse", _standard, _judge_reuse, "no library gradient or autograd"),
+    check_spec(
+        "independence",
+        FUNCTION,
+        _independence_cases,
+        _judge_independence,
+        "dx per record",
+        points=2,
+    ),
+    check_spec(
+        "dtype_and_shape",
+        FUNCTION,
+        _dtype_cases,
+        each_case(returned, _dtype),
+        "shapes and dtypes of the gradients",
+        points=1,
+    ),
+    check_spec(
+        "input_untouched",
+        FUNCTION,
+        _untouched_cases,
+        each_case(returned, _untouched),
+        "arguments not written into",
+        points=1,
+    ),
+    check_spec(
+        "reference_reuse",
+        FUNCTION,
+        _standard,
+        each_case(normchecks.no_reuse(triple, "a library gradient (or autograd)")),
+        "no library gradient or autograd",
+        points=4,
+    ),
 )

@@ -17,8 +17,9 @@ import numpy as np
 from . import normchecks
 from .cases import Case, Ref
 from .evidence import failure_of_call, fmt, record, where
-from .normchecks import messy, rng_for
-from .spec import CheckSpec, registry
+from .judges import each_case, each_pair, returned
+from .random_inputs import messy
+from .spec import check_spec, registry
 
 ASSIGNMENT = "ps6_stability_speed"
 MANUAL = ("decode_one_token",)
@@ -30,7 +31,8 @@ def _vcase(x, tag, label="", **meta) -> Case:
     return Case("stable_variance", "call", (x,), tag=tag, label=label, meta=meta)
 
 
-def _variance_out(case: Case, result) -> tuple[np.ndarray | None, str | None]:
+def _read_variance(case: Case, result) -> tuple[np.ndarray | None, str | None]:
+    """Reader: one variance per record, as float64, or the message."""
     problem = failure_of_call("stable_variance", case, result)
     if problem:
         return None, problem
@@ -46,8 +48,7 @@ def _variance_out(case: Case, result) -> tuple[np.ndarray | None, str | None]:
     return out.reshape(want), None
 
 
-def _far_cases(seed, hidden):
-    rng = rng_for(seed, "far_from_zero")
+def _far_cases(rng, hidden):
     setups = [((4, 16), 1e4)] + ([((3, 5, 32), -2e4), ((8, 8), 1e4)] if hidden else [])
     cases = []
     for pair, (shape, offset) in enumerate(setups):
@@ -59,105 +60,83 @@ def _far_cases(seed, hidden):
     return cases
 
 
-def _judge_far(cases, results):
-    for i in range(0, len(cases), 2):
-        v64, problem = _variance_out(cases[i], results[i])
-        if problem:
-            return problem
-        v32, problem = _variance_out(cases[i + 1], results[i + 1])
-        if problem:
-            return problem
-        with np.errstate(invalid="ignore"):
-            bad = ~(np.abs(v32 - v64) <= 1e-3 * np.abs(v64) + 1e-3)
-        if bad.any():
-            r = tuple(int(j) for j in np.argwhere(bad)[0])
-            return (
-                f"Cancellation: for {where(cases[i + 1])}, record {record(r)} gets variance "
-                f"{fmt(v32[r])} in float32 but {fmt(v64[r])} from your own function on the same "
-                f"numbers in float64. E[x^2] - E[x]^2 subtracts two numbers near 1e8 that "
-                f"float32 resolves only to steps of 8: subtract the mean (or any member of the "
-                f"record) first, then average the squares."
-            )
-    return None
+def _far(case32, v64, v32, result32):
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.abs(v32 - v64) <= 1e-3 * np.abs(v64) + 1e-3)
+    if not bad.any():
+        return None
+    r = tuple(int(j) for j in np.argwhere(bad)[0])
+    return (
+        f"Cancellation: for {where(case32)}, record {record(r)} gets variance "
+        f"{fmt(v32[r])} in float32 but {fmt(v64[r])} from your own function on the same "
+        f"numbers in float64. E[x^2] - E[x]^2 subtracts two numbers near 1e8 that "
+        f"float32 resolves only to steps of 8: subtract the mean (or any member of the "
+        f"record) first, then average the squares."
+    )
 
 
-def _population_cases(seed, hidden):
-    rng = rng_for(seed, "population_variance")
+def _population_cases(rng, hidden):
     shapes = [(3, 4), (2, 3, 5)] + ([(6, 6), (7,)] if hidden else [])
     return [_vcase(messy(rng, s), "pop") for s in shapes]
 
 
-def _judge_population(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        got, problem = _variance_out(case, result)
-        if problem:
-            return problem
-        x = case.args[0]
-        want = x.var(axis=-1)
-        if np.allclose(got, want, rtol=1e-6, atol=0):
-            continue
-        d = x.shape[-1]
-        if np.allclose(got, x.var(axis=-1, ddof=1), rtol=1e-6, atol=0):
-            return (
-                f"Sample variance: for {where(case)}, stable_variance divides by d - 1 = {d - 1}; "
-                f"LayerNorm's variance is the population variance, divide by d = {d}."
-            )
-        r = tuple(int(j) for j in np.argwhere(~np.isclose(got, want, rtol=1e-6, atol=0))[0])
+def _population(case, got, result):
+    x = case.args[0]
+    want = x.var(axis=-1)
+    if np.allclose(got, want, rtol=1e-6, atol=0):
+        return None
+    d = x.shape[-1]
+    if np.allclose(got, x.var(axis=-1, ddof=1), rtol=1e-6, atol=0):
         return (
-            f"Variance: for {where(case)}, record {record(r)} gets {fmt(got[r])}; its "
-            f"population variance (over the last axis) is {fmt(want[r])}."
+            f"Sample variance: for {where(case)}, stable_variance divides by d - 1 = {d - 1}; "
+            f"LayerNorm's variance is the population variance, divide by d = {d}."
         )
-    return None
+    r = tuple(int(j) for j in np.argwhere(~np.isclose(got, want, rtol=1e-6, atol=0))[0])
+    return (
+        f"Variance: for {where(case)}, record {record(r)} gets {fmt(got[r])}; its "
+        f"population variance (over the last axis) is {fmt(want[r])}."
+    )
 
 
-def _dtype_cases(seed, hidden):
-    rng = rng_for(seed, "variance_dtype_and_shape")
+def _dtype_cases(rng, hidden):
     specs = [((3, 8), np.float32), ((2, 3, 4), np.float64)]
     if hidden:
         specs += [((5,), np.float32), ((2, 2, 2, 3), np.float32)]
     return [_vcase(messy(rng, s, spread=(0.5, 5)).astype(t), "dtype") for s, t in specs]
 
 
-def _judge_dtype(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        problem = failure_of_call("stable_variance", case, result)
-        if problem:
-            return problem
-        x = case.args[0]
-        out = result.output
-        if result.output_type not in ("numpy.ndarray",) and not result.output_type.startswith(
-            "numpy.float"
-        ):
-            return f"stable_variance returned {result.output_type}, not a NumPy array."
-        out = np.asarray(out)
-        if out.shape != x.shape[:-1]:
-            return (
-                f"Shape: for {where(case)}, stable_variance returned shape {out.shape}; one "
-                f"variance per record is shape x.shape[:-1] = {x.shape[:-1]}."
-            )
-        if out.dtype != x.dtype:
-            return (
-                f"dtype: for {where(case)}, stable_variance returned {out.dtype}; a {x.dtype} "
-                f"input gives a {x.dtype} variance (cast back if you compute in float64)."
-            )
+def _dtype(case, out, result):
+    x = case.args[0]
+    if result.output_type not in ("numpy.ndarray",) and not result.output_type.startswith(
+        "numpy.float"
+    ):
+        return f"stable_variance returned {result.output_type}, not a NumPy array."
+    out = np.asarray(out)
+    if out.shape != x.shape[:-1]:
+        return (
+            f"Shape: for {where(case)}, stable_variance returned shape {out.shape}; one "
+            f"variance per record is shape x.shape[:-1] = {x.shape[:-1]}."
+        )
+    if out.dtype != x.dtype:
+        return (
+            f"dtype: for {where(case)}, stable_variance returned {out.dtype}; a {x.dtype} "
+            f"input gives a {x.dtype} variance (cast back if you compute in float64)."
+        )
     return None
 
 
-def _judge_by_hand(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        hits = [c for c in result.reference_calls if c.startswith(("numpy.", "normlab."))]
-        if hits:
-            return (
-                f"stable_variance called {hits[0]}: this exercise is to write the variance "
-                f"from sums and means yourself (np.var already does two passes)."
-            )
-        message = normchecks.reuse_message("stable_variance", result.reference_calls)
-        if message:
-            return message
-        _, problem = _variance_out(case, result)
-        if problem:
-            return problem
-    return None
+_read_no_reuse = normchecks.no_reuse(_read_variance)
+
+
+def _read_by_hand(case, result):
+    """Reader of the by-hand cell: NumPy's variance is off limits too, then as any reuse cell."""
+    hits = [c for c in result.reference_calls if c.startswith(("numpy.", "normlab."))]
+    if hits:
+        return None, (
+            f"stable_variance called {hits[0]}: this exercise is to write the variance "
+            f"from sums and means yourself (np.var already does two passes)."
+        )
+    return _read_no_reuse(case, result)
 
 
 # timing --------------------------------------------------------------------------
@@ -178,8 +157,9 @@ def _tcase(durations, *, repeats=None, warmup=None, tag="", **meta) -> Case:
     return Case("time_median", "call", (workload,), kwargs, tag=tag, label=label, meta=meta)
 
 
-def _seconds(case, result) -> tuple[float | None, str | None]:
-    """The seconds time_median returned, timed with the clock it was given; or a message."""
+def _read_seconds(case, result) -> tuple[float | None, str | None]:
+    """Reader: the seconds time_median returned, timed with the clock it was given; or a
+    message."""
     problem = failure_of_call("time_median", case, result)
     if problem:
         return None, problem
@@ -198,7 +178,7 @@ def _seconds(case, result) -> tuple[float | None, str | None]:
     return seconds, None
 
 
-def _warmup_cases(seed, hidden):
+def _warmup_cases(rng, hidden):
     cases = [_tcase((5.0, 5.0, 5.0, 0.1, 0.1, 0.1), repeats=3, warmup=3, want=0.1, calls=6)]
     if hidden:
         cases += [
@@ -208,85 +188,95 @@ def _warmup_cases(seed, hidden):
     return cases
 
 
-def _judge_warmup(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        got, problem = _seconds(case, result)
-        if problem:
-            return problem
-        calls = result.probe("calls", 0)
-        if calls != case.meta["calls"]:
-            return (
-                f"Warm-up: for {where(case)}, fn ran {calls} times; it should run warmup + "
-                f"repeats = {case.meta['calls']} times (warm-up runs first, untimed)."
-            )
-        if abs(got - case.meta["want"]) > 1e-9:
-            return (
-                f"Warm-up: for {where(case)}, time_median returned {got:g} s; the warm-up runs "
-                f"(the first, slow ones) must not be timed, which leaves a median of "
-                f"{case.meta['want']:g} s."
-            )
+def _warmup(case, got, result):
+    calls = result.probe("calls", 0)
+    if calls != case.meta["calls"]:
+        return (
+            f"Warm-up: for {where(case)}, fn ran {calls} times; it should run warmup + "
+            f"repeats = {case.meta['calls']} times (warm-up runs first, untimed)."
+        )
+    if abs(got - case.meta["want"]) > 1e-9:
+        return (
+            f"Warm-up: for {where(case)}, time_median returned {got:g} s; the warm-up runs "
+            f"(the first, slow ones) must not be timed, which leaves a median of "
+            f"{case.meta['want']:g} s."
+        )
     return None
 
 
-def _median_cases(seed, hidden):
+def _median_cases(rng, hidden):
     cases = [_tcase((3.0, 0.2, 0.1, 9.0, 0.3, 0.25), repeats=5, warmup=1, want=0.25)]
     if hidden:
         cases += [_tcase((0.4, 0.1, 0.3, 0.2), repeats=4, warmup=0, want=0.25)]
     return cases
 
 
-def _judge_median(cases, results):
-    for case, result in zip(cases, results, strict=True):
-        got, problem = _seconds(case, result)
-        if problem:
-            return problem
-        want = case.meta["want"]
-        if abs(got - want) <= 1e-9:
-            continue
-        durations = case.kwargs["clock"].params
-        timed = np.array(durations[len(durations) - case.kwargs.get("repeats", 7) :])
-        if abs(got - timed.mean()) <= 1e-9:
-            why = f"that is the mean; one slow run ({timed.max():g} s) drags it: take the median"
-        elif abs(got - timed.min()) <= 1e-9:
-            why = "that is the fastest run; the exercise asks for the median"
-        elif len(timed) % 2 == 0:
-            why = "for an even number of runs the median is the mean of the two middle values"
-        else:
-            why = "the median is the middle value of the sorted timed runs"
-        return f"Median: for {where(case)}, time_median returned {got:g} s; {why} ({want:g} s)."
-    return None
-
-
-def _spec(grade_id, targets, make, judge, summary) -> CheckSpec:
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        return make(seed, hidden)
-
-    return CheckSpec(grade_id, targets, make_cases, judge, summary)
+def _median(case, got, result):
+    want = case.meta["want"]
+    if abs(got - want) <= 1e-9:
+        return None
+    durations = case.kwargs["clock"].params
+    timed = np.array(durations[len(durations) - case.kwargs.get("repeats", 7) :])
+    if abs(got - timed.mean()) <= 1e-9:
+        why = f"that is the mean; one slow run ({timed.max():g} s) drags it: take the median"
+    elif abs(got - timed.min()) <= 1e-9:
+        why = "that is the fastest run; the exercise asks for the median"
+    elif len(timed) % 2 == 0:
+        why = "for an even number of runs the median is the mean of the two middle values"
+    else:
+        why = "the median is the middle value of the sorted timed runs"
+    return f"Median: for {where(case)}, time_median returned {got:g} s; {why} ({want:g} s)."
 
 
 CHECKS = registry(
-    _spec("far_from_zero", ("stable_variance",), _far_cases, _judge_far, "no cancellation"),
-    _spec(
+    check_spec(
+        "far_from_zero",
+        "stable_variance",
+        _far_cases,
+        each_pair(_read_variance, _far),
+        "no cancellation",
+        points=3,
+    ),
+    check_spec(
         "variance_population",
-        ("stable_variance",),
+        "stable_variance",
         _population_cases,
-        _judge_population,
+        each_case(_read_variance, _population),
         "population variance (divide by d)",
+        salt="population_variance",
+        points=2,
     ),
-    _spec(
+    check_spec(
         "variance_dtype_and_shape",
-        ("stable_variance",),
+        "stable_variance",
         _dtype_cases,
-        _judge_dtype,
+        each_case(returned, _dtype),
         "one variance per record, the input's dtype",
+        points=1,
     ),
-    _spec(
+    check_spec(
         "variance_by_hand",
-        ("stable_variance",),
-        lambda seed, hidden: _population_cases(seed, False),
-        _judge_by_hand,
+        "stable_variance",
+        lambda rng, hidden: _population_cases(rng, False),
+        each_case(_read_by_hand),
         "written from sums and means, not np.var",
+        salt="population_variance",
+        points=1,
     ),
-    _spec("timing_warmup", ("time_median",), _warmup_cases, _judge_warmup, "warm-up untimed"),
-    _spec("timing_median", ("time_median",), _median_cases, _judge_median, "median, not mean"),
+    check_spec(
+        "timing_warmup",
+        "time_median",
+        _warmup_cases,
+        each_case(_read_seconds, _warmup),
+        "warm-up untimed",
+        points=3,
+    ),
+    check_spec(
+        "timing_median",
+        "time_median",
+        _median_cases,
+        each_case(_read_seconds, _median),
+        "median, not mean",
+        points=3,
+    ),
 )

@@ -1,4 +1,8 @@
-"""`CheckSpec`: one grade cell's check, split into building cases and judging results."""
+"""`CheckSpec`: one grade cell's check, split into building cases and judging results.
+
+`check_spec` is the one way the assignments build them; `registry` indexes an
+assignment's specs by grade_id.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .cases import Case, Result
+from .random_inputs import rng_for
 
 DEFAULT_SEED = 0
 
@@ -22,6 +27,8 @@ class CheckSpec:
     judge       judge(cases, results) -> None (pass) or the message that names the
                 misconception with the smallest evidence; pure
     summary     the misconception in a few words, for instructors' reports
+    points      the grade cell's points (its nbgrader metadata is the truth at
+                grading; a test keeps this copy equal to it), shown by a passing check
     """
 
     grade_id: str
@@ -29,13 +36,32 @@ class CheckSpec:
     make_cases: Callable[..., list[Case]]
     judge: Callable[[list[Case], list[Result]], str | None]
     summary: str
+    points: float
+
+
+def check_spec(
+    grade_id: str, targets, make, judge, summary: str, *, points: float, salt: str = ""
+) -> CheckSpec:
+    """The CheckSpec of a cell worth `points` whose cases are make(rng, hidden) -> list[Case].
+
+    targets is one name or a tuple of names. rng is `rng_for(seed, salt or grade_id)`:
+    every check draws from its own random stream, so no check's cases depend on another's.
+    """
+    targets = (targets,) if isinstance(targets, str) else tuple(targets)
+
+    def make_cases(seed: int = DEFAULT_SEED, hidden: bool = True) -> list[Case]:
+        return make(rng_for(seed, salt or grade_id), hidden)
+
+    return CheckSpec(grade_id, targets, make_cases, judge, summary, points)
 
 
 def registry(*specs: CheckSpec) -> dict[str, CheckSpec]:
-    """Index specs by grade_id; a duplicate id is a mistake in the course."""
+    """Index specs by grade_id; a duplicate id, or a cell worth no points, is a mistake."""
     found: dict[str, CheckSpec] = {}
     for spec in specs:
         if spec.grade_id in found:
             raise ValueError(f"two checks share the grade_id {spec.grade_id!r}")
+        if not spec.points > 0:
+            raise ValueError(f"the check {spec.grade_id!r} is worth no points")
         found[spec.grade_id] = spec
     return found

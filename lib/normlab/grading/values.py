@@ -5,26 +5,26 @@ from __future__ import annotations
 import numpy as np
 
 from .cases import Case
-from .evidence import failure_of_call, fmt
-from .spec import CheckSpec
+from .evidence import fmt
+from .judges import read_all, returned
+from .spec import CheckSpec, check_spec
 
 
-def value_spec(grade_id: str, targets: tuple[str, ...], judge_values, summary: str) -> CheckSpec:
+def value_spec(
+    grade_id: str, targets: tuple[str, ...], judge_values, summary: str, *, points: float
+) -> CheckSpec:
     """A check that reads `targets` and calls judge_values(dict name -> value) -> None | str."""
 
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
+    def make(rng, hidden: bool) -> list[Case]:
         return [Case(name, "get", tag="value", label=name) for name in targets]
 
     def judge(cases, results):
-        values = {}
-        for case, result in zip(cases, results, strict=True):
-            problem = failure_of_call(case.target, case, result)
-            if problem:
-                return problem
-            values[case.target] = result.output
-        return judge_values(values)
+        values, problem = read_all(returned, cases, results)
+        if problem:
+            return problem
+        return judge_values({case.target: value for case, value in zip(cases, values, strict=True)})
 
-    return CheckSpec(grade_id, targets, make_cases, judge, summary)
+    return check_spec(grade_id, targets, make, judge, summary, points=points)
 
 
 def number(name: str, value) -> tuple[float | None, str | None]:

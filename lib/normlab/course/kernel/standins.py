@@ -6,7 +6,8 @@ trusted helpers would be.
   check is running (noting the call as reference reuse, so the kernel cannot hide it) and
   refuses otherwise. The reference itself is never loaded into the kernel.
   `normlab.grading.check`, run by a student in an ordinary cell, only prints that checks run
-  in the grader; `normlab.grading.use_assignment` does nothing (the grader knows).
+  in the grader; `normlab.grading.use_assignment` does nothing (the grader knows), and
+  `normlab.grading.summary` (the notebook's last cell) only prints where the results are.
 - `import torch` succeeds (an unused import costs nothing) but using it raises `Unavailable`;
   the grader hears of each use, so a call to a torch normalization shows as reuse.
 - NumPy's `var`, `std`, `nanvar` and `nanstd` (also `ndarray.var` and `ndarray.std`) are
@@ -78,6 +79,10 @@ def _print_check_note(grade_id="", *targets, **kwargs):
     print(f"check({grade_id!r}, ...): while grading, checks run in the grader, not in this cell")
 
 
+def _print_summary_note(namespace=None):
+    print("summary(): while grading, each test cell above shows its own check's result")
+
+
 def _use_assignment(assignment: str) -> None:
     """The grader knows the assignment from nbgrader; nothing to do in the kernel."""
 
@@ -92,6 +97,8 @@ class StandInModule(types.ModuleType):
             return _print_check_note
         if self.__name__ == "normlab.grading" and name == "use_assignment":
             return _use_assignment
+        if self.__name__ == "normlab.grading" and name == "summary":
+            return _print_summary_note
         if self.__name__.split(".")[0] == "torch":
             return TorchStandIn(f"{self.__name__}.{name}")
         return LibraryFunction(f"{self.__name__}.{name}")

@@ -12,7 +12,7 @@ from the same pieces, each reading one choice or one promise:
     independence    no record changes another, alone = inside a batch, no state
     dtype_and_shape a NumPy array of the input's shape and float dtype
     input_untouched the arguments are not written into
-    numerics        float32 far from zero (offset 1e4) as good as near zero
+    cancellation    float32 far from zero (offset 1e4) as good as near zero (the numerics cell)
     reuse           no library normalization called
     batch_of_one    (batch-norm) a single record raises ValueError
 
@@ -21,9 +21,8 @@ matches; when it matches none (a bug the family does not know), they fall back o
 the property itself. Either way a bug costs the cells of its own misconception.
 
 One module per misconception above, named as in the table; besides them
-`kind` (`NormKind`: what the student's function should be, the cases that call
-it, `norm_spec`), `family_judge` (the judge of the cells that read a choice) and
-`paired` (the judge of the cells that compare two calls: affine, numerics).
+`kind` (`NormKind`: what the student's function should be, and `call`, a case
+that calls it) and `family_judge` (the judge of the cells that read a choice).
 """
 
 from __future__ import annotations
@@ -31,15 +30,15 @@ from __future__ import annotations
 from .affine import affine_spec
 from .axis import axis_spec
 from .batch_of_one import batch_of_one_spec
+from .cancellation import cancellation_spec
 from .centering import centering_spec
 from .divisor import divisor_spec
 from .dtype_and_shape import dtype_shape_spec
 from .eps import eps_spec
 from .independence import independence_spec
 from .input_untouched import untouched_spec
-from .kind import BATCH_NORM, LAYER_NORM, RMS_NORM, NormKind, messy, rng_for
-from .numerics import numerics_spec
-from .reuse import reuse_message, reuse_spec
+from .kind import BATCH_NORM, LAYER_NORM, RMS_NORM, NormKind
+from .reuse import no_reuse, reuse_message, reuse_spec
 
 __all__ = [
     "BATCH_NORM",
@@ -54,10 +53,9 @@ __all__ = [
     "dtype_shape_spec",
     "eps_spec",
     "independence_spec",
-    "messy",
-    "numerics_spec",
+    "no_reuse",
+    "cancellation_spec",
     "reuse_message",
     "reuse_spec",
-    "rng_for",
     "untouched_spec",
 ]

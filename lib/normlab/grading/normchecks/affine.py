@@ -6,17 +6,17 @@ import numpy as np
 
 from ..cases import Case
 from ..evidence import fmt, record, where, worst
-from ..spec import CheckSpec
-from .kind import NormKind, call, messy, norm_spec, rng_for
-from .paired import paired_judge
+from ..judges import an_array, each_pair
+from ..random_inputs import messy
+from ..spec import CheckSpec, check_spec
+from .kind import NormKind, call
 
 
-def affine_spec(kind: NormKind, grade_id: str = "gain_and_bias") -> CheckSpec:
+def affine_spec(kind: NormKind, grade_id: str = "gain_and_bias", *, points: float) -> CheckSpec:
     """gamma (and beta) scale and shift each normalized feature: judged against the student's
     own output with gamma = 1 and beta = 0, so no other misconception can leak in."""
 
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        rng = rng_for(seed, grade_id)
+    def make(rng, hidden: bool) -> list[Case]:
         # the seed's example: gamma_1 = 2 doubles only the first normalized feature
         gamma = np.array([2.0, 1.0, 1.0, 1.0])
         beta = np.array([0.0, 0.0, 0.0, 0.5]) if kind.has_beta else None
@@ -43,9 +43,9 @@ def affine_spec(kind: NormKind, grade_id: str = "gain_and_bias") -> CheckSpec:
             return None
         return _affine_message(kind, affine_case, y1, yg, gamma, beta, expected, index)
 
-    judge = paired_judge(kind, judge_pair)
+    judge = each_pair(an_array, judge_pair)
     summary = "gamma (and beta) per feature, after normalizing"
-    return norm_spec(kind, grade_id, make_cases, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)
 
 
 def _affine_message(kind, case, y1, yg, gamma, beta, expected, index) -> str:

@@ -9,9 +9,10 @@ import numpy as np
 from .. import family
 from ..cases import Case
 from ..evidence import where
-from ..spec import CheckSpec
-from .family_judge import evidence_of_difference, family_spec
-from .kind import NormKind, call, messy, rng_for
+from ..random_inputs import messy
+from ..spec import CheckSpec, check_spec
+from .family_judge import evidence_of_difference, family_judge
+from .kind import NormKind, call
 
 
 def _axis_property_holds(kind: NormKind, x, y) -> bool:
@@ -28,11 +29,10 @@ def _axis_property_holds(kind: NormKind, x, y) -> bool:
     return True
 
 
-def axis_spec(kind: NormKind, grade_id: str = "axis") -> CheckSpec:
+def axis_spec(kind: NormKind, grade_id: str = "axis", *, points: float) -> CheckSpec:
     where_ = "every leading axis" if kind.leading_axes else "the last axis"
 
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        rng = rng_for(seed, grade_id)
+    def make(rng, hidden: bool) -> list[Case]:
         shapes = [(4, 5), (2, 3, 4)] if kind.leading_axes else [(3, 5), (2, 3, 4)]
         if hidden:
             shapes += [(6, 6), (2, 3, 2, 5), (3, 1, 7)]
@@ -64,4 +64,5 @@ def axis_spec(kind: NormKind, grade_id: str = "axis") -> CheckSpec:
         )
 
     summary = f"{kind.title}: statistics over {where_}"
-    return family_spec(kind, grade_id, make_cases, accept, explain, fallback, summary)
+    judge = family_judge(kind, accept, explain, fallback)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

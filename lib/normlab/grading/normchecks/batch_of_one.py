@@ -4,13 +4,21 @@ from __future__ import annotations
 
 from ..cases import Case
 from ..evidence import failure_of_call, where
-from ..spec import CheckSpec
-from .kind import NormKind, call, messy, norm_spec, rng_for
+from ..judges import each_case
+from ..random_inputs import messy
+from ..spec import CheckSpec, check_spec
+from .kind import NormKind, call
 
 
-def batch_of_one_spec(kind: NormKind, grade_id: str = "batch_of_one") -> CheckSpec:
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        rng = rng_for(seed, grade_id)
+def _raised(case, result):
+    """Reader: what the call raised, (type name, message) or None; a raise is no problem here."""
+    return result.error, None
+
+
+def batch_of_one_spec(
+    kind: NormKind, grade_id: str = "batch_of_one", *, points: float
+) -> CheckSpec:
+    def make(rng, hidden: bool) -> list[Case]:
         cases = [
             call(kind, messy(rng, (1, 5)), tag="one"),
             call(kind, messy(rng, (2, 5)), tag="two"),
@@ -19,27 +27,22 @@ def batch_of_one_spec(kind: NormKind, grade_id: str = "batch_of_one") -> CheckSp
             cases += [call(kind, messy(rng, (1, 1, 4)), tag="one")]
         return cases
 
-    def judge(cases, results):
-        for case, result in zip(cases, results, strict=True):
-            if case.tag == "two":
-                problem = failure_of_call(kind.function, case, result)
-                if problem:
-                    return problem
-                continue
-            if result.error is None:
-                return (
-                    f"Batch of one: for {where(case)} {kind.function} returned an output. One "
-                    f"record per feature has nothing to average over: every output would be "
-                    f"beta. Batch-norm needs a crowd; raise ValueError with a message."
-                )
-            if result.error[0] == "NotImplementedError":
-                return failure_of_call(kind.function, case, result)
-            if result.error[0] != "ValueError":
-                return (
-                    f"Batch of one: for {where(case)} {kind.function} raised {result.error[0]} "
-                    f"({result.error[1]}); raise ValueError saying the batch is too small."
-                )
+    def verdict(case, error, result):
+        if case.tag == "two" or (error and error[0] == "NotImplementedError"):
+            return failure_of_call(kind.function, case, result)
+        if error is None:
+            return (
+                f"Batch of one: for {where(case)} {kind.function} returned an output. One "
+                f"record per feature has nothing to average over: every output would be "
+                f"beta. Batch-norm needs a crowd; raise ValueError with a message."
+            )
+        if error[0] != "ValueError":
+            return (
+                f"Batch of one: for {where(case)} {kind.function} raised {error[0]} "
+                f"({error[1]}); raise ValueError saying the batch is too small."
+            )
         return None
 
+    judge = each_case(_raised, verdict)
     summary = "a single record raises ValueError (batch-norm needs a crowd)"
-    return norm_spec(kind, grade_id, make_cases, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

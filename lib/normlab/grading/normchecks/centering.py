@@ -9,14 +9,14 @@ import numpy as np
 from .. import family
 from ..cases import Case
 from ..evidence import fmt, record, where
-from ..spec import CheckSpec
-from .family_judge import evidence_of_difference, family_spec
-from .kind import NormKind, call, messy, rng_for
+from ..random_inputs import messy
+from ..spec import CheckSpec, check_spec
+from .family_judge import evidence_of_difference, family_judge
+from .kind import NormKind, call
 
 
-def centering_spec(kind: NormKind, grade_id: str = "centering") -> CheckSpec:
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        rng = rng_for(seed, grade_id)
+def centering_spec(kind: NormKind, grade_id: str = "centering", *, points: float) -> CheckSpec:
+    def make(rng, hidden: bool) -> list[Case]:
         # records whose mean is far from zero relative to their spread: centring shows
         shapes = [(3, 5)] + ([(2, 3, 6), (5, 5)] if hidden else [])
         cases = [call(kind, messy(rng, s, offset=6.0), tag="centering") for s in shapes]
@@ -62,4 +62,5 @@ def centering_spec(kind: NormKind, grade_id: str = "centering") -> CheckSpec:
         return None
 
     summary = "subtracts the mean" if kind.center else "does not subtract the mean"
-    return family_spec(kind, grade_id, make_cases, accept, explain, fallback, summary)
+    judge = family_judge(kind, accept, explain, fallback)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

@@ -9,16 +9,18 @@ import numpy as np
 from .. import family
 from ..cases import Case
 from ..evidence import fmt, record, where
-from ..spec import CheckSpec
-from .family_judge import evidence_of_difference, family_spec
-from .kind import NormKind, call, messy, rng_for
+from ..random_inputs import messy
+from ..spec import CheckSpec, check_spec
+from .family_judge import evidence_of_difference, family_judge
+from .kind import NormKind, call
 
 
-def divisor_spec(kind: NormKind, grade_id: str = "population_variance") -> CheckSpec:
+def divisor_spec(
+    kind: NormKind, grade_id: str = "population_variance", *, points: float
+) -> CheckSpec:
     stat = kind.statistic_name
 
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        rng = rng_for(seed, grade_id)
+    def make(rng, hidden: bool) -> list[Case]:
         # large spread: eps is negligible, only the divisor shows
         shapes = [(3, 4), (2, 3, 5)] + ([(8, 8), (2, 2, 3, 6)] if hidden else [])
         return [call(kind, messy(rng, s, spread=(2.0, 40.0)), tag="divisor") for s in shapes]
@@ -56,4 +58,5 @@ def divisor_spec(kind: NormKind, grade_id: str = "population_variance") -> Check
         return None
 
     summary = f"population {stat}: divide by n, not n - 1"
-    return family_spec(kind, grade_id, make_cases, accept, explain, fallback, summary)
+    judge = family_judge(kind, accept, explain, fallback)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

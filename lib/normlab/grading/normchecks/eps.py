@@ -1,4 +1,12 @@
-"""eps: inside the square root, the argument honoured, the default right."""
+"""eps: inside the square root, the argument honoured, the default right.
+
+For LayerNorm and batch-norm eps inside the root is the papers' formula (Ba, Kiros and
+Hinton, 2016, arXiv:1607.06450; Ioffe and Szegedy, 2015). For RMSNorm it is ps4's
+contract, not the only convention: Zhang and Sennrich's code
+(https://github.com/bzhangGo/rmsnorm) divides by rms + eps with eps = 1e-8, and
+torch.nn.RMSNorm adds eps inside the root with a default of eps=None (the dtype's
+machine epsilon), so the message calls the other placement a different convention.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +16,11 @@ import numpy as np
 
 from .. import family
 from ..cases import Case
-from ..evidence import fmt, record, warned, where
-from ..spec import CheckSpec
-from .family_judge import correct_variant, evidence_of_difference, family_spec
-from .kind import NormKind, call, messy, rng_for
+from ..evidence import fmt, record, warned, where, worst
+from ..random_inputs import messy
+from ..spec import CheckSpec, check_spec
+from .family_judge import correct_variant, evidence_of_difference, family_judge
+from .kind import NormKind, call
 
 
 def _eps_block(rng, kind: NormKind) -> np.ndarray:
@@ -30,9 +39,32 @@ def _eps_block(rng, kind: NormKind) -> np.ndarray:
     return block.T.copy() if kind.leading_axes else block
 
 
-def eps_spec(kind: NormKind, grade_id: str = "eps_placement") -> CheckSpec:
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        rng = rng_for(seed, grade_id)
+ZHANG_SENNRICH_EPS = 1e-8  # their code's default, added to the rms
+
+
+def _is_zhang_sennrich(x, y, axes) -> bool:
+    """Is y RMSNorm with Zhang and Sennrich's default, x / (rms + 1e-8)?"""
+    rms = np.sqrt((x * x).mean(axis=axes, keepdims=True))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = x / (rms + ZHANG_SENNRICH_EPS)
+    return worst(y, z, family.MATCH_RTOL, family.MATCH_ATOL) is None
+
+
+def _other_convention(kind: NormKind, case: Case, computed: str) -> str:
+    """RMSNorm's eps outside the root: another convention, not ps4's contract."""
+    theirs, ours = (f"{e:g}".replace("e-0", "e-") for e in (ZHANG_SENNRICH_EPS, kind.default_eps))
+    return (
+        f"eps outside the square root: for {where(case)}, {kind.function} computes "
+        f"{computed}. That is a different convention, not a mistake: Zhang and "
+        f"Sennrich's own code divides by rms + eps, with eps = {theirs}. This "
+        f"problem set's contract is eps inside the root, x / sqrt(mean(x^2) + eps) with "
+        f"eps = {ours} (as torch.nn.RMSNorm computes it); the two differ on records "
+        f"near zero."
+    )
+
+
+def eps_spec(kind: NormKind, grade_id: str = "eps_placement", *, points: float) -> CheckSpec:
+    def make(rng, hidden: bool) -> list[Case]:
         block = _eps_block(rng, kind)
         small = "features" if kind.leading_axes else "records"
         cases = [
@@ -55,6 +87,9 @@ def eps_spec(kind: NormKind, grade_id: str = "eps_placement") -> CheckSpec:
         eps = case.meta["eps"]
         z = family.normalize(x, replace(v, eps_mode="inside", fixed_eps=0.0), eps)
         evidence = evidence_of_difference(y, z) + warned(result)
+        if v.eps_mode == "outside" and not kind.center:
+            computed = "(x - mu) / (sigma + eps)" if v.center else "x / (rms + eps)"
+            return _other_convention(kind, case, computed) + evidence
         if v.eps_mode == "outside":
             return (
                 f"eps outside the square root: for {where(case)}, {kind.function} computes "
@@ -89,6 +124,8 @@ def eps_spec(kind: NormKind, grade_id: str = "eps_placement") -> CheckSpec:
                 f"{warned(result)}: a record of zero variance must give beta, eps inside the "
                 f"square root keeps the division finite."
             )
+        if not kind.center and _is_zhang_sennrich(x, y, kind.correct_axes(x.ndim)):
+            return _other_convention(kind, case, "x / (rms + 1e-8)") + evidence_of_difference(y, z)
         got, want = kind.statistic(y), kind.statistic(z)
         bad = ~(np.abs(got - want) <= 1e-3 * np.abs(want) + 1e-9)
         if bad.any():
@@ -100,4 +137,5 @@ def eps_spec(kind: NormKind, grade_id: str = "eps_placement") -> CheckSpec:
         return None
 
     summary = "eps inside the square root, the argument honoured"
-    return family_spec(kind, grade_id, make_cases, accept, explain, fallback, summary)
+    judge = family_judge(kind, accept, explain, fallback)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

@@ -7,14 +7,12 @@ is explained against the closest member; no match at all falls back on the prope
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 
 from .. import family
-from ..evidence import array_output, fmt, record, worst
-from ..spec import CheckSpec
-from .kind import NormKind, norm_spec
+from ..evidence import fmt, record, worst
+from ..judges import an_array, each_case
+from .kind import NormKind
 
 
 def _wrongness(v: family.Variant, kind: NormKind, ndim: int, eps: float) -> int:
@@ -27,42 +25,32 @@ def _wrongness(v: family.Variant, kind: NormKind, ndim: int, eps: float) -> int:
     )
 
 
-def family_judge(kind: NormKind, accept, explain, fallback, cases, results):
-    """Shared judge: pass a case when a matching variant is right on this cell's choice."""
-    for case, result in zip(cases, results, strict=True):
-        y, problem = array_output(kind.function, case, result)
-        if problem:
-            return problem
-        x = np.asarray(case.args[0], dtype=np.float64)
-        eps = case.meta["eps"]
-        matches = family.matching(x, eps, y)
-        if any(accept(v, case) for v in matches):
-            continue
-        if matches:
-            closest = min(matches, key=lambda v: _wrongness(v, kind, x.ndim, eps))
-            return explain(closest, case, x, y, result)
-        message = fallback(case, x, y, result)
-        if message:
-            return message
-    return None
-
-
-def correct_variant(kind: NormKind, ndim: int) -> family.Variant:
-    """The member of the family the student should have written."""
-    return family.Variant(kind.correct_axes(ndim), kind.center, "n", "inside")
-
-
-def family_spec(
-    kind: NormKind, grade_id: str, make_cases, accept, explain, fallback, summary: str
-) -> CheckSpec:
-    """The CheckSpec of a cell judged by `family_judge`.
+def family_judge(kind: NormKind, accept, explain, fallback):
+    """The judge of a cell that reads one choice: a case passes when a matching variant is
+    right on this cell's choice.
 
     accept(variant, case) -> bool     is a matching variant right on this cell's choice?
     explain(variant, case, x, y, result) -> str     the message for the closest wrong one
     fallback(case, x, y, result) -> None | str      when no variant matches: the property
     """
-    judge = partial(family_judge, kind, accept, explain, fallback)
-    return norm_spec(kind, grade_id, make_cases, judge, summary)
+
+    def verdict(case, y, result):
+        x = np.asarray(case.args[0], dtype=np.float64)
+        eps = case.meta["eps"]
+        matches = family.matching(x, eps, y)
+        if any(accept(v, case) for v in matches):
+            return None
+        if matches:
+            closest = min(matches, key=lambda v: _wrongness(v, kind, x.ndim, eps))
+            return explain(closest, case, x, y, result)
+        return fallback(case, x, y, result)
+
+    return each_case(an_array, verdict)
+
+
+def correct_variant(kind: NormKind, ndim: int) -> family.Variant:
+    """The member of the family the student should have written."""
+    return family.Variant(kind.correct_axes(ndim), kind.center, "n", "inside")
 
 
 def evidence_of_difference(y, z) -> str:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from ..cases import Case
-from ..evidence import failure_of_call, where
-from ..spec import CheckSpec
-from .kind import NormKind, call, messy, norm_spec, rng_for
+from ..evidence import where
+from ..judges import each_case, returned
+from ..random_inputs import messy
+from ..spec import CheckSpec, check_spec
+from .kind import NormKind, call
 
 
-def untouched_spec(kind: NormKind, grade_id: str = "input_untouched") -> CheckSpec:
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        rng = rng_for(seed, grade_id)
+def untouched_spec(
+    kind: NormKind, grade_id: str = "input_untouched", *, points: float
+) -> CheckSpec:
+    def make(rng, hidden: bool) -> list[Case]:
         shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
         cases = []
         for shape in shapes:
@@ -21,20 +24,17 @@ def untouched_spec(kind: NormKind, grade_id: str = "input_untouched") -> CheckSp
             )
         return cases
 
-    def judge(cases, results):
-        for case, result in zip(cases, results, strict=True):
-            problem = failure_of_call(kind.function, case, result)
-            if problem:
-                return problem
-            if result.modified_inputs:
-                key = result.modified_inputs[0]
-                name = kind.param_names[key] if isinstance(key, int) else key
-                return (
-                    f"Input modified: {kind.function} wrote into its argument {name} "
-                    f"({where(case)}). In-place updates such as `{name} -= ...` change the "
-                    f"caller's array; compute into a new array instead."
-                )
-        return None
+    def verdict(case, output, result):
+        if not result.modified_inputs:
+            return None
+        key = result.modified_inputs[0]
+        name = kind.param_names[key] if isinstance(key, int) else key
+        return (
+            f"Input modified: {kind.function} wrote into its argument {name} "
+            f"({where(case)}). In-place updates such as `{name} -= ...` change the "
+            f"caller's array; compute into a new array instead."
+        )
 
+    judge = each_case(returned, verdict)
     summary = "does not write into its arguments"
-    return norm_spec(kind, grade_id, make_cases, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

@@ -1,9 +1,4 @@
-"""What the student's normalization should be (`NormKind`), and the cases that call it.
-
-The random data every builder draws from (`rng_for`, `messy`; ps5 and ps6 draw theirs
-from them too), `call`, one call of the student's function, and `norm_spec`, the
-CheckSpec of a cell that calls it.
-"""
+"""What the student's normalization should be (`NormKind`), and `call`, one call of it."""
 
 from __future__ import annotations
 
@@ -12,7 +7,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cases import Case
-from ..spec import CheckSpec
 
 
 @dataclass(frozen=True)
@@ -51,25 +45,6 @@ BATCH_NORM = NormKind("batch_norm", "batch-norm", True, True, True, 1e-5)
 RMS_NORM = NormKind("rms_norm", "RMSNorm", False, False, False, 1e-6)
 
 
-def rng_for(seed: int, salt: str) -> np.random.Generator:
-    """An independent random stream per (seed, check): cases never depend on each other."""
-    return np.random.default_rng([seed, *salt.encode()])
-
-
-def messy(rng, shape, *, spread=(0.5, 50.0), offset=3.0) -> np.ndarray:
-    """Records on different scales and offsets (std from spread[0] to spread[1]).
-
-    Features get their own scale too, so that statistics down any axis differ from
-    statistics along any other: a wrong axis cannot be right by coincidence.
-    """
-    lead = (*shape[:-1], 1)
-    lo, hi = np.log10(spread[0]), np.log10(spread[1])
-    scale = 10.0 ** rng.uniform(lo, hi, size=lead)
-    shift = scale * rng.uniform(-offset, offset, size=lead)
-    feature_scale = 10.0 ** rng.uniform(-0.3, 0.3, size=shape[-1])
-    return shift + scale * feature_scale * rng.standard_normal(shape)
-
-
 def call(kind: NormKind, x, *, gamma=None, beta=None, eps=None, tag="", label="", **meta) -> Case:
     """A call of the student's function; eps is passed only when it is not the default."""
     x = np.asarray(x)
@@ -86,8 +61,3 @@ def call(kind: NormKind, x, *, gamma=None, beta=None, eps=None, tag="", label=""
             label += f", {x.dtype}"
     meta = {"eps": kind.default_eps if eps is None else float(eps), "eps_passed": eps, **meta}
     return Case(kind.function, "call", args, tag=tag, label=label, meta=meta)
-
-
-def norm_spec(kind: NormKind, grade_id: str, make_cases, judge, summary: str) -> CheckSpec:
-    """The CheckSpec of a cell that calls the student's normalization (kind.function)."""
-    return CheckSpec(grade_id, (kind.function,), make_cases, judge, summary)

@@ -3,46 +3,48 @@
 from __future__ import annotations
 
 from ..cases import Case
-from ..evidence import failure_of_call
-from ..spec import CheckSpec
+from ..judges import each_case, returned
+from ..random_inputs import messy
+from ..spec import CheckSpec, check_spec
 from ..tripwire import TRIPWIRE_REMOVED
-from .kind import NormKind, call, messy, norm_spec, rng_for
+from .kind import NormKind, call
 
 LIBRARY_PREFIXES = ("normlab.", "torch.")
 
 
-def reuse_message(function: str, calls, forbidden=LIBRARY_PREFIXES) -> str | None:
+def reuse_message(function: str, calls, library: str = "a library implementation") -> str | None:
     """The message when a call reached a library normalization, else None."""
     if TRIPWIRE_REMOVED in calls:
         return (
             f"Reference reuse: {function} removed the grader's profile hook (sys.setprofile), "
             f"so the grader cannot see what it calls; this cell scores 0."
         )
-    hits = [c for c in calls if c.startswith(forbidden)]
+    hits = [c for c in calls if c.startswith(LIBRARY_PREFIXES)]
     if not hits:
         return None
     return (
-        f"Reference reuse: {function} called {hits[0]}. Calling a library implementation "
+        f"Reference reuse: {function} called {hits[0]}. Calling {library} "
         f"earns no points for this cell (the other cells still grade your numbers); write the "
         f"computation yourself with NumPy."
     )
 
 
-def reuse_spec(kind: NormKind, grade_id: str = "reference_reuse") -> CheckSpec:
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        rng = rng_for(seed, grade_id)
+def no_reuse(read, library: str = "a library implementation"):
+    """Reader of a reuse cell: the tripwire's report first, then `read`'s problem if any
+    (a function that reaches a library is told so even when the call then fails)."""
+
+    def read_calls(case, result):
+        message = reuse_message(case.target, result.reference_calls, library)
+        return (None, message) if message else read(case, result)
+
+    return read_calls
+
+
+def reuse_spec(kind: NormKind, grade_id: str = "reference_reuse", *, points: float) -> CheckSpec:
+    def make(rng, hidden: bool) -> list[Case]:
         shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
         return [call(kind, messy(rng, s), tag="reuse") for s in shapes]
 
-    def judge(cases, results):
-        for case, result in zip(cases, results, strict=True):
-            message = reuse_message(kind.function, result.reference_calls)
-            if message:
-                return message
-            problem = failure_of_call(kind.function, case, result)
-            if problem:
-                return problem
-        return None
-
+    judge = each_case(no_reuse(returned))
     summary = "written by hand: no library normalization called"
-    return norm_spec(kind, grade_id, make_cases, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

@@ -7,7 +7,7 @@ import pytest
 
 import normlab
 from normlab import red_team
-from normlab.bench.check import CheckFailed, check_copy, check_layer_norm, rows_to_check
+from normlab.bench.verify import CheckFailed, check_copy, check_layer_norm, rows_to_check
 
 
 def inputs(d=64, rows=200, seed=0):

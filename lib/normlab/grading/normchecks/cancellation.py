@@ -1,4 +1,4 @@
-"""numerics: float32 far from zero (offset 1e4) as good as near zero."""
+"""cancellation (the numerics cell): float32 far from zero (offset 1e4) as good as near zero."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import numpy as np
 
 from ..cases import Case
 from ..evidence import fmt, record, warned, where, worst
-from ..spec import CheckSpec
-from .kind import NormKind, call, norm_spec, rng_for
-from .paired import paired_judge
+from ..judges import an_array, each_pair
+from ..spec import CheckSpec, check_spec
+from .kind import NormKind, call
 
 
-def numerics_spec(kind: NormKind, grade_id: str = "numerics") -> CheckSpec:
+def cancellation_spec(kind: NormKind, grade_id: str = "numerics", *, points: float) -> CheckSpec:
     """float32 far from zero: the student's own float64 answer on the same numbers is the yardstick.
 
     The records sit at an offset of 1e4 with a spread of about 1. The student's
@@ -21,8 +21,7 @@ def numerics_spec(kind: NormKind, grade_id: str = "numerics") -> CheckSpec:
     Comparing a function with itself keeps every other misconception out.
     """
 
-    def make_cases(seed: int = 0, hidden: bool = True) -> list[Case]:
-        rng = rng_for(seed, grade_id)
+    def make(rng, hidden: bool) -> list[Case]:
         setups = [((3, 4, 8), 1e4)]
         if hidden:
             setups += [((6, 16), 1e4), ((4, 5, 12), -3e4)]
@@ -48,6 +47,6 @@ def numerics_spec(kind: NormKind, grade_id: str = "numerics") -> CheckSpec:
             f"subtract the mean first, then average the squares (two passes)."
         )
 
-    judge = paired_judge(kind, judge_pair)
+    judge = each_pair(an_array, judge_pair)
     summary = "float32 records far from zero (no cancellation)"
-    return norm_spec(kind, grade_id, make_cases, judge, summary)
+    return check_spec(grade_id, kind.function, make, judge, summary, points=points)

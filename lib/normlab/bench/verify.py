@@ -1,4 +1,4 @@
-"""Check an implementation's output against the float64 reference before it is timed.
+"""Verify an implementation's output against the float64 reference before it is timed.
 
 LayerNorm treats every record (row) on its own, so a sample of rows checks the
 whole computation: the first and last rows (where a blocked loop starts and ends)

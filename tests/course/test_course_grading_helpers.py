@@ -1,0 +1,185 @@
+"""The grading package's shared vocabulary: judge shapes, the spec factory, check resolution."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from normlab.grading import CHECKS, Case, Result, judges, selfcheck
+from normlab.grading.evidence import amount
+from normlab.grading.random_inputs import messy, rng_for
+from normlab.grading.spec import check_spec, registry
+
+
+def _case(tag: str) -> Case:
+    return Case("f", args=(np.zeros(2),), tag=tag, label=f"case {tag}")
+
+
+def _read_number(case, result):
+    if result.error:
+        return None, f"problem in {case.tag}"
+    return result.output, None
+
+
+def _big(case, value, result):
+    return f"{case.tag} is {value}" if value > 1 else None
+
+
+CASES = [_case("a"), _case("b"), _case("c")]
+
+
+def test_each_case_reads_then_judges_and_the_first_problem_wins():
+    judge = judges.each_case(_read_number, _big)
+    assert judge(CASES, [Result(output=0), Result(output=1), Result(output=0)]) is None
+    assert judge(CASES, [Result(output=0), Result(output=5), Result(output=7)]) == "b is 5"
+    # a case that cannot be read stops the judge at that case, before later verdicts
+    failed = Result(error=("ValueError", "no"))
+    assert judge(CASES, [Result(output=0), failed, Result(output=7)]) == "problem in b"
+    assert judge(CASES, [Result(output=9), failed, Result(output=7)]) == "a is 9"
+
+
+def test_each_case_without_a_verdict_only_reads():
+    judge = judges.each_case(_read_number)
+    assert judge(CASES, [Result(output=9)] * 3) is None
+    assert judge(CASES, [Result(output=9), Result(error=("E", "")), Result()]) == "problem in b"
+
+
+def test_each_case_refuses_cases_and_results_of_different_lengths():
+    with pytest.raises(ValueError):
+        judges.each_case(_read_number)(CASES, [Result(output=0)])
+
+
+def test_each_pair_judges_the_second_call_by_the_first():
+    seen = []
+
+    def verdict(case, first, second, result):
+        seen.append((case.tag, first, second))
+        return "grew" if second > first else None
+
+    judge = judges.each_pair(_read_number, verdict)
+    pairs = [_case("a1"), _case("a2"), _case("b1"), _case("b2")]
+    outputs = [Result(output=v) for v in (1, 1, 2, 3)]
+    assert judge(pairs, outputs) == "grew"
+    assert seen == [("a2", 1, 1), ("b2", 2, 3)]
+    broken = [Result(output=1), Result(error=("E", "")), Result(output=2), Result(output=3)]
+    assert judge(pairs, broken) == "problem in a2"
+
+
+def test_read_all_gives_every_value_or_the_first_problem():
+    results = [Result(output=v) for v in (1, 2, 3)]
+    assert judges.read_all(_read_number, CASES, results) == ([1, 2, 3], None)
+    results[2] = Result(error=("E", ""))
+    results[1] = Result(error=("E", ""))
+    assert judges.read_all(_read_number, CASES, results) == (None, "problem in b")
+
+
+def test_returned_reads_the_output_or_the_failure_of_the_call():
+    case = Case("layer_norm", args=(np.zeros(3),), label="a record of 3")
+    assert judges.returned(case, Result(output=4)) == (4, None)
+    value, problem = judges.returned(case, Result(error=("NotImplementedError", "")))
+    assert value is None and problem.startswith("layer_norm is not written yet")
+
+
+def test_an_array_reads_a_float64_array_of_the_inputs_shape():
+    case = Case("layer_norm", args=(np.zeros((2, 3)),), label="x")
+    value, problem = judges.an_array(case, Result(output=np.ones((2, 3), dtype=np.float32)))
+    assert problem is None and value.dtype == np.float64 and value.shape == (2, 3)
+    _, problem = judges.an_array(case, Result(output=np.ones(3)))
+    assert "shape (3,)" in problem
+
+
+def _draw(rng, hidden):
+    return [Case("f", args=(rng.normal(size=3),)) for _ in range(2 if hidden else 1)]
+
+
+def test_check_spec_draws_each_checks_own_stream_and_the_visible_cases_first():
+    spec = check_spec("cell", "f", _draw, judges.each_case(judges.returned), "s", points=2)
+    assert spec.targets == ("f",) and spec.points == 2
+    visible, hidden = spec.make_cases(0, hidden=False), spec.make_cases(0)
+    assert len(visible) == 1 and len(hidden) == 2
+    np.testing.assert_array_equal(visible[0].args[0], hidden[0].args[0])
+    other = check_spec("other", "f", _draw, None, "s", points=1).make_cases(0)
+    assert not np.array_equal(other[0].args[0], hidden[0].args[0])
+    salted = check_spec("other", "f", _draw, None, "s", points=1, salt="cell").make_cases(0)
+    np.testing.assert_array_equal(salted[0].args[0], hidden[0].args[0])
+    np.testing.assert_array_equal(hidden[0].args[0], rng_for(0, "cell").normal(size=3))
+
+
+def test_registry_refuses_a_duplicate_id_and_a_cell_worth_nothing():
+    one = check_spec("a", "f", _draw, None, "s", points=1)
+    assert list(registry(one)) == ["a"]
+    with pytest.raises(ValueError, match="share the grade_id 'a'"):
+        registry(one, one)
+    with pytest.raises(ValueError, match="worth no points"):
+        registry(check_spec("b", "f", _draw, None, "s", points=0))
+
+
+def test_messy_records_differ_in_scale_and_offset():
+    x = messy(rng_for(0, "messy"), (50, 8))
+    stds = x.std(axis=-1)
+    assert x.shape == (50, 8) and stds.max() / stds.min() > 10
+    assert np.abs(x.mean(axis=-1)).max() > 3 * np.median(stds)
+
+
+def test_find_check_looks_the_cell_up_and_counts_its_targets():
+    assert selfcheck.find_check("ps2_layer_norm", "axis", 1) is CHECKS["ps2_layer_norm"]["axis"]
+    with pytest.raises(KeyError):
+        selfcheck.find_check("ps2_layer_norm", "no_such_cell", 1)
+    with pytest.raises(KeyError):
+        selfcheck.find_check("ps9_unknown", "axis", 1)
+    with pytest.raises(TypeError, match=r"check\('param_counts'\) reads 3 value\(s\)"):
+        selfcheck.find_check("ps1_by_hand", "param_counts", 1)
+
+
+def test_run_check_runs_each_case_and_judges():
+    spec = CHECKS["ps1_by_hand"]["mean"]
+    ran = []
+
+    def run_one(case):
+        ran.append(case.target)
+        return Result(output=2.5, output_type="float")
+
+    assert selfcheck.run_check(spec, run_one) is None
+    assert ran == ["mean_r"]
+    wrong = selfcheck.run_check(spec, lambda case: Result(output=3.0, output_type="float"))
+    assert wrong.startswith("mean_r = 3")
+
+
+def test_run_check_names_a_checker_bug_and_lets_the_runners_exceptions_through():
+    def broken_cases(rng, hidden):
+        raise IndexError("oops")
+
+    def broken_judge(cases, results):
+        raise ZeroDivisionError("bad")
+
+    spec = check_spec("x", "f", broken_cases, None, "s", points=1)
+    with pytest.raises(selfcheck.CheckerError, match="could not build its cases: oops") as info:
+        selfcheck.run_check(spec, lambda case: Result())
+    assert isinstance(info.value.__cause__, IndexError)
+    spec = check_spec("x", "f", _draw, broken_judge, "s", points=1)
+    with pytest.raises(selfcheck.CheckerError, match="could not judge: bad"):
+        selfcheck.run_check(spec, lambda case: Result())
+
+    class KernelGone(Exception):
+        pass
+
+    def gone(case):
+        raise KernelGone
+
+    with pytest.raises(KernelGone):
+        selfcheck.run_check(spec, gone)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (0.796, "0.796"),
+        (2.08, "2.08"),
+        (0.0, "0"),
+        (1.43e-08, "1.4e-08 (that is 0.000000014)"),
+        (2.5e-4, "0.00025"),
+        (9.9e-6, "9.9e-06 (that is 0.0000099)"),
+    ],
+)
+def test_amount_writes_tiny_changes_so_they_cannot_be_read_as_large(value, shown):
+    assert amount(value) == shown
