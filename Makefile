@@ -25,6 +25,8 @@ lock: install
 	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --universal --python-version 3.10 \
 		--no-annotate --custom-compile-command "make lock" -o constraints.txt
 
+# `make book NORMLAB_TERM=1`: the term build, without the folded reference solutions
+# (_ext/normlab_term.py; make passes command-line variables to the recipe's environment)
 book: install
 	$(VENV)/bin/jupyter-book build . -n -W --keep-going
 	@echo "The book is built: open file://$(CURDIR)/_build/html/index.html (or: make serve)"

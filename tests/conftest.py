@@ -4,7 +4,8 @@
   `jupyter-book build . -n -W --keep-going`, into `_build/html`; fails the test with the end
   of the build log when the build fails; returns the html folder as a Path.
 - `site_url`: serves `_build/html` on 127.0.0.1 (a free port, a background thread); yields
-  the base URL, ending in "/".
+  the base URL, ending in "/". `serve(directory)` (also the `serve_folder` fixture) does the
+  same for any folder, as a context manager, e.g. for a second build of the book.
 - `browser_page`: a `BrowserPage` (Playwright sync API, Debian's Chromium, a fresh context per
   test). It records console errors, page errors, failed requests (network failures and HTTP
   status >= 400) and every request whose host is not 127.0.0.1 (those are also aborted, so a
@@ -17,6 +18,7 @@ Tests that use `built_site` are marked `slow`; tests that use `browser_page` are
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
 import http.server
@@ -93,10 +95,10 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="session")
-def site_url(built_site: Path):
-    """Serve the built site on 127.0.0.1 on a free port; yield its base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
+@contextlib.contextmanager
+def serve(directory: Path):
+    """Serve `directory` on 127.0.0.1 on a free port (a background thread); yield its base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
     server = http.server.ThreadingHTTPServer((LOCAL_HOST, 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
@@ -107,6 +109,19 @@ def site_url(built_site: Path):
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def serve_folder():
+    """`serve` as a fixture, for a test module that builds a site of its own."""
+    return serve
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path):
+    """Serve the built site on 127.0.0.1 on a free port; yield its base URL."""
+    with serve(built_site) as url:
+        yield url
 
 
 def _is_local(url: str) -> bool:

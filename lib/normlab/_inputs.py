@@ -1,8 +1,8 @@
 """Input checking shared by every normalization in normlab.
 
 One rule for dtypes, one rule for parameters, one wording for errors, so that
-`layer_norm`, `rms_norm`, `batch_norm` and the backward pass fail the same way
-on the same bad input. Nothing here does arithmetic on the data.
+`layer_norm`, `rms_norm`, `batch_norm`, `group_norm` and the backward pass fail the
+same way on the same bad input. Nothing here does arithmetic on the data.
 
 Dtype rule (the one torch follows for half precision):
     float64 -> computed and returned in float64
@@ -19,15 +19,29 @@ from numbers import Real
 import numpy as np
 
 
+def _real_array(x, name: str) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.dtype == object or arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers; got an array of dtype {arr.dtype}")
+    return arr
+
+
+def _in_compute_dtype(arr: np.ndarray) -> tuple[np.ndarray, np.dtype]:
+    """The dtype rule of the module docstring: (array to compute with, dtype to return)."""
+    if arr.dtype == np.float64 or arr.dtype == np.float32:
+        return arr, arr.dtype
+    if arr.dtype == np.float16:
+        return arr.astype(np.float32), np.dtype(np.float16)
+    return arr.astype(np.float64), np.dtype(np.float64)
+
+
 def as_records(x, *, name: str = "x") -> tuple[np.ndarray, np.dtype]:
     """Return `x` as an array in its compute dtype, and the dtype to return.
 
     The last axis holds the features of one record; it must exist and be non-empty.
     The array returned may share memory with `x`: callers must not write into it.
     """
-    arr = np.asarray(x)
-    if arr.dtype == object or arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must hold real numbers; got an array of dtype {arr.dtype}")
+    arr = _real_array(x, name)
     if arr.ndim == 0:
         raise ValueError(
             f"{name} is a 0-d scalar; normalization needs a feature axis: "
@@ -37,15 +51,52 @@ def as_records(x, *, name: str = "x") -> tuple[np.ndarray, np.dtype]:
         raise ValueError(
             f"{name} has shape {arr.shape}: the feature axis (last axis) is empty, d = 0"
         )
-    if arr.dtype == np.float64 or arr.dtype == np.float32:
-        return arr, arr.dtype
-    if arr.dtype == np.float16:
-        return arr.astype(np.float32), np.dtype(np.float16)
-    return arr.astype(np.float64), np.dtype(np.float64)
+    return _in_compute_dtype(arr)
 
 
-def as_feature_param(p, d: int, compute_dtype: np.dtype, *, name: str) -> np.ndarray | None:
-    """Check a per-feature parameter (gain or bias): None, or shape (d,)."""
+def as_channels_first(x, *, name: str = "x") -> tuple[np.ndarray, np.dtype]:
+    """Return `x`, shaped (N, C, ...) as torch's group_norm expects, in its compute dtype.
+
+    Axis 0 is the batch, axis 1 the channels (C >= 1); any further axes are positions
+    (an image's H and W, a sequence's T). Same dtype rule and sharing as `as_records`.
+    """
+    arr = _real_array(x, name)
+    if arr.ndim < 2:
+        raise ValueError(
+            f"{name} has shape {arr.shape}: group_norm needs (N, C, ...) input, "
+            "a batch axis and a channel axis at least"
+        )
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has shape {arr.shape}: the channel axis (axis 1) is empty, C = 0")
+    return _in_compute_dtype(arr)
+
+
+def check_num_groups(num_groups, channels: int) -> int:
+    """num_groups must be a positive integer that divides the number of channels."""
+    if isinstance(num_groups, bool) or not isinstance(num_groups, int | np.integer):
+        raise TypeError(f"num_groups must be an integer; got {type(num_groups).__name__}")
+    if num_groups < 1:
+        raise ValueError(f"num_groups must be >= 1; got num_groups = {num_groups}")
+    if channels % num_groups:
+        raise ValueError(
+            f"x has C = {channels} channels, which num_groups = {num_groups} does not divide: "
+            "every group must hold the same number of channels"
+        )
+    return int(num_groups)
+
+
+def as_feature_param(
+    p,
+    d: int,
+    compute_dtype: np.dtype,
+    *,
+    name: str,
+    counted: str = "the records have d = {d} features",
+) -> np.ndarray | None:
+    """Check a per-feature parameter (gain or bias): None, or shape (d,).
+
+    `counted` says what d counts, for the error message (group_norm: channels).
+    """
     if p is None:
         return None
     arr = np.asarray(p)
@@ -53,7 +104,7 @@ def as_feature_param(p, d: int, compute_dtype: np.dtype, *, name: str) -> np.nda
         raise TypeError(f"{name} must hold real numbers; got dtype {arr.dtype}")
     if arr.shape != (d,):
         raise ValueError(
-            f"{name} has shape {arr.shape}, but the records have d = {d} features: "
+            f"{name} has shape {arr.shape}, but {counted.format(d=d)}: "
             f"{name} must have shape ({d},) or be None"
         )
     return arr.astype(compute_dtype, copy=False)

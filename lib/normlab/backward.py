@@ -10,7 +10,8 @@ record's own mean and variance gives, per record of d features,
     dx     = (g - mean(g) - x_hat * mean(g * x_hat)) / sigma
 
 The two means are the price of normalizing: every feature's gradient feels the
-record's statistics, but never another record's.
+record's statistics, but never another record's. `normlab.backward_stages` derives
+the same result one stage of the computational graph at a time.
 """
 
 from __future__ import annotations
@@ -19,6 +20,21 @@ import numpy as np
 
 from ._inputs import as_feature_param, as_records, check_eps, check_same_shape
 from .stats import centered_and_var
+
+
+def backward_inputs(dy, x, gamma, eps):
+    """Check and convert a backward pass's arguments: (dy, x, gamma, eps, out_dtype).
+
+    dy and x in x's compute dtype (the dtype rule of `layer_norm`), of the same shape;
+    gamma None or shape (d,); eps a finite float >= 0.
+    """
+    arr, out_dtype = as_records(x)
+    dy_arr = np.asarray(dy)
+    check_same_shape(dy_arr, arr, names=("dy", "x"))
+    dy_arr, _ = as_records(dy_arr, name="dy")
+    dy_arr = dy_arr.astype(arr.dtype, copy=False)
+    gamma = as_feature_param(gamma, arr.shape[-1], arr.dtype, name="gamma")
+    return dy_arr, arr, gamma, check_eps(eps), out_dtype
 
 
 def layer_norm_backward(dy, x, gamma=None, eps: float = 1e-5):
@@ -30,14 +46,7 @@ def layer_norm_backward(dy, x, gamma=None, eps: float = 1e-5):
     implicit gamma = 1 and beta = 0. Dtype rule as in `layer_norm` (computed in x's
     compute dtype).
     """
-    arr, out_dtype = as_records(x)
-    dy_arr = np.asarray(dy)
-    check_same_shape(dy_arr, arr, names=("dy", "x"))
-    dy_arr, _ = as_records(dy_arr, name="dy")
-    dy_arr = dy_arr.astype(arr.dtype, copy=False)
-    d = arr.shape[-1]
-    gamma = as_feature_param(gamma, d, arr.dtype, name="gamma")
-    eps = check_eps(eps)
+    dy_arr, arr, gamma, eps, out_dtype = backward_inputs(dy, x, gamma, eps)
 
     _, xc, var = centered_and_var(arr)
     inv_sigma = 1.0 / np.sqrt(var + arr.dtype.type(eps))  # (..., 1)

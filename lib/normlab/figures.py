@@ -13,7 +13,9 @@ colour-vision deficiencies.
     figures.save(fig, "results/speed.png")   # in a script: PNG or SVG by suffix
 
 `draw_record_block` draws a (B, T, d) block of records in 3-D and lights the cells that share
-one set of statistics under LayerNorm, batch-norm or RMSNorm (chapter 5).
+one set of statistics under LayerNorm, batch-norm or RMSNorm (chapter 5); `draw_block` draws
+any such block from a mask, as in Wu and He's Figure 2 (2018, arXiv:1803.08494), for the
+family of batch-norm, LayerNorm, InstanceNorm and GroupNorm (`normlab.family`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ COLORS = {
     "layer_norm": OKABE_ITO["blue"],
     "batch_norm": OKABE_ITO["orange"],
     "rms_norm": OKABE_ITO["green"],
+    "instance_norm": OKABE_ITO["purple"],
+    "group_norm": OKABE_ITO["sky"],
     # the panel's two teams
     "blue_team": OKABE_ITO["blue"],
     "red_team": OKABE_ITO["vermillion"],
@@ -57,6 +61,9 @@ COLORS = {
     "torch_cuda": OKABE_ITO["green"],
     "numpy_copy": "#7F7F7F",
     "torch_cuda_copy": "#4D4D4D",
+    # the roofline: measured copy bandwidth of our runs
+    "cpu_roof": OKABE_ITO["orange"],
+    "cuda_roof": OKABE_ITO["green"],
     # neutral roles
     "reference": "#4D4D4D",
     "muted": "#D9DDE3",
@@ -173,17 +180,16 @@ def _exploded_corners(shape, gap: float = 0.18):
     return np.meshgrid(*axes, indexing="ij")
 
 
-def draw_record_block(ax, kind: str, shape=(3, 4, 6), record=(0, 1), feature: int = 2) -> None:
-    """Draw a (B, T, d) block on a 3-D Axes, lighting the cells that share statistics.
+def draw_block(ax, lit: np.ndarray, color_name: str, labels: tuple[str, str, str]) -> None:
+    """Draw a 3-D block of cells on a 3-D Axes; the cells where `lit` is True are solid.
 
-    Features run across, the batch runs into the page, tokens run down, as a transformer
-    stores its activations. The lit cells are solid; every other cell is a faint ghost, so
-    lit cells inside the block stay visible.
+    `lit` has shape (depth, down, across): the batch into the page, positions (tokens, or an
+    image's pixels) down, features or channels across. `labels` name the (across, depth, down)
+    axes. Every other cell is a faint ghost, so lit cells inside the block stay visible.
     """
-    batch, tokens, d = shape
-    lit = shared_cells(kind, shape, record=record, feature=feature)  # (B, T, d)
-    # voxel axes: x = feature, y = batch (depth), z = token (token 0 on top)
-    lit_xyz = np.transpose(lit, (2, 0, 1))[:, :, ::-1]  # (d, B, T)
+    depth, down, across = lit.shape
+    # voxel axes: x = across, y = depth, z = down (row 0 on top)
+    lit_xyz = np.transpose(lit, (2, 0, 1))[:, :, ::-1]  # (across, depth, down)
     x, y, z = _exploded_corners(lit_xyz.shape)
     ax.voxels(
         x,
@@ -199,39 +205,28 @@ def draw_record_block(ax, kind: str, shape=(3, 4, 6), record=(0, 1), feature: in
         y,
         z,
         _exploded(lit_xyz),
-        facecolors=color(kind) + "F0",
+        facecolors=color(color_name) + "F0",
         edgecolors="#1A1A1A",
         linewidth=0.5,
     )
-    ax.set_box_aspect((d, batch * 1.3, tokens), zoom=1.1)
+    ax.set_box_aspect((across, depth * 1.3, down), zoom=1.1)
     ax.view_init(elev=20, azim=-60)
     ax.set_axis_off()
     # axis names in the panel's own 2-D coordinates (3-D text would be clipped)
-    ax.text2D(
-        0.30,
-        0.06,
-        f"features d = {d}  \u2192",
-        transform=ax.transAxes,
-        fontsize=9,
-        rotation=-8,
-        ha="center",
-    )
-    ax.text2D(
-        0.93,
-        0.22,
-        f"batch B = {batch}  \u2192",
-        transform=ax.transAxes,
-        fontsize=9,
-        rotation=38,
-        ha="center",
-    )
-    ax.text2D(
-        0.0,
-        0.52,
-        f"\u2190  tokens T = {tokens}",
-        transform=ax.transAxes,
-        fontsize=9,
-        rotation=90,
-        ha="center",
-        va="center",
-    )
+    across_label, depth_label, down_label = labels
+    text = {"transform": ax.transAxes, "fontsize": 9, "ha": "center"}
+    ax.text2D(0.30, 0.06, f"{across_label}  \u2192", rotation=-8, **text)
+    ax.text2D(0.93, 0.22, f"{depth_label}  \u2192", rotation=38, **text)
+    ax.text2D(0.0, 0.52, f"\u2190  {down_label}", rotation=90, va="center", **text)
+
+
+def draw_record_block(ax, kind: str, shape=(3, 4, 6), record=(0, 1), feature: int = 2) -> None:
+    """Draw a (B, T, d) block on a 3-D Axes, lighting the cells that share statistics.
+
+    Features run across, the batch runs into the page, tokens run down, as a transformer
+    stores its activations.
+    """
+    batch, tokens, d = shape
+    lit = shared_cells(kind, shape, record=record, feature=feature)  # (B, T, d)
+    labels = (f"features d = {d}", f"batch B = {batch}", f"tokens T = {tokens}")
+    draw_block(ax, lit, kind, labels)

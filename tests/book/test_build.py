@@ -140,8 +140,9 @@ def test_each_seed_misconception_appears_once_where_it_belongs_with_its_verdict(
 
 
 def test_every_chapter_file_is_in_the_toc_and_every_toc_chapter_exists():
-    on_disk = sorted(f"chapters/{page.stem}" for page in (REPO / "chapters").glob("*.md"))
+    """Chapters can be added (the family chapter) and renumbered; none may be left out."""
     in_toc = sorted(f for f in toc_files() if f.startswith("chapters/"))
+    on_disk = sorted(f"chapters/{p.stem}" for p in (REPO / "chapters").glob("*.md"))
     assert in_toc == on_disk
     assert len(MY_CHAPTERS) >= 9, MY_CHAPTERS
 

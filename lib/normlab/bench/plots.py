@@ -1,4 +1,5 @@
-"""The speed chapter's figure: GB/s per implementation and d_model, in the course style."""
+"""The speed chapter's figures, in the course style: GB/s per implementation and d_model, and
+the roofline (Williams, Waterman and Patterson, 2009) with LayerNorm's place on it."""
 
 from __future__ import annotations
 
@@ -76,4 +77,123 @@ def gb_per_s_figure(records: list[dict], device: str, dtype: str, *, ax=None, ti
     ax.set_title(title or f"{device}, {dtype} (on the bars: fraction of the copy)")
     ax.legend(loc="upper left", fontsize=8, ncols=2)
     ax.set_ylim(0, 1.25 * max(r["gb_per_s"] for r in chosen))
+    return fig
+
+
+# -- the roofline (Williams, Waterman and Patterson, 2009): the speed chapter's first figure ----
+
+# LayerNorm forward, per element: two additions into sums, a subtraction, a square, the scaling
+# by 1/sigma, the gain and the bias; about eight floating-point operations (the chapter counts them)
+FLOPS_PER_ELEMENT = 8
+BYTES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}
+
+
+def layer_norm_intensity(dtype: str) -> float:
+    """FLOP per byte of LayerNorm's compulsory traffic: x read once, y written once."""
+    return FLOPS_PER_ELEMENT / (2 * BYTES[dtype])
+
+
+def matmul_intensity(n: int, dtype: str) -> float:
+    """An n x n by n x n matmul: 2 n^3 FLOP over A and B read and C written once (3 n^2 values)."""
+    return 2 * n / (3 * BYTES[dtype])
+
+
+def _copy_bandwidth(records: list[dict], device: str, dtype: str) -> float | None:
+    """The best copy GB/s among the records of a device and dtype (None if there is none)."""
+    copies = [
+        r["gb_per_s"]
+        for r in records
+        if r["device"] == device and r["dtype"] == dtype and r["impl"].endswith("copy")
+    ]
+    return max(copies) if copies else None
+
+
+def _measured(ax, doc: dict, device: str, name: str, intensities: np.ndarray) -> None:
+    """One recorded run on the roofline: its copy bandwidth as a slope and its LayerNorms."""
+    records = [r for r in doc["records"] if r["device"] == device]
+    d_model = min({r["d_model"] for r in records}, key=lambda d: (abs(d - 768), d))
+    for dtype in sorted({r["dtype"] for r in records}):
+        bandwidth = _copy_bandwidth(records, device, dtype)
+        if bandwidth is not None and dtype == "float32":
+            # the slope only, around LayerNorm: the compute roof of our runs is not measured
+            near = intensities[intensities <= 8]
+            ax.plot(
+                near,
+                bandwidth * near,
+                color=figures.color(f"{device}_roof"),
+                linewidth=1.4,
+                label=f"{name}: copy at {bandwidth:.0f} GB/s (measured, ours; slope only)",
+            )
+        for r in records:
+            if r["d_model"] != d_model or r["dtype"] != dtype or r["impl"].endswith("copy"):
+                continue
+            if r.get("threads") not in (None, 1) or "twins" in r["kernel"]:
+                continue  # one point per implementation: one thread, the fused kernel
+            i = layer_norm_intensity(dtype)
+            ax.plot(
+                i,
+                r["gb_per_s"] * i,
+                marker="o",
+                linestyle="none",
+                color=figures.color(r["impl"]),
+                label=f"{series_label(r)}, {dtype}, d = {d_model} (measured, ours)",
+            )
+
+
+def roofline_figure(datasheet: dict, cpu_doc: dict | None = None, gpu_doc: dict | None = None):
+    """Attainable GFLOP/s against FLOP per byte, log-log, with LayerNorm's place on it.
+
+    The roof of a GPU from its datasheet (published, cited in the data file), the copy
+    bandwidth of every recorded run of ours as a slope with its LayerNorms as points, and
+    the intensities of LayerNorm (float32, 16-bit) and of a large matmul marked.
+    """
+    fig, ax = figures.new(width=7.8, height=4.6)
+    intensities = np.geomspace(1 / 16, 4096, 200)
+    bandwidth = datasheet["memory_gb_per_s"]
+    fp32, tensor = datasheet["fp32_tflop_per_s"] * 1e3, datasheet["fp16_tensor_tflop_per_s"] * 1e3
+    ax.plot(
+        intensities,
+        np.minimum(bandwidth * intensities, fp32),
+        color=figures.color("reference"),
+        label=f"{datasheet['gpu']} roof, FP32 (datasheet, published): "
+        f"{bandwidth:,} GB/s, {fp32 / 1e3:g} TFLOP/s",
+    )
+    ax.plot(
+        intensities,
+        np.minimum(bandwidth * intensities, tensor),
+        color=figures.color("reference"),
+        linestyle=":",
+        label=f"... with FP16 tensor cores (datasheet): {tensor / 1e3:g} TFLOP/s",
+    )
+    if cpu_doc is not None:
+        _measured(ax, cpu_doc, "cpu", "this course's CPU", intensities)
+    if gpu_doc is not None:
+        gpu = gpu_doc["machine"].get("gpu") or "GPU"
+        _measured(ax, gpu_doc, "cuda", f"this course's {gpu}", intensities)
+    marks = [
+        (layer_norm_intensity("float32"), "LayerNorm, float32"),
+        (layer_norm_intensity("bfloat16"), "LayerNorm, 16-bit"),
+        (matmul_intensity(4096, "float16"), "matmul 4096³, float16"),
+    ]
+    for x, text in marks:
+        ax.axvline(x, color=figures.color("muted"), linewidth=1.0, zorder=0)
+        ax.annotate(
+            text,
+            (x, 0.98),
+            xycoords=("data", "axes fraction"),
+            xytext=(-3, 0),
+            textcoords="offset points",
+            rotation=90,
+            ha="right",
+            va="top",
+            fontsize=8,
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlim(intensities[0], intensities[-1])
+    ax.set_ylim(0.5, tensor * 4)
+    ax.set_xlabel("arithmetic intensity, FLOP per byte moved")
+    ax.set_ylabel("attainable GFLOP/s")
+    ax.set_title("The roofline: LayerNorm sits on the bandwidth slope")
+    ax.legend(loc="lower right", fontsize=7)
     return fig

@@ -189,3 +189,24 @@ def markdown_table(records: list[dict]) -> str:
             f"| {r['seconds_median'] * 1e3:.3f} | {r['gb_per_s']:.2f} | {frac} |"
         )
     return "\n".join(lines)
+
+
+def gpu_status(gpu_doc: dict | None) -> str:
+    """The speed chapter's account of the GPU: our recorded run if there is one, else how to
+    record it. Published figures are shown beside either, labelled as published."""
+    if gpu_doc is None:
+        return (
+            "**No GPU run of this course has been recorded yet**, so every GPU number on this "
+            "page is published by others, with its source, and labelled *published*. On a "
+            "machine with a CUDA GPU, `bash scripts/gpu_bench.sh` runs the whole benchmark in "
+            "one call of a few minutes and writes `results/bench-cuda-<date>.json` and `.csv`; "
+            "once they are committed, this section shows that run beside the published figures."
+        )
+    return (
+        f"**Our GPU run**, recorded by `scripts/gpu_bench.sh` on: {machine_label(gpu_doc)} "
+        f"(file `results/{Path(gpu_doc['path']).name}`). On the GPU, torch's fused "
+        "`F.layer_norm` is compared with the `normlab.torch_twins` version, which writes the "
+        "formula as separate torch operations (each a kernel that reads and writes whole "
+        "tensors, like `numpy_naive`), and with the device copy. The published figures below "
+        "are other people's, on other machines, for comparison."
+    )

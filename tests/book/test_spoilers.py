@@ -1,0 +1,371 @@
+"""No spoilers by default (issue 11): where a page shows the reference code of a function that a
+problem set asks students to write, the code is folded in a dropdown labelled as the reference
+to open after that problem set, inside `{only} not term`; the instructor's term build
+(NORMLAB_TERM=1, _ext/normlab_term.py) leaves it out of the HTML altogether.
+
+The fast tests read the book's sources: every function a problem set asks for is known here,
+with the lib objects that answer it, and every `literalinclude` of such an object must be
+wrapped. The slow tests check both builds in Chromium.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from book_pages import REPO, html_path, toc_files
+
+from normlab.grading import ASSIGNMENTS
+
+LIB = REPO / "lib" / "normlab"
+
+# What each problem-set function's answer looks like in lib/normlab: (file, pyobject) pairs.
+# A new problem-set function fails test_every_problem_set_function_is_known until it is added.
+ANSWERS = {
+    "row_stats": [("stats.py", "row_stats"), ("stats.py", "centered_and_var")],
+    "layer_norm": [
+        ("layer_norm.py", "layer_norm"),
+        ("fast.py", "layer_norm_fast"),
+        ("torch_twins.py", "layer_norm"),
+    ],
+    "batch_norm": [
+        ("batch_norm.py", "batch_norm"),
+        ("batch_norm.py", "BatchNorm"),
+        ("batch_norm.py", "BatchNorm.__call__"),
+    ],
+    "witness": [("audit.py", "audit"), ("audit.py", "_check_independence")],
+    "rms_norm": [("rms_norm.py", "rms_norm"), ("torch_twins.py", "rms_norm")],
+    "layer_norm_backward": [
+        ("backward.py", "layer_norm_backward"),
+        ("backward_stages.py", "staged_layer_norm_backward"),
+    ],
+    "stable_variance": [("stats.py", "centered_and_var"), ("numerics.py", "two_pass_variance")],
+    "time_median": [("bench/timing.py", "time_interleaved")],
+}
+
+FENCE = re.compile(r"^\s{0,3}(?P<fence>`{3,}|:{3,})(?P<info>.*)$")
+DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<arg>.*)$")
+# backtick directives whose content is parsed as Markdown; any other backtick fence is raw text
+CONTAINERS = {"only", "dropdown", "admonition", "note", "tip", "important", "caution", "warning"}
+DROPDOWN_TITLE = re.compile(r"^Reference `(?P<name>[\w.]+)`: open it after (?P<sets>.+)$")
+
+
+def asked_functions() -> dict[str, set[str]]:
+    """{function name: assignments} for every `def` in a solution cell of solutions/*/*.ipynb."""
+    asked: dict[str, set[str]] = {}
+    for path in sorted((REPO / "solutions").glob("*/*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            source = "".join(cell["source"])
+            if cell["cell_type"] == "code" and "### BEGIN SOLUTION" in source:
+                for name in re.findall(r"^def (\w+)\(", source, flags=re.M):
+                    asked.setdefault(name, set()).add(path.parent.name)
+    return asked
+
+
+def answer_objects() -> dict[tuple[str, str], set[str]]:
+    """{(lib file, pyobject): the assignments whose answer it contains}."""
+    asked = asked_functions()
+    found: dict[tuple[str, str], set[str]] = {}
+    for function, objects in ANSWERS.items():
+        for obj in objects:
+            found.setdefault(obj, set()).update(asked.get(function, ()))
+    return found
+
+
+def includes(text: str) -> list[dict]:
+    """Every literalinclude of a MyST page: its path, pyobject and enclosing directives.
+
+    A small fence walker: colon fences always nest; a backtick fence nests only for the
+    CONTAINERS directives, anything else (code cells, code blocks, literalinclude) is raw text
+    until its closing fence.
+    """
+    found, stack = [], []  # stack entries: [char, length, name, argument, options]
+    for line in text.splitlines():
+        top = stack[-1] if stack else None
+        match = FENCE.match(line)
+        raw = top is not None and top[0] == "`" and top[2] not in CONTAINERS
+        if match is None or (raw and match["info"].strip()):
+            if top is not None and top[2] == "literalinclude":
+                option = re.match(r"^:(\w+):\s*(.*)$", line.strip())
+                if option:
+                    top[4][option[1]] = option[2]
+            continue
+        fence, info = match["fence"], match["info"].strip()
+        if not info and top is not None and fence[0] == top[0] and len(fence) >= top[1]:
+            closed = stack.pop()
+            if closed[2] == "literalinclude":
+                found.append(
+                    {
+                        "path": closed[3],
+                        "pyobject": closed[4].get("pyobject"),
+                        "around": [(entry[2], entry[3]) for entry in stack],
+                    }
+                )
+            continue
+        directive = DIRECTIVE.match(info)
+        name, arg = (directive["name"], directive["arg"].strip()) if directive else (info, "")
+        stack.append([fence[0], len(fence), name, arg, {}])
+    return found
+
+
+def lib_object(path: str) -> str:
+    """'../lib/normlab/bench/memory.py' -> 'bench/memory.py'."""
+    return path.split("lib/normlab/", 1)[-1]
+
+
+def fold_problems(include: dict, assignments: set[str]) -> list[str]:
+    """Why a literalinclude of reference code is not folded properly (empty when it is)."""
+    names = [name for name, _ in include["around"]]
+    args = dict(include["around"])
+    problems = []
+    if "only" not in names or not re.search(r"\bnot\s+term\b", args.get("only", "")):
+        problems.append("not inside {only} not term")
+    if "dropdown" not in names:
+        problems.append("not inside a {dropdown}")
+    else:
+        title = DROPDOWN_TITLE.match(args["dropdown"])
+        if title is None:
+            problems.append(f"dropdown title {args['dropdown']!r} is not 'Reference `name`: ...'")
+        else:
+            missing = {a for a in assignments if a not in title["sets"]}
+            if missing:
+                problems.append(f"the dropdown does not name {sorted(missing)}")
+        if "only" in names and names.index("only") > names.index("dropdown"):
+            problems.append("the {only} is inside the dropdown: the term build keeps the fold")
+    return problems
+
+
+def book_sources() -> list[Path]:
+    return [REPO / f"{f}.md" for f in toc_files() if (REPO / f"{f}.md").is_file()]
+
+
+def reference_includes() -> list[tuple[Path, dict, set[str]]]:
+    """Every literalinclude of answer code in the book: (page, include, assignments)."""
+    answers = answer_objects()
+    asked = asked_functions()
+    found = []
+    for page in book_sources():
+        for include in includes(page.read_text()):
+            key = (lib_object(include["path"]), include["pyobject"])
+            short = (include["pyobject"] or "").split(".")[-1]
+            assignments = answers.get(key) or asked.get(short)
+            if assignments:
+                found.append((page, include, assignments))
+    return found
+
+
+# -- the sources ------------------------------------------------------------------------------
+
+
+def test_every_problem_set_function_is_known():
+    asked = asked_functions()
+    assert set(asked) == set(ANSWERS), (
+        "a problem set asks for a function this guard does not know (or no longer asks for one):"
+        f" asked {sorted(asked)}, known {sorted(ANSWERS)}"
+    )
+    assert set().union(*asked.values()) <= set(ASSIGNMENTS)
+
+
+@pytest.mark.parametrize("obj", sorted({o for objs in ANSWERS.values() for o in objs}))
+def test_every_answer_object_exists_in_the_library(obj):
+    path, dotted = obj
+    tree = ast.parse((LIB / path).read_text())
+    scope = tree.body
+    for part in dotted.split("."):
+        node = next(
+            (n for n in scope if isinstance(n, ast.FunctionDef | ast.ClassDef) and n.name == part),
+            None,
+        )
+        assert node is not None, f"{path} has no {dotted}"
+        scope = node.body
+
+
+def test_every_literalinclude_of_reference_code_is_folded_inside_only_not_term():
+    found = reference_includes()
+    assert found, "no page shows reference code: the guard would pass vacuously"
+    problems = [
+        f"{page.relative_to(REPO)}: {include['pyobject']}: {problem}"
+        for page, include, assignments in found
+        for problem in fold_problems(include, assignments)
+    ]
+    assert not problems, problems
+
+
+def test_the_folded_functions_are_the_ones_the_report_lists():
+    """Chapters 2, 6, 8, 9 and 10 fold reference code (issue 11's list and beyond)."""
+    folded = {(page.stem, include["pyobject"]) for page, include, _ in reference_includes()}
+    assert folded == {
+        ("02_layer_norm_derived", "layer_norm"),
+        ("06_rms_norm", "rms_norm"),
+        ("08_backward", "staged_layer_norm_backward"),
+        ("08_backward", "layer_norm_backward"),
+        ("09_numerics", "centered_and_var"),
+        ("10_speed", "layer_norm_fast"),
+    }
+
+
+UNFOLDED = """
+Some text.
+
+```{literalinclude} ../lib/normlab/rms_norm.py
+:language: python
+:pyobject: rms_norm
+```
+"""
+
+FOLDED = """
+::::{only} not term
+:::{dropdown} Reference `rms_norm`: open it after ps4_rmsnorm
+
+```{literalinclude} ../lib/normlab/rms_norm.py
+:pyobject: rms_norm
+```
+:::
+::::
+
+```{code-cell} ipython3
+print(":::")  # raw text inside a code cell is not a fence
+```
+"""
+
+
+def test_the_guard_fails_on_an_unfolded_include_and_passes_a_folded_one():
+    (bare,) = includes(UNFOLDED)
+    assert bare == {"path": "../lib/normlab/rms_norm.py", "pyobject": "rms_norm", "around": []}
+    assert fold_problems(bare, {"ps4_rmsnorm"}) == [
+        "not inside {only} not term",
+        "not inside a {dropdown}",
+    ]
+    (folded,) = includes(FOLDED)
+    assert [name for name, _ in folded["around"]] == ["only", "dropdown"]
+    assert fold_problems(folded, {"ps4_rmsnorm"}) == []
+    assert fold_problems(folded, {"ps2_layer_norm"}) == [
+        "the dropdown does not name ['ps2_layer_norm']"
+    ]
+    inverted = FOLDED.replace(
+        "::::{only} not term", "::::{dropdown} Reference `x`: open it after ps4_rmsnorm", 1
+    )
+    inverted = inverted.replace(
+        ":::{dropdown} Reference `rms_norm`: open it after ps4_rmsnorm", ":::{only} not term", 1
+    )
+    assert (
+        "the {only} is inside the dropdown"
+        in fold_problems(includes(inverted)[0], {"ps4_rmsnorm"})[0]
+    )
+
+
+def _term_extension():
+    spec = importlib.util.spec_from_file_location("normlab_term", REPO / "_ext" / "normlab_term.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("environ", "configured", "term"),
+    [
+        ({}, False, False),
+        ({"NORMLAB_TERM": ""}, False, False),
+        ({"NORMLAB_TERM": "0"}, False, False),
+        ({"NORMLAB_TERM": "no"}, False, False),
+        ({"NORMLAB_TERM": "1"}, False, True),
+        ({"NORMLAB_TERM": "yes"}, False, True),
+        ({}, True, True),
+    ],
+)
+def test_the_term_switch_reads_the_environment_and_the_config(environ, configured, term):
+    assert _term_extension().term_requested(environ, configured) is term
+
+
+# -- both builds, in the browser ----------------------------------------------------------------
+
+REFERENCE_NAMES = sorted(
+    {o.split(".")[0] for objs in ANSWERS.values() for _, o in objs} | set(ANSWERS)
+)
+DEFINES_REFERENCE = re.compile(rf"\b(def|class) ({'|'.join(REFERENCE_NAMES)})\b")
+VISIBLE_PRE_TEXTS = """Array.from(document.querySelectorAll("article pre"))
+    .filter(pre => pre.getClientRects().length > 0 && getComputedStyle(pre).visibility !== "hidden")
+    .map(pre => pre.innerText)"""
+
+
+def _folded_pages() -> dict[str, list[str]]:
+    """{toc file: [pyobjects folded on that page]}."""
+    pages: dict[str, list[str]] = {}
+    for page, include, _ in reference_includes():
+        toc = page.relative_to(REPO).with_suffix("").as_posix()
+        pages.setdefault(toc, []).append(include["pyobject"])
+    return pages
+
+
+@pytest.fixture(scope="session")
+def term_site(tmp_path_factory) -> Path:
+    """The book built as during a term: NORMLAB_TERM=1, into a folder of its own."""
+    out = tmp_path_factory.mktemp("term-build")
+    command = [
+        str(Path(sys.executable).parent / "jupyter-book"),
+        "build",
+        ".",
+        "-n",
+        "-W",
+        "--keep-going",
+        "--path-output",
+        str(out),
+    ]
+    done = subprocess.run(
+        command,
+        cwd=REPO,
+        env=os.environ | {"NORMLAB_TERM": "1"},
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.fail(f"the term build failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
+    return out / "_build" / "html"
+
+
+@pytest.mark.parametrize("toc_file", sorted(_folded_pages()))
+def test_default_build_folds_the_reference_until_the_reader_opens_it(
+    browser_page, site_url, toc_file
+):
+    page = browser_page.page
+    browser_page.goto(site_url + html_path(toc_file))
+    folds = page.locator("details.reference-solution")
+    assert folds.count() == len(_folded_pages()[toc_file])
+    visible = page.evaluate(VISIBLE_PRE_TEXTS)
+    assert not [t for t in visible if DEFINES_REFERENCE.search(t)], "reference code in view"
+    for i in range(folds.count()):
+        fold = folds.nth(i)
+        assert fold.get_attribute("open") is None
+        assert "open it after ps" in fold.locator("summary").inner_text()
+        assert not fold.locator("pre").first.is_visible()
+        fold.locator("summary").click()
+        assert fold.locator("pre").first.is_visible()
+        assert DEFINES_REFERENCE.search(fold.locator("pre").first.inner_text())
+    assert not browser_page.problems(), browser_page.problems()
+
+
+@pytest.fixture(scope="session")
+def term_site_url(term_site, serve_folder):
+    with serve_folder(term_site) as url:
+        yield url
+
+
+@pytest.mark.parametrize("toc_file", [f for f in toc_files() if f.startswith("chapters/")])
+def test_term_build_leaves_every_reference_out(term_site, term_site_url, browser_page, toc_file):
+    html = (term_site / html_path(toc_file)).read_text(encoding="utf-8")
+    assert "reference-solution" not in html
+    assert "open it after ps" not in html
+    assert not DEFINES_REFERENCE.search(re.sub(r"<[^>]+>", "", html))
+    browser_page.goto(term_site_url + html_path(toc_file))
+    assert browser_page.page.locator("details.reference-solution").count() == 0
+    assert browser_page.page.locator("article h1").count() == 1
+    assert not browser_page.problems(), browser_page.problems()
