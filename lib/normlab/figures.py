@@ -48,10 +48,10 @@ COLORS = {
     # the panel's two teams
     "blue_team": OKABE_ITO["blue"],
     "red_team": OKABE_ITO["vermillion"],
-    # placement (chapter 7)
+    # placement (chapter 8)
     "pre_ln": OKABE_ITO["blue"],
     "post_ln": OKABE_ITO["vermillion"],
-    # numerics (chapter 9)
+    # numerics (chapter 11)
     "two_pass": OKABE_ITO["blue"],
     "one_pass": OKABE_ITO["vermillion"],
     # benchmark implementations (normlab.bench)

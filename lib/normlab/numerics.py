@@ -10,7 +10,7 @@ For a record sitting at an offset c far from zero with spread s, mean(r^2) is ab
 subtraction loses about log10(c^2 / s^2) digits; float32 has about 7, so at c = 1e4, s = 1 none
 are left and the result can even come out negative, giving NaN under the square root. These
 helpers compute in the dtype they are given (float32 stays float32) and measure what happens;
-chapter 9 of the course plots them.
+chapter 11 of the course plots them.
 """
 
 from __future__ import annotations

@@ -114,7 +114,7 @@ def test_local_links_point_at_files_that_exist(built_site):
 MISCONCEPTIONS = {
     "chapters/01_why_normalize": ("whole layer, batch included", "Cut."),
     "chapters/05_the_axis": ("the same, just a different axis", "Cut."),
-    "chapters/06_rms_norm": ("must subtract the mean", "Kept, corrected."),
+    "chapters/07_rms_norm": ("must subtract the mean", "Kept, corrected."),
 }
 MY_CHAPTERS = [f for f in toc_files() if re.match(r"chapters/0[1-9]_", f)]
 

@@ -1,4 +1,4 @@
-"""normlab.numerics: the measurements of chapter 9, checked against float64 and by hand."""
+"""normlab.numerics: the measurements of chapter 11, checked against float64 and by hand."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""normlab.placement: the pre-LN / post-LN stack of chapter 7 and the claims the chapter makes."""
+"""normlab.placement: the pre-LN / post-LN stack of chapter 8 and the claims the chapter makes."""
 
 from __future__ import annotations
 

@@ -119,7 +119,7 @@ def test_the_walk_follows_the_dtype_rule_and_the_checks_of_the_closed_form():
 
 def test_dx_sums_to_zero_for_any_eps_but_is_orthogonal_to_x_hat_only_at_eps_zero():
     """Shift invariance holds with eps; scale invariance, hence dx . x_hat = 0, needs eps = 0:
-    sum_j dx_j x_hat_j = eps / (var + eps) * sum_j g_j x_hat_j / sigma (chapter 8)."""
+    sum_j dx_j x_hat_j = eps / (var + eps) * sum_j g_j x_hat_j / sigma (chapter 10)."""
     rng = np.random.default_rng(5)
     x = rng.normal(size=(4, 16)) * np.array([[1e-3], [1e-2], [1.0], [30.0]])
     dy = rng.normal(size=x.shape)

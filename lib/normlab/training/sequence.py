@@ -4,7 +4,7 @@ Xiong et al. (2020, arXiv:2002.04745) show that at initialisation post-LN (Vaswa
 2017, arXiv:1706.03762) has large gradients near the output, so Adam's first steps at the full
 learning rate can throw it off, and the warm-up is what makes it train; pre-LN trains without
 one. `train_sequence_model` puts that to a test at a size the CPU can afford: the blocks are
-chapter 7's (`normlab.placement.Stack`), the task is to reverse a random token sequence
+chapter 8's (`normlab.placement.Stack`), the task is to reverse a random token sequence
 (`data.reversal_batch`), the optimizer is Adam with Vaswani et al.'s betas (0.9, 0.98), and
 only the first `warmup_steps` steps differ between a run with warm-up and one without.
 """
