@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from normlab.course.demo import LAYER_NORM, ROW_STATS
+from demo_course import LAYER_NORM, ROW_STATS
 
 STATS_CELLS = ("stats_axis", "stats_population_variance", "stats_shape", "stats_reference_reuse")
 LN_CELLS = (

@@ -19,9 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-from nbgrader.api import Gradebook
-
-from normlab.course.demo import (
+from demo_course import (
     PS2,
     PS2_ANSWERS,
     REPO,
@@ -31,6 +29,8 @@ from normlab.course.demo import (
     released_notebook,
     write_submission,
 )
+from nbgrader.api import Gradebook
+
 from normlab.course.records import notebook_record
 
 TIMEOUT_S = 5

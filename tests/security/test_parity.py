@@ -11,10 +11,7 @@ import threading
 
 import nbformat
 import pytest
-from nbgrader.api import Gradebook
-from security_course import CONFIG_EXTRA, HONEST, Graded, honest_student, normlab_course, run_grader
-
-from normlab.course.demo import (
+from demo_course import (
     PS2,
     PS2_ANSWERS,
     REPO,
@@ -25,6 +22,9 @@ from normlab.course.demo import (
     released_notebook,
     write_submission,
 )
+from nbgrader.api import Gradebook
+from security_course import CONFIG_EXTRA, HONEST, Graded, honest_student, normlab_course, run_grader
+
 from normlab.course.records import run_record
 from normlab.grading import ASSIGNMENTS
 

@@ -20,10 +20,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from demo_course import build_course, fill, released_notebook, write_submission
 from security_course import CONFIG_EXTRA, HONEST, Graded, honest_student, run_grader, submit_honest
 from security_course import gradebook_scores as _scores
-
-from normlab.course.demo import build_course, fill, released_notebook, write_submission
 
 pytestmark = pytest.mark.slow
 PG_USER = "postgres"

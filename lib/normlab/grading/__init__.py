@@ -37,7 +37,7 @@ run_case(namespace, case) -> Result
                      calls the student's code in this process, with guards: array
                      inputs copied, warnings and stderr captured, exceptions caught,
                      writes into inputs detected, library normalizations noticed by
-                     the tripwire (`normlab.grading.tripwire`)
+                     the tripwire (`normlab_sandbox.tripwire`)
 check(grade_id, *targets, hidden=False, assignment=None, seed=0)
                      make_cases -> run_case each -> judge -> AssertionError(message)
 
@@ -52,8 +52,9 @@ never ran. `cell_verdict` does exactly that in one process.
 
 from __future__ import annotations
 
+from normlab_sandbox.cases import Case, Ref, Result
+
 from . import ps1_by_hand, ps2_layer_norm, ps3_axes, ps4_rmsnorm, ps5_backward, ps6_stability_speed
-from .cases import Case, Ref, Result
 from .check import check, use_assignment
 from .runner import run_case, run_cases
 from .spec import DEFAULT_SEED, CheckSpec

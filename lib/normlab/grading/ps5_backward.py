@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from normlab_sandbox.cases import Case
+
 from . import normchecks
-from .cases import Case
 from .evidence import failure_of_call, fmt, record, where, worst
 from .normchecks import messy, rng_for
 from .spec import CheckSpec, registry

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from normlab_sandbox.cases import Case, Ref
+
 from . import normchecks
-from .cases import Case, Ref
 from .evidence import failure_of_call, fmt, record, where
 from .normchecks import messy, rng_for
 from .spec import CheckSpec, registry

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .cases import Case, Result
+from normlab_sandbox.cases import Case, Result
 
 DEFAULT_SEED = 0
 

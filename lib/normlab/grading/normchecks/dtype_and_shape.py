@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cases import Case
+from normlab_sandbox.cases import Case
+
 from ..evidence import failure_of_call, where
 from ..spec import CheckSpec
 from .kind import NormKind, call, messy, norm_spec, rng_for

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cases import Case
+from normlab_sandbox.cases import Case
+
 from ..spec import CheckSpec
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from ..cases import Case
+from normlab_sandbox.cases import Case
+from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
+
 from ..evidence import failure_of_call
 from ..spec import CheckSpec
-from ..tripwire import TRIPWIRE_REMOVED
 from .kind import NormKind, call, messy, norm_spec, rng_for
 
 LIBRARY_PREFIXES = ("normlab.", "torch.")
