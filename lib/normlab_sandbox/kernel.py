@@ -157,7 +157,7 @@ class Stalled:
         codes = {
             value.__code__: name
             for name, value in list(user_ns.items())
-            if isinstance(value, types.FunctionType)
+            if type(value) is types.FunctionType
         }
         tb = error.__traceback__
         while tb is not None:

@@ -53,10 +53,11 @@ def sha256(path: Path) -> str:
 
 
 def tree_hashes(folder: Path) -> dict[str, str]:
-    """{relative path: sha256} of every file under `folder`."""
+    """{relative path: sha256} of every file under `folder` (but caches and pip's egg-info)."""
     found = {}
     for path in sorted(folder.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
+        built = "__pycache__" in path.parts or any(p.endswith(".egg-info") for p in path.parts)
+        if path.is_file() and not built:
             found[str(path.relative_to(folder))] = sha256(path)
     return found
 
