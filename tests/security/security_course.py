@@ -12,6 +12,7 @@ import csv
 import hashlib
 import io
 import json
+import os
 import subprocess
 import sys
 import time
@@ -159,12 +160,16 @@ def submit_honest(course: Path) -> None:
         write_submission(course, honest_student(kind), nb)
 
 
-def normlab_course(course: Path, *args: str) -> subprocess.CompletedProcess:
-    """`python -m normlab.course ARGS` in `course`, as an instructor would run it."""
+def normlab_course(course: Path, *args: str, path_first=None) -> subprocess.CompletedProcess:
+    """`python -m normlab.course ARGS` in `course`, as an instructor would run it (with the
+    folder `path_first` first on PATH, if given)."""
+    env = course_env()
+    if path_first:
+        env["PATH"] = f"{path_first}{os.pathsep}{env['PATH']}"
     return subprocess.run(
         [sys.executable, "-m", "normlab.course", *args],
         cwd=course,
-        env=course_env(),
+        env=env,
         capture_output=True,
         text=True,
         timeout=900,
