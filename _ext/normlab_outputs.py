@@ -10,8 +10,8 @@ number is computed again. An unchanged library costs one hash of a few small fil
 The grading machinery (`normlab.course`, `normlab.grading`) is left out of the hash: it changes
 far more often than the numerics the pages show. The one page that runs it (the exercises page
 shows a real grading message) is executed afresh whenever it is read (`execution_mode: force`),
-and this extension makes it depend on those files, so Sphinx reads it again when one of them
-changes (tests/book/test_outputs_extension.py checks both).
+and this extension makes it depend on those files and on `normlab_sandbox`'s, so Sphinx reads
+it again when one of them changes (tests/book/test_outputs_extension.py checks both).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import shutil
 from pathlib import Path
 
 LIB = Path(__file__).resolve().parents[1] / "lib" / "normlab"
+SANDBOX = LIB.parent / "normlab_sandbox"  # the guarded call every check runs through
 STAMP_NAME = "normlab-source.sha256"
 NOT_ON_PAGES = ("course", "grading")  # subpackages that no page imports
 
@@ -69,8 +70,9 @@ def _on_env_get_outdated(app, env, added, changed, removed):
 
 def _on_source_read(app, docname, source) -> None:
     """A page that runs grading code depends on its files: Sphinx re-reads it when they change."""
-    for sub in runs_left_out_code(source[0]):
-        for path in sorted((LIB / sub).rglob("*.py")):
+    subs = runs_left_out_code(source[0])
+    for folder in [LIB / sub for sub in subs] + ([SANDBOX] if subs else []):
+        for path in sorted(folder.rglob("*.py")):
             app.env.note_dependency(str(path))
 
 

@@ -14,7 +14,7 @@ from normlab import grading
 from normlab.grading import CHECKS, Case, Ref, cell_verdict, check, run_case, use_assignment
 from normlab.grading import reference as private
 from normlab.grading.feedback import ConciseErrors, HideHiddenTests, without_hidden_tests
-from normlab.grading.tripwire import TRIPWIRE_REMOVED, Tripwire
+from normlab_sandbox.tripwire import TRIPWIRE_REMOVED, Tripwire
 
 
 def correct_ln(x, gamma, beta, eps=1e-5):

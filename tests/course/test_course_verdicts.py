@@ -3,7 +3,7 @@
 For every assignment, every CheckSpec of `normlab.grading.CHECKS` runs its visible and its
 hidden battery against a bank of submissions: the instructor's solutions, the blank
 releases (NotImplementedError stubs), the planted bugs of `course_bank.BANK`, the answers
-of `normlab.course.demo.PS2_ANSWERS`, normlab's red team in place of the student's
+of `demo_course.PS2_ANSWERS` (tests/demo_course.py), normlab's red team in place of the student's
 LayerNorm, batch-norm and RMSNorm, and a few answers of its own (`EXTRA`). Each judge's
 message (None for a pass) is compared with `verdicts.json`, recorded on the code before
 the grading package was refactored, so a refactoring that changes a verdict or a word of
@@ -27,6 +27,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # run as a script (--update)
 
+import demo_course as demo  # noqa: E402
 from course_bank import BANK  # noqa: E402
 from course_helpers import (  # noqa: E402
     read,
@@ -37,7 +38,6 @@ from course_helpers import (  # noqa: E402
 )
 
 from normlab import red_team  # noqa: E402
-from normlab.course import demo  # noqa: E402
 from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, run_cases  # noqa: E402
 
 SNAPSHOT = Path(__file__).with_name("verdicts.json")

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import pytest
+from demo_course import build_course
 from security_attacks import ATTACKS
 from security_course import (
     CONFIG_EXTRA,
@@ -21,8 +22,6 @@ from security_course import (
     submit_attacker,
     submit_honest,
 )
-
-from normlab.course.demo import build_course
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from normlab.course.demo import LAYER_NORM, ROW_STATS
+from demo_course import LAYER_NORM, ROW_STATS
 
 STATS_CELLS = ("stats_axis", "stats_population_variance", "stats_shape", "stats_reference_reuse")
 LN_CELLS = (
@@ -65,6 +65,11 @@ _candidates = ["../../../solutions/ps2_layer_norm/ps2_layer_norm.ipynb",
                "{course}/solutions/ps2_layer_norm/ps2_layer_norm.ipynb",
                "{repo}/solutions/ps2_layer_norm/ps2_layer_norm.ipynb"]
 _candidates += glob.glob("/tmp/**/solutions/ps2_layer_norm/*.ipynb", recursive=True)[:5]
+for _cwd in glob.glob("/proc/*/cwd"):  # the grader's own processes run in the course
+    try:
+        _candidates.append(os.readlink(_cwd) + "/solutions/ps2_layer_norm/ps2_layer_norm.ipynb")
+    except OSError:
+        pass
 for _path in _candidates:
     try:
         with open(_path) as _handle:
@@ -217,6 +222,12 @@ ATTACKS = (
         layer_norm=LAYER_NORM,
         score=TOTAL - STATS_POINTS,
         failed=STATS_CELLS,
+        reason="longer than",
+    ),
+    Attack(
+        "layer_norm_never_returns",
+        "running forever",
+        layer_norm="def layer_norm(x, gamma, beta, eps=1e-5):\n    while True:\n        pass\n",
         reason="longer than",
     ),
     Attack(

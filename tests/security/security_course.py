@@ -12,6 +12,7 @@ import csv
 import hashlib
 import io
 import json
+import os
 import subprocess
 import sys
 import time
@@ -19,9 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-from nbgrader.api import Gradebook
-
-from normlab.course.demo import (
+from demo_course import (
     PS2,
     PS2_ANSWERS,
     REPO,
@@ -31,6 +30,8 @@ from normlab.course.demo import (
     released_notebook,
     write_submission,
 )
+from nbgrader.api import Gradebook
+
 from normlab.course.records import notebook_record
 
 TIMEOUT_S = 5
@@ -53,10 +54,11 @@ def sha256(path: Path) -> str:
 
 
 def tree_hashes(folder: Path) -> dict[str, str]:
-    """{relative path: sha256} of every file under `folder`."""
+    """{relative path: sha256} of every file under `folder` (but caches and pip's egg-info)."""
     found = {}
     for path in sorted(folder.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
+        built = "__pycache__" in path.parts or any(p.endswith(".egg-info") for p in path.parts)
+        if path.is_file() and not built:
             found[str(path.relative_to(folder))] = sha256(path)
     return found
 
@@ -158,12 +160,16 @@ def submit_honest(course: Path) -> None:
         write_submission(course, honest_student(kind), nb)
 
 
-def normlab_course(course: Path, *args: str) -> subprocess.CompletedProcess:
-    """`python -m normlab.course ARGS` in `course`, as an instructor would run it."""
+def normlab_course(course: Path, *args: str, path_first=None) -> subprocess.CompletedProcess:
+    """`python -m normlab.course ARGS` in `course`, as an instructor would run it (with the
+    folder `path_first` first on PATH, if given)."""
+    env = course_env()
+    if path_first:
+        env["PATH"] = f"{path_first}{os.pathsep}{env['PATH']}"
     return subprocess.run(
         [sys.executable, "-m", "normlab.course", *args],
         cwd=course,
-        env=course_env(),
+        env=env,
         capture_output=True,
         text=True,
         timeout=900,

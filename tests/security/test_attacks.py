@@ -1,13 +1,30 @@
-"""Each adversarial submission gets exactly the outcome fixed for it in attacks.py."""
+"""Each adversarial submission gets exactly the outcome fixed for it in attacks.py, under
+strict isolation wherever bubblewrap works (as root and as a normal user alike)."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from security_attacks import ATTACKS, LN_CELLS, STATS_CELLS
 from security_course import attack_student
 
+from normlab.course import bwrap
+from normlab.course.isolation import Limits, python_paths
+from normlab.course.records import run_record
+
 pytestmark = pytest.mark.slow
 GRADE_CELLS = STATS_CELLS + LN_CELLS
+NO_STRICT = bwrap.unavailable(tuple(python_paths()), Limits().tmp_bytes)
+
+
+@pytest.mark.skipif(bool(NO_STRICT), reason=f"no strict isolation here: {NO_STRICT}")
+def test_the_attacks_were_graded_with_strict_isolation(attack_course):
+    assert (
+        json.loads(run_record(attack_course.root, "ps2_layer_norm").read_text())["isolation"]
+        == "strict"
+    )
+    assert "strict isolation" in attack_course.output
 
 
 def _text(nb) -> str:

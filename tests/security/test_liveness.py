@@ -5,6 +5,7 @@ exactly their fixed outcome: test_attacks.py.)"""
 from __future__ import annotations
 
 import pytest
+from demo_course import build_course
 from security_attacks import ATTACKS
 from security_course import (
     CONFIG_EXTRA,
@@ -13,8 +14,6 @@ from security_course import (
     run_nbgrader_autograde,
     submit_attacker,
 )
-
-from normlab.course.demo import build_course
 
 pytestmark = pytest.mark.slow
 LIVE = [attack for attack in ATTACKS if attack.live_in_kernel]

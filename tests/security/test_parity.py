@@ -11,10 +11,7 @@ import threading
 
 import nbformat
 import pytest
-from nbgrader.api import Gradebook
-from security_course import CONFIG_EXTRA, HONEST, Graded, honest_student, normlab_course, run_grader
-
-from normlab.course.demo import (
+from demo_course import (
     PS2,
     PS2_ANSWERS,
     REPO,
@@ -25,6 +22,9 @@ from normlab.course.demo import (
     released_notebook,
     write_submission,
 )
+from nbgrader.api import Gradebook
+from security_course import CONFIG_EXTRA, HONEST, Graded, honest_student, normlab_course, run_grader
+
 from normlab.course.records import run_record
 from normlab.grading import ASSIGNMENTS
 
@@ -127,6 +127,27 @@ def test_basic_isolation_gives_the_same_scores(course_copy, honest_course):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "basic isolation" in done.stdout + done.stderr
     assert course_copy.scores() == honest_course.scores()
+
+
+NO_USER_NAMESPACES = """#!/bin/sh
+echo "bwrap: No permissions to create a new namespace, likely because the kernel does not \
+allow non-privileged user namespaces." >&2
+exit 1
+"""
+
+
+def test_where_bwrap_cannot_sandbox_auto_says_why_and_strict_refuses(course_copy, tmp_path):
+    """A system without unprivileged user namespaces (here: a bwrap that fails as it would)."""
+    (tmp_path / "bwrap").write_text(NO_USER_NAMESPACES)
+    (tmp_path / "bwrap").chmod(0o755)
+    grade = ("grade", PS2, "--force", "--no-progress")
+    auto = normlab_course(course_copy.root, *grade, path_first=tmp_path)
+    assert auto.returncode == 0, auto.stdout + auto.stderr
+    lines = [line for line in auto.stderr.splitlines() if "basic isolation" in line]
+    assert len(lines) == 1 and "non-privileged user namespaces" in lines[0], auto.stderr
+    strict = normlab_course(course_copy.root, *grade, "--isolation", "strict", path_first=tmp_path)
+    assert strict.returncode != 0 and "strict isolation is not possible" in strict.stderr
+    assert "non-privileged user namespaces" in strict.stderr
 
 
 def test_grading_outside_a_course_says_so_and_creates_nothing(tmp_path):

@@ -5,7 +5,9 @@ postgres run as the `postgres` system user (they refuse root), listening only on
 socket in a private folder. A course whose `nbgrader_config.py` points `db_url` there is
 released, submitted to and graded in parallel; the scores read back from PostgreSQL must be
 those of the same class graded on SQLite, and a submission that tries to reach the server
-from its kernel must find nothing.
+from its kernel must find nothing. Then the same class, in a database of its own, graded by
+two shards at once (`--shard 0/2` and `--shard 1/2`, as two hosts of a Slurm array or a
+Kubernetes indexed Job would) must get exactly the scores of the one unsharded run.
 """
 
 from __future__ import annotations
@@ -13,17 +15,26 @@ from __future__ import annotations
 import glob
 import os
 import pwd
+import re
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
-from security_course import CONFIG_EXTRA, HONEST, Graded, honest_student, run_grader, submit_honest
+from demo_course import PS2, build_course, course_env, fill, released_notebook, write_submission
+from security_course import (
+    CONFIG_EXTRA,
+    HONEST,
+    UID_BASE,
+    Graded,
+    honest_student,
+    run_grader,
+    submit_honest,
+)
 from security_course import gradebook_scores as _scores
-
-from normlab.course.demo import build_course, fill, released_notebook, write_submission
 
 pytestmark = pytest.mark.slow
 PG_USER = "postgres"
@@ -63,8 +74,9 @@ def _as_server_user() -> dict:
 
 
 @pytest.fixture(scope="module")
-def postgres_url():
-    """A running PostgreSQL server with an empty `gradebook` database; yields its URL."""
+def postgres_server():
+    """A running PostgreSQL server; yields `database(name)`, which creates an empty database
+    and returns its URL."""
     bin_dir, port = _postgres_bin(), _free_port()
     folder = Path(tempfile.mkdtemp(prefix="normlab-pg-"))
     data = folder / "data"
@@ -78,26 +90,36 @@ def postgres_url():
         [bin_dir / "pg_ctl", "-D", data, "-o", options, "-l", folder / "log", "-w", "start"],
         **run,
     )
-    try:
+
+    def database(name: str) -> str:
         subprocess.run(
-            [bin_dir / "createdb", "-h", folder, "-p", str(port), "-U", PG_USER, "gradebook"],
-            **run,
+            [bin_dir / "createdb", "-h", folder, "-p", str(port), "-U", PG_USER, name], **run
         )
-        yield f"postgresql+psycopg2://{PG_USER}@/gradebook?host={folder}&port={port}"
+        return f"postgresql+psycopg2://{PG_USER}@/{name}?host={folder}&port={port}"
+
+    try:
+        yield database
     finally:
         subprocess.run([bin_dir / "pg_ctl", "-D", data, "-m", "immediate", "stop"], **run)
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def postgres_course(postgres_url, tmp_path_factory) -> tuple[Graded, str]:
-    config = CONFIG_EXTRA + f"c.CourseDirectory.db_url = {postgres_url!r}\n"
-    course = build_course(tmp_path_factory.mktemp("postgres") / "course", config_extra=config)
+def _class_on(url: str, folder: Path) -> Path:
+    """A course whose gradebook is at `url`: the honest class and one server-seeking kernel."""
+    config = CONFIG_EXTRA + f"c.CourseDirectory.db_url = {url!r}\n"
+    course = build_course(folder / "course", config_extra=config)
     submit_honest(course)
-    host = postgres_url.split("host=")[1].split("&")[0]
-    port = postgres_url.rsplit("port=", 1)[1]
+    host = url.split("host=")[1].split("&")[0]
+    port = url.rsplit("port=", 1)[1]
     probe = REACH_SERVER.replace("{socket}", f"{host}/.s.PGSQL.{port}")
     write_submission(course, "attack_reach_server", fill(released_notebook(course), {}, [probe]))
+    return course
+
+
+@pytest.fixture(scope="module")
+def postgres_course(postgres_server, tmp_path_factory) -> tuple[Graded, str]:
+    postgres_url = postgres_server("gradebook")
+    course = _class_on(postgres_url, tmp_path_factory.mktemp("postgres"))
     seconds, output = run_grader(course)
     return Graded(course, seconds, output), postgres_url
 
@@ -125,3 +147,26 @@ def test_a_kernel_cannot_reach_the_server(postgres_course):
     )
     assert "SERVER UNREACHABLE" in text and "SERVER REACHED" not in text
     assert sum(v or 0 for v in _scores(url)["attack_reach_server"].values()) == 0
+
+
+def test_two_shards_at_once_give_the_scores_of_one_run(postgres_server, postgres_course, tmp_path):
+    _, unsharded = postgres_course
+    url = postgres_server("gradebook_shards")
+    course = _class_on(url, tmp_path)
+    graders = [
+        subprocess.Popen(
+            [sys.executable, "-m", "normlab.course", "grade", PS2, "--shard", f"{k}/2"]
+            + ["--jobs", "1", "--no-progress", "--uid-base", str(UID_BASE + k)],
+            cwd=course,
+            env=course_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for k in range(2)
+    ]
+    outputs = [grader.communicate(timeout=900)[0] for grader in graders]
+    assert [grader.returncode for grader in graders] == [0, 0], outputs
+    graded = [int(re.search(r"(\d+) graded", out)[1]) for out in outputs]
+    assert all(graded) and sum(graded) == len(_scores(unsharded)), outputs
+    assert _scores(url) == _scores(unsharded)

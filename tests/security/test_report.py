@@ -5,14 +5,13 @@ from __future__ import annotations
 import csv
 
 import pytest
+from demo_course import PS2, REPO, build_course, demo_class
 from security_course import normlab_course
-
-from normlab.course.demo import PS2, REPO, build_course, demo_class
 
 pytestmark = pytest.mark.slow
 COMMITTED = REPO / "instructors" / "class_report_demo.csv"
 REGENERATE = (
-    "python -m normlab.course.demo /tmp/demo-class && cd /tmp/demo-class && "
+    "python tests/demo_course.py /tmp/demo-class && cd /tmp/demo-class && "
     f"python -m normlab.course grade {PS2} && python -m normlab.course report {PS2} && "
     f"cp reports/{PS2}/class_report.csv {COMMITTED}"
 )

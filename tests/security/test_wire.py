@@ -11,14 +11,12 @@ import socket
 import numpy as np
 import pytest
 
-from normlab.course.kernel import wire
-from normlab.grading.cases import Case, Ref, Result
-
-REGISTRY = {"Case": Case, "Ref": Ref, "Result": Result}
+from normlab_sandbox import wire
+from normlab_sandbox.cases import WIRE_TYPES, Case, Ref, Result
 
 
 def roundtrip(value):
-    return wire.loads(wire.dumps(value, REGISTRY), REGISTRY)
+    return wire.loads(wire.dumps(value, WIRE_TYPES), WIRE_TYPES)
 
 
 def test_plain_data_and_arrays_survive_exactly():
@@ -60,9 +58,11 @@ def test_pickles_object_arrays_and_unknown_types_are_refused():
             json.dumps({"$": "nd", "v": base64.b64encode(pickle.dumps(1)).decode()}).encode()
         )
     with pytest.raises(wire.WireError):
-        wire.loads(json.dumps({"$": "obj", "type": "Popen", "v": {}}).encode(), REGISTRY)
+        wire.loads(json.dumps({"$": "obj", "type": "Popen", "v": {}}).encode(), WIRE_TYPES)
     with pytest.raises(wire.WireError):
-        wire.loads(json.dumps({"$": "obj", "type": "Result", "v": {"boom": 1}}).encode(), REGISTRY)
+        wire.loads(
+            json.dumps({"$": "obj", "type": "Result", "v": {"boom": 1}}).encode(), WIRE_TYPES
+        )
     with pytest.raises(wire.WireError):
         wire.loads(b"[1.5]")
 

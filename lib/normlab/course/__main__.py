@@ -4,6 +4,7 @@ Run from an nbgrader course root (the cwd); the course's `nbgrader_config.py` ap
 
     python -m normlab.course grade ps2_layer_norm --jobs 4        # every submission
     python -m normlab.course grade ps2_layer_norm --force          # regrade the graded ones too
+    python -m normlab.course grade ps2_layer_norm --shard 0/4      # part 0 of 4 (of 0..3)
     python -m normlab.course rerun ps2_layer_norm alice bob        # just these students, again
     python -m normlab.course report ps2_layer_norm                 # CSV + bar chart
 
@@ -22,6 +23,15 @@ import sys
 sys.modules.setdefault("rfc3987_syntax", None)
 
 from .isolation import DEFAULT_UID_BASE, GIB, Limits  # noqa: E402
+
+
+def _shard(text: str):
+    from .shard import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -46,7 +56,8 @@ def _parser() -> argparse.ArgumentParser:
             "--isolation",
             choices=["auto", "strict", "basic"],
             default="auto",
-            help="strict needs root; auto = strict as root, else basic",
+            help="strict: each kernel in a bubblewrap sandbox (needs bwrap and user namespaces, "
+            "or root); basic: limits only; auto (default): strict where possible, else basic",
         )
         sub.add_argument(
             "--memory-gib",
@@ -64,12 +75,20 @@ def _parser() -> argparse.ArgumentParser:
             "--uid-base",
             type=int,
             default=DEFAULT_UID_BASE,
-            help=f"first sandbox uid under strict isolation (default {DEFAULT_UID_BASE})",
+            help="first kernel uid when root grades under strict isolation, one per job "
+            f"(default {DEFAULT_UID_BASE})",
         )
         sub.add_argument("--no-progress", action="store_true", help="no progress bar")
     rerun.add_argument("students", nargs="+", metavar="STUDENT")
     grade.add_argument(
         "--force", action="store_true", help="regrade submissions that are already autograded"
+    )
+    grade.add_argument(
+        "--shard",
+        metavar="K/N",
+        type=_shard,
+        help="grade only part K of N of the class (K = 0..N-1, stable by student id), so N "
+        "graders share it: a Slurm array's SLURM_ARRAY_TASK_ID, a Kubernetes JOB_COMPLETION_INDEX",
     )
     report = commands.add_parser("report", help="class report: CSV and bar chart")
     report.add_argument("assignment")
@@ -80,13 +99,13 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "report":
-        from .report import write_report
+        from .class_report import write_report
 
         paths = write_report(args.assignment, args.output)
         for path in paths:
             print(path)
         return 0
-    from .runner import grade
+    from .grading_run import grade
 
     limits = Limits(memory_bytes=int(args.memory_gib * GIB), cpu_seconds=args.cpu_seconds)
     summary = grade(
@@ -98,9 +117,12 @@ def main(argv=None) -> int:
         limits=limits,
         uid_base=args.uid_base,
         progress=not args.no_progress,
+        shard=getattr(args, "shard", None),
     )
+    part = f" (shard {summary['shard']})" if summary["shard"] else ""
+    failed = len(summary["failed"])
     print(
-        f"{summary['assignment']}: {summary['graded']} graded, {len(summary['failed'])} failed, "
+        f"{summary['assignment']}{part}: {summary['graded']} graded, {failed} failed, "
         f"{len(summary['skipped'])} skipped (already autograded; --force regrades) in "
         f"{summary['seconds']:.1f} s with {summary['jobs']} job(s), {summary['isolation']} "
         f"isolation"

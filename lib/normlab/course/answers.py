@@ -5,7 +5,7 @@ A question arrives when the student's code calls something that lives only in th
 
 - "ref": a trusted callable the running check handed over (a `Ref`: the correct LayerNorm or
   a planted wrong one for ps3's witness, ps6's scripted clock). Answered with the grader's own
-  object, made per case exactly as `normlab.grading.runner` makes it in a kernel, so its
+  object, made per case exactly as `run_case` makes it in a notebook's kernel, so its
   probes (a timer's call count) are the grader's observations, not the kernel's. A `Ref` that
   does not belong to the running case (kept from an earlier check) is refused and noted.
 - "library": a normlab function. While a case runs, the reference functions are answered
@@ -29,8 +29,8 @@ import numpy as np
 
 import normlab
 from normlab.grading import trusted
-from normlab.grading.cases import Case, Ref
-from normlab.grading.tripwire import _label_for_file
+from normlab_sandbox.cases import Case, Ref
+from normlab_sandbox.tripwire import label_for
 
 ANSWERED = frozenset(
     ["layer_norm", "row_stats", "batch_norm", "rms_norm", "layer_norm_backward", "param_count"]
@@ -61,7 +61,7 @@ def _error(ename: str, message: str) -> dict:
 
 def _library_label(path: str, fn) -> str:
     if isinstance(fn, types.FunctionType):
-        label = _label_for_file(fn.__code__.co_filename, fn.__code__.co_name)
+        label = label_for(fn.__code__.co_filename, fn.__code__.co_name)
         if label:
             return label
     return path

@@ -1,4 +1,4 @@
-"""`SandboxExecute`: nbgrader's Execute step, replaced by a run in a jailed sandbox kernel.
+"""`SandboxExecute`: nbgrader's Execute step, replaced by a run in a sandboxed kernel.
 
 Everything else in `nbgrader autograde` stays nbgrader's own: restoring locked and deleted
 test cells from the gradebook, checksums, output limits, `SaveAutoGrades`' scoring from the
@@ -7,83 +7,72 @@ keeping any other step an instructor configured.
 
 It subclasses nbgrader's `Execute` so that `c.Execute.timeout` in `nbgrader_config.py` applies
 unchanged (a cell past it is interrupted, as with `interrupt_on_timeout`; the kernel options,
-`extra_arguments` and `execute_retries`, mean nothing to a forked sandbox kernel). The worker
-that runs nbgrader in-process sets `SESSION` (its zygote, the isolation, its slot and the
-course root) before converting a submission. For each notebook it writes a record (see
-`records`): the isolation used, whether the kernel died and why, and each test cell's status,
-message and seconds.
+`extra_arguments` and `execute_retries`, mean nothing to a sandbox kernel). Its own options:
+`c.SandboxExecute.notebook_budget`, the seconds a whole notebook may take (default: three
+cell timeouts, at least 60 s), and what the grading worker sets in its copy of the config
+(the run's isolation, the worker's slot, the course root for the records). For each notebook
+it writes a record (see `records`): the isolation used, whether the kernel died and why, and
+each test cell's status, message and seconds.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 import time
-from dataclasses import dataclass
 
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute
+from traitlets import Any, Float, Integer, Unicode
 
-from .isolation import Isolation
+from .kernel_process import KernelDied, NoKernel, start_kernel
 from .notebook import NotebookRun
 from .records import notebook_record
-from .sandbox import Zygote
 
 NO_TIMEOUT_CAP_S = 600  # `Execute.timeout = None` still gets a bound
-
-
-@dataclass
-class Session:
-    """What a grading worker lends to `SandboxExecute`."""
-
-    zygote: Zygote
-    isolation: Isolation
-    slot: int
-    root: str  # the course root, where the records go
-
-
-SESSION: Session | None = None
-
-
-def _spawn(spec: dict):
-    """A kernel from the worker's zygote; a zygote that died is replaced once."""
-    try:
-        return SESSION.zygote.spawn(spec)
-    except (RuntimeError, OSError):
-        SESSION.zygote.close()
-        SESSION.zygote = Zygote()
-        return SESSION.zygote.spawn(spec)
+BUDGET_CELL_TIMEOUTS = 3  # the default notebook budget, in cell timeouts ...
+MIN_BUDGET_S = 60.0  # ... and at least this
 
 
 class SandboxExecute(Execute):
     """Run the notebook in a sandbox kernel; judge check cells in the grader."""
 
+    notebook_budget = Float(
+        None,
+        allow_none=True,
+        help="Seconds a whole notebook may take (default: 3 cell timeouts, at least 60 s)",
+    ).tag(config=True)
+    isolation = Any(None, help="The run's Isolation (set by the grading worker)").tag(config=True)
+    slot = Integer(0, help="The grading worker's slot (set by the worker)").tag(config=True)
+    records_root = Unicode("", help="Where the grading records go (the course root)").tag(
+        config=True
+    )
+
     def preprocess(self, nb, resources):
-        if SESSION is None:
+        if self.isolation is None:
             raise RuntimeError("SandboxExecute runs inside `python -m normlab.course grade`")
         info = resources["nbgrader"]
-        folder = resources["metadata"]["path"]
         timeout = float(self.timeout) if self.timeout else NO_TIMEOUT_CAP_S
-        workdir = None
-        if SESSION.isolation.mode == "basic":
-            workdir = tempfile.mkdtemp(prefix="normlab-kernel-")
+        budget = self.notebook_budget or max(BUDGET_CELL_TIMEOUTS * timeout, MIN_BUDGET_S)
         started = time.monotonic()
-        kernel = _spawn(SESSION.isolation.spec(SESSION.slot, folder, workdir))
         try:
-            record = NotebookRun(kernel, info["assignment"], timeout).run(nb)
+            kernel = start_kernel(self.isolation, self.slot, resources["metadata"]["path"])
+        except KernelDied as refused:  # the submission's files cannot go in
+            kernel = NoKernel(refused.reason)
+        try:
+            record = NotebookRun(kernel, info["assignment"], timeout, budget).run(nb)
         finally:
             kernel.close()
-            if workdir:
-                shutil.rmtree(workdir, ignore_errors=True)
         record.update(
             student=info["student"],
             assignment=info["assignment"],
             notebook=info["notebook"],
-            isolation=SESSION.isolation.mode,
+            isolation=self.isolation.mode,
             seconds=round(time.monotonic() - started, 3),
+            kernel_cpu_seconds=kernel.cpu_used,
         )
-        path = notebook_record(SESSION.root, info["assignment"], info["student"], info["notebook"])
+        path = notebook_record(
+            self.records_root, info["assignment"], info["student"], info["notebook"]
+        )
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(record, indent=1))
         return nb, resources

@@ -1,16 +1,18 @@
 """How tightly a grading kernel is locked in: the level, the paths it must not see, its limits.
 
-`strict` needs root on Linux (mount namespaces, chroot and a uid change): each grading slot
-gets its own unprivileged uid (`uid_base + slot`), and the kernel's root holds only the
-operating system's /usr, the Python installation (`python_paths`) and a private /tmp (see
-kernel/jail.py), so it sees neither the course directory (source, release, submitted,
-autograded, feedback, gradebook, .git), nor any other folder, nor the network. The course's
-own folders and the exchange are named in `hide` too, in case one lies inside what is
-exposed. `basic` is what any user can have: a private working
-folder, a scrubbed environment and resource limits; it does not stop a submission from
-reading files the grader's user can read or from signalling the grader's processes.
-`auto` picks strict when it works here (root, namespaces allowed) and basic otherwise, and the
-grader says so.
+`strict` runs each kernel in a bubblewrap sandbox (see `bwrap`): its own namespaces, a
+read-only root that holds only the operating system's /usr, the Python installation
+(`python_paths`) and `normlab_sandbox`, a private size-limited /tmp, no network. It sees
+neither the course directory (source, release, submitted, autograded, feedback, gradebook,
+.git), nor home folders, nor the exchange; the course's own folders and the exchange are
+named in `hide` too, in case one lies inside what is exposed. A normal user gets it wherever
+the system allows unprivileged user namespaces (Debian 11+, Fedora, RHEL 9, Arch); root gets
+it everywhere, and each grading slot's kernels then run as that slot's own unprivileged uid
+(`uid_base + slot`), so that the process limit counts one slot's processes only (root's own
+are not limited at all). `basic` is what any user can have without bubblewrap: a private
+working folder, a scrubbed environment and resource limits; it does not stop a submission
+from reading files the grader's user can read or from signalling the grader's processes.
+`auto` picks strict when bubblewrap works here and basic otherwise, and says why.
 """
 
 from __future__ import annotations
@@ -20,77 +22,102 @@ import pwd
 import site
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import urlsplit
+
+import normlab_sandbox
+
+from . import bwrap
 
 GIB = 1 << 30
 MIB = 1 << 20
 DEFAULT_UID_BASE = 64000  # Debian's range 60000-64999 is reserved, so no account owns these
+KERNEL_MODULE = "normlab_sandbox.kernel"
+STRICT_HOME = "/tmp"  # the kernel's private tmpfs, under strict isolation
+# one BLAS / OpenMP thread per kernel: the grader runs one kernel per CPU
+THREADS_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-kernel resource limits (see kernel/jail.set_limits)."""
+    """Per-kernel resource limits (see normlab_sandbox.kernel.set_limits)."""
 
     memory_bytes: int = 2 * GIB  # address space: numpy + IPython use about 0.5 GiB of it
     cpu_seconds: int = 600
     file_bytes: int = 64 * MIB
     open_files: int = 256
-    processes: int = 64  # per uid, threads included (strict only)
+    processes: int = 64  # per sandbox (strict only: otherwise the grader's own count too)
     tmp_bytes: int = 256 * MIB  # each private tmpfs (strict only)
+
+
+def kernel_env(home: str) -> dict[str, str]:
+    """The kernel's whole environment; `home` is its private folder (work/ is its cwd)."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "USER": "student",
+        "HOME": f"{home}/work",
+        "TMPDIR": home,
+        "IPYTHONDIR": f"{home}/.ipython",
+        "MPLCONFIGDIR": f"{home}/.matplotlib",
+        "MPLBACKEND": "Agg",
+        "NBGRADER_EXECUTION": "autograde",
+        **THREADS_ENV,
+    }
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to start one kernel: its command (up to the socket's fd), environment and setup."""
+
+    argv: list[str]
+    env: dict[str, str]
+    setup: dict  # the kernel's setup message but the files (see normlab_sandbox.kernel)
+    via_bwrap: bool
 
 
 @dataclass(frozen=True)
 class Isolation:
-    """Everything a worker needs to jail kernels for one course."""
+    """Everything a worker needs to sandbox kernels for one course."""
 
     mode: str  # "strict" or "basic"
     hide: tuple[str, ...] = ()
     expose: tuple[str, ...] = ()
     limits: Limits = field(default_factory=Limits)
     uid_base: int = DEFAULT_UID_BASE
+    reason: str | None = None  # why strict was not possible, when auto chose basic
 
-    def spec(self, slot: int, files_dir: str, workdir: str | None = None) -> dict:
-        """The jail spec for one kernel in grading slot `slot` (see kernel/jail.enter)."""
-        limits = self.limits
-        spec = {
-            "mode": self.mode,
-            "files_dir": files_dir,
-            "limits": {
-                "memory_bytes": limits.memory_bytes,
-                "cpu_seconds": limits.cpu_seconds,
-                "file_bytes": limits.file_bytes,
-                "open_files": limits.open_files,
-                "processes": limits.processes,
-            },
-            "env": {
-                "PATH": "/usr/local/bin:/usr/bin:/bin",
-                "LANG": "C.UTF-8",
-                "USER": "student",
-                "NBGRADER_EXECUTION": "autograde",
-                "MPLBACKEND": "Agg",
-                "OPENBLAS_NUM_THREADS": "1",
-                "OMP_NUM_THREADS": "1",
-                "MKL_NUM_THREADS": "1",
-            },
+    def launch(self, slot: int, basic_home: str) -> Launch:
+        """How grading slot `slot` starts a kernel; `basic_home` is the empty private folder
+        the grader made for it (used under basic isolation; strict has its own /tmp)."""
+        limits = {
+            "memory_bytes": self.limits.memory_bytes,
+            "cpu_seconds": self.limits.cpu_seconds,
+            "file_bytes": self.limits.file_bytes,
+            "open_files": self.limits.open_files,
         }
-        if self.mode == "strict":
-            spec.update(
-                uid=self.uid_base + slot,
-                hide=list(self.hide),
-                expose=list(self.expose),
-                tmp_bytes=limits.tmp_bytes,
-            )
-        else:
-            spec["workdir"] = workdir
-        return spec
+        python = [sys.executable, "-I", "-m", KERNEL_MODULE]
+        if self.mode == "basic":
+            setup = {"uid": None, "workdir": f"{basic_home}/work", "limits": limits}
+            return Launch(python, kernel_env(basic_home), setup, via_bwrap=False)
+        root = os.geteuid() == 0
+        sandbox = bwrap.command(self.expose, self.hide, self.limits.tmp_bytes, privileged=root)
+        setup = {
+            "uid": self.uid_base + slot if root else None,
+            "workdir": f"{STRICT_HOME}/work",
+            "limits": {**limits, "processes": self.limits.processes},
+        }
+        return Launch([*sandbox, *python], kernel_env(STRICT_HOME), setup, via_bwrap=True)
 
 
 def python_paths() -> list[str]:
-    """What the kernel needs to read to run Python: the installation and its site-packages."""
+    """What the kernel needs to read to run: the Python installation, its site-packages, and
+    normlab_sandbox (outside site-packages in an editable install)."""
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
     paths.update(p for p in site.getsitepackages() if os.path.isdir(p))
     paths.update(p for p in sys.path if p.endswith(("site-packages", "dist-packages")))
     paths.update(p for p in sys.path if p.startswith(sys.base_prefix) and os.path.isdir(p))
+    paths.add(str(Path(normlab_sandbox.__file__).parent))
     return sorted({os.path.abspath(p) for p in paths})
 
 
@@ -132,26 +159,6 @@ def check_uids(uid_base: int, slots: int) -> None:
         )
 
 
-def strict_unavailable() -> str | None:
-    """Why strict isolation cannot work here (None when it can): a forked probe tries what
-    every kernel will do, a mount namespace with a tmpfs in it."""
-    import ctypes
-
-    if os.geteuid() != 0 or not sys.platform.startswith("linux"):
-        return "it needs root on Linux"
-    pid = os.fork()
-    if pid == 0:  # the probe
-        libc = ctypes.CDLL(None, use_errno=True)
-        ok = libc.unshare(0x00020000 | 0x40000000) == 0  # CLONE_NEWNS | CLONE_NEWNET
-        ok = ok and libc.mount(None, b"/", None, 0x4000 | 0x40000, None) == 0  # rec, private
-        ok = ok and libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"size=1m") == 0
-        os._exit(0 if ok else 1)
-    _, status = os.waitpid(pid, 0)
-    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
-        return None
-    return "this system does not let root create mount and network namespaces"
-
-
 def choose(
     mode: str,
     coursedir,
@@ -159,28 +166,21 @@ def choose(
     slots: int,
     limits: Limits,
     uid_base: int = DEFAULT_UID_BASE,
-    extra_hidden=(),
 ) -> Isolation:
     """The isolation for this run; `mode` is "auto", "strict" or "basic"."""
-    if mode in ("auto", "strict"):
-        missing = strict_unavailable()
-        if missing and mode == "strict":
-            raise SystemExit(
-                f"strict isolation is not possible: {missing}. Run the grader as root on "
-                "Linux, or pass --isolation basic (see the threat model)"
-            )
-        if mode == "auto":
-            mode = "basic" if missing else "strict"
-    if mode not in ("strict", "basic"):
+    if mode not in ("auto", "strict", "basic"):
         raise SystemExit(f"unknown isolation {mode!r}: use auto, strict or basic")
-    if mode == "basic":
-        return Isolation("basic", limits=limits)
-    check_uids(uid_base, slots)
-    hide = course_secrets(coursedir, exchange_root) + list(extra_hidden)
-    return Isolation(
-        "strict",
-        hide=tuple(sorted(set(hide))),
-        expose=tuple(python_paths()),
-        limits=limits,
-        uid_base=uid_base,
-    )
+    expose = tuple(python_paths())
+    missing = None if mode == "basic" else bwrap.unavailable(expose, limits.tmp_bytes)
+    if missing and mode == "strict":
+        raise SystemExit(
+            f"strict isolation is not possible: {missing}. Install bubblewrap and allow "
+            "unprivileged user namespaces (or grade as root), or pass --isolation basic "
+            "(see instructors/threat_model.md)"
+        )
+    if mode == "basic" or missing:
+        return Isolation("basic", limits=limits, reason=missing)
+    if os.geteuid() == 0:
+        check_uids(uid_base, slots)
+    hide = course_secrets(coursedir, exchange_root)
+    return Isolation("strict", tuple(hide), expose, limits, uid_base)

@@ -2,17 +2,20 @@
 
 Cells run in order, as nbgrader would run them. An autograded test cell that is made of check
 calls (see `checkcell`) is not sent to the kernel: for each call the grader builds the
-`Case`s (`CheckSpec.make_cases`), has the kernel run each through the course's `run_case`
-(one request per case, so the grader knows which case every question belongs to), checks the
+`Case`s (`CheckSpec.make_cases`), has the kernel run each through `run_case` (one request
+per case, so the grader knows which case every question belongs to), checks the
 `Result`s' shapes, adds the reference calls it saw itself, and judges them
 (`CheckSpec.judge`) here, where the student's code never ran. The cell's outputs are then what
 `check` would have shown in a notebook kernel: nothing on a pass, the judge's AssertionError
 on a failure, plus what the student's code printed meanwhile (stderr included, which nbgrader
 counts against the cell, as it would in the kernel).
 
-Every cell has a timeout (nbgrader's `Execute.timeout`). If the kernel dies (see `sandbox`),
-the cell that was running and every later test cell get an error naming the reason, and the
-notebook's record says what happened.
+Every cell has a timeout (nbgrader's `Execute.timeout`), and the whole notebook a budget.
+A function that a timeout stopped is stalled (see `normlab_sandbox.kernel`): every later check
+that needs it fails at once with that reason, so a function that never returns costs one
+timeout, not one per check. Once the budget is spent, the cells left are not run. If the
+kernel dies (see `kernel_process`), the cell that was running and every later test cell get
+an error naming the reason. Cells not run score 0, and the notebook's record says why.
 """
 
 from __future__ import annotations
@@ -27,11 +30,15 @@ from normlab.grading.selfcheck import CheckerError, find_check, run_check
 from . import outputs as out
 from .answers import Answers
 from .checkcell import CheckCall, parse_test_cell
-from .sandbox import Interrupted, Kernel, KernelDied
+from .kernel_process import Interrupted, Kernel, KernelDied
 
 
 class CellTimeout(Exception):
     """The cell used up its timeout before the grader's next step."""
+
+
+class NotRun(Exception):
+    """A test cell the grader fails without running it; the message says why."""
 
 
 def is_test_cell(cell) -> bool:
@@ -46,13 +53,20 @@ def grade_id(cell) -> str | None:
 class NotebookRun:
     """The run of one notebook in one kernel; `record` is what the report reads."""
 
-    def __init__(self, kernel: Kernel, assignment: str, timeout: float) -> None:
-        self.kernel, self.assignment, self.timeout = kernel, assignment, timeout
+    def __init__(self, kernel: Kernel, assignment: str, timeout: float, budget: float) -> None:
+        self.kernel, self.assignment, self.timeout, self.budget = (
+            kernel,
+            assignment,
+            timeout,
+            budget,
+        )
         self.answers = Answers()
         self.record: dict = {"kernel": "ok", "reason": None, "cells": []}
         self.count = 0
+        self.over: float = float("inf")  # the notebook's deadline, once it runs
 
     def run(self, nb) -> dict:
+        self.over = time.monotonic() + self.budget
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
@@ -68,26 +82,33 @@ class NotebookRun:
         calls = parse_test_cell(cell.source) if test else None
         entry = {"index": index, "grade_id": grade_id(cell) if test else None}
         entry["where"] = "grader" if calls else "kernel"
-        if self.kernel.dead:
+        started = time.monotonic()
+        stopped = self.kernel.dead or (started >= self.over and self._over_budget())
+        if stopped:
             if test:
-                cell.outputs = [out.error("KernelDied", f"not run: {self.kernel.dead}")]
-                self._note(entry, "not run", self.kernel.dead)
+                cell.outputs = [out.error("KernelDied", f"not run: {stopped}")]
+                self._note(entry, "not run", stopped)
             return
         self.count += 1
         cell.execution_count = self.count
-        started = time.monotonic()
-        deadline = started + self.timeout
+        deadline = min(started + self.timeout, self.over)
         try:
             if calls:
                 cell.outputs = self._check_cell(calls, deadline)
             else:
                 request = {"op": "cell", "source": cell.source}
-                reply = self.kernel.request(request, self.timeout, self.answers)
+                reply = self.kernel.request(request, deadline - started, self.answers)
                 cell.outputs = out.sanitize(reply.get("outputs"))
         except (Interrupted, CellTimeout):
             message = f"the cell ran longer than {self.timeout:g} s and was interrupted"
+            if deadline == self.over:
+                message = f"{self._over_budget()}: the cell was interrupted"
             cell.outputs = [*cell.outputs, out.error("CellTimeoutError", message)]
             self._note(entry, "timed out", message, started)
+            return
+        except NotRun as skipped:
+            cell.outputs = [*cell.outputs, out.error("CellTimeoutError", str(skipped))]
+            self._note(entry, "not run", str(skipped), started)
             return
         except KernelDied as died:
             self.record.update(kernel="died", reason=died.reason, died_in_cell=index)
@@ -107,6 +128,9 @@ class NotebookRun:
         self.record["cells"].append(
             {**entry, "status": status, "message": message, "seconds": seconds}
         )
+
+    def _over_budget(self) -> str:
+        return f"the notebook used up its {self.budget:g} s budget"
 
     def _remaining(self, deadline: float) -> float:
         left = deadline - time.monotonic()
@@ -136,11 +160,17 @@ class NotebookRun:
         for name in call.names:
             if name not in defined:
                 return out.error("NameError", f"name {name!r} is not defined")
+        stalled = [n for n in reply.get("stalled", []) if n in call.names]
+        if stalled:
+            raise NotRun(
+                f"not run: {stalled[0]} ran longer than the {self.timeout:g} s timeout in an "
+                "earlier cell and is not called again"
+            )
         names = dict(zip(spec.targets, call.names, strict=True))
         try:
             message = run_check(
                 spec,
-                lambda case: self._run_case(case, names, deadline, shown),
+                lambda case: self._case_in_kernel(case, names, deadline, shown),
                 hidden=call.hidden,
                 seed=call.seed,
             )
@@ -148,7 +178,8 @@ class NotebookRun:
             return out.error(type(exc.__cause__).__name__, str(exc))
         return None if message is None else out.error("AssertionError", message)
 
-    def _run_case(self, case, names: dict, deadline: float, shown: list):
+    def _case_in_kernel(self, case, names: dict, deadline: float, shown: list):
+        """Have the kernel run one case; the Result with the grader's own notes added."""
         self.answers.begin_case(case)
         try:
             reply = self.kernel.request(

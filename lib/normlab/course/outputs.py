@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import nbformat
 
-from normlab.grading.cases import Result
+from normlab_sandbox.cases import Result
 
 _STREAMS = ("stdout", "stderr")
 MAX_OUTPUTS = 200

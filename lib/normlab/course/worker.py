@@ -1,10 +1,11 @@
 """A grading worker: nbgrader's own autograde, in-process, for one submission at a time.
 
 Each worker is a process forked from the grader with nbgrader already imported (no 3 s CLI
-start per submission), owns one zygote (pre-warmed sandbox kernels) and one grading slot (its
-sandbox uid). For a submission it runs nbgrader's `Autograde` converter with `student_id` set,
-exactly as `nbgrader autograde <assignment> --student <id>` would, with `SandboxExecute` in
-place of `Execute`.
+start per submission) and owns one grading slot (its kernels' uid when root grades under
+strict isolation). For a submission it runs nbgrader's `Autograde` converter with
+`student_id` set, exactly as `nbgrader autograde <assignment> --student <id>` would, with
+`SandboxExecute` in place of `Execute`; the worker's copy of the config tells it the
+isolation, the slot and where the records go.
 
 Nothing is lost: "database is locked" from SQLite is retried (with the busy timeout that is
 rare); a submission nbgrader cannot grade at all (a notebook that is not valid JSON, say) gets 0
@@ -28,10 +29,7 @@ from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 from sqlalchemy.exc import SAWarning
 
-from . import execute
-from .execute import Session
 from .records import forget_student
-from .sandbox import Zygote
 
 LOCK_RETRIES = 8
 
@@ -130,19 +128,17 @@ def grade_one(app, config, assignment: str, student: str, force: bool) -> dict:
 
 
 def worker_main(slot: int, app, config, isolation, assignment, force, tasks, results) -> None:
-    """A worker process: start a zygote, then grade students from `tasks` until None."""
+    """A worker process: grade students from `tasks` until None."""
     warnings.simplefilter("ignore", SAWarning)  # nbgrader's own session warnings, not ours
-    zygote = Zygote()
-    execute.SESSION = Session(zygote, isolation, slot, app.coursedir.root)
-    try:
-        while True:
-            student = tasks.get()
-            if student is None:
-                return
-            try:
-                outcome = grade_one(app, config, assignment, student, force)
-            except Exception:  # noqa: BLE001 (one submission's failure must not stop the run)
-                outcome = {"student": student, "status": "failed", "reason": traceback.format_exc()}
-            results.put(outcome)
-    finally:
-        zygote.close()
+    config.SandboxExecute.isolation = isolation
+    config.SandboxExecute.slot = slot
+    config.SandboxExecute.records_root = app.coursedir.root
+    while True:
+        student = tasks.get()
+        if student is None:
+            return
+        try:
+            outcome = grade_one(app, config, assignment, student, force)
+        except Exception:  # noqa: BLE001 (one submission's failure must not stop the run)
+            outcome = {"student": student, "status": "failed", "reason": traceback.format_exc()}
+        results.put(outcome)

@@ -38,7 +38,7 @@ run_case(namespace, case) -> Result
                      calls the student's code in this process, with guards: array
                      inputs copied, warnings and stderr captured, exceptions caught,
                      writes into inputs detected, library normalizations noticed by
-                     the tripwire (`normlab.grading.tripwire`)
+                     the tripwire (`normlab_sandbox.tripwire`)
 check(grade_id, *targets, hidden=False, assignment=None, seed=0)
                      make_cases -> run_case each -> judge -> AssertionError(message);
                      a visible check that passes prints "✓ <grade_id>: <summary> (<points>)"
@@ -58,8 +58,9 @@ from __future__ import annotations
 
 from functools import partial
 
+from normlab_sandbox.cases import Case, Ref, Result
+
 from . import ps1_by_hand, ps2_layer_norm, ps3_axes, ps4_rmsnorm, ps5_backward, ps6_stability_speed
-from .cases import Case, Ref, Result
 from .runner import run_case, run_cases
 from .selfcheck import check, run_check, summary, use_assignment
 from .spec import DEFAULT_SEED, CheckSpec

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cases import Case, Result
+from normlab_sandbox.cases import Case, Result
 
 
 def fmt(value, digits: int = 4, limit: int = 8) -> str:

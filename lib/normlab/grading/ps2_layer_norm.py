@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from normlab_sandbox.cases import Case
+
 from . import family, normchecks
-from .cases import Case
 from .evidence import failure_of_call, fmt, record, where
 from .judges import each_case
 from .normchecks import LAYER_NORM

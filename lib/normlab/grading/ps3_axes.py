@@ -12,8 +12,9 @@ that recognises the published red team by name cannot pass.
 
 from __future__ import annotations
 
+from normlab_sandbox.cases import Case, Ref
+
 from . import normchecks
-from .cases import Case, Ref
 from .evidence import failure_of_call
 from .judges import each_case, returned
 from .normchecks import BATCH_NORM

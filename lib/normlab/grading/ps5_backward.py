@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from normlab_sandbox.cases import Case
+
 from . import normchecks
-from .cases import Case
 from .evidence import amount, failure_of_call, fmt, record, where, worst
 from .judges import each_case, each_pair, returned
 from .random_inputs import messy

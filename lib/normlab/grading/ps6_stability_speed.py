@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from normlab_sandbox.cases import Case, Ref
+
 from . import normchecks
-from .cases import Case, Ref
 from .evidence import failure_of_call, fmt, record, where
 from .judges import each_case, each_pair, returned
 from .random_inputs import messy

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .cases import Case, Result
+from normlab_sandbox.cases import Case, Result
+
 from .random_inputs import rng_for
 
 DEFAULT_SEED = 0

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from normlab_sandbox.cases import Ref
+
 from . import reference
-from .cases import Ref
 
 
 def _as_float(x) -> np.ndarray:

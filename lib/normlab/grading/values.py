@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cases import Case
+from normlab_sandbox.cases import Case
+
 from .evidence import fmt
 from .judges import read_all, returned
 from .spec import CheckSpec, check_spec

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cases import Case
+from normlab_sandbox.cases import Case
+
 from ..evidence import fmt, record, where, worst
 from ..judges import an_array, each_pair
 from ..random_inputs import messy

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..cases import Case
+from normlab_sandbox.cases import Case
+
 from ..evidence import failure_of_call, where
 from ..judges import each_case
 from ..random_inputs import messy

@@ -6,8 +6,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from normlab_sandbox.cases import Case
+
 from .. import family
-from ..cases import Case
 from ..evidence import fmt, record, where
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec

@@ -14,8 +14,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from normlab_sandbox.cases import Case
+
 from .. import family
-from ..cases import Case
 from ..evidence import fmt, record, warned, where, worst
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cases import Case
+from normlab_sandbox.cases import Case
+
 from ..evidence import amount, fmt, where
 from ..judges import an_array, read_all
 from ..random_inputs import messy

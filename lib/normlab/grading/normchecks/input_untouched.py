@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..cases import Case
+from normlab_sandbox.cases import Case
+
 from ..evidence import where
 from ..judges import each_case, returned
 from ..random_inputs import messy

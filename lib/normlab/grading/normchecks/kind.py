@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cases import Case
+from normlab_sandbox.cases import Case
 
 
 @dataclass(frozen=True)

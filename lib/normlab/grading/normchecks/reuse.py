@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from ..cases import Case
+from normlab_sandbox.cases import Case
+from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
+
 from ..judges import each_case, returned
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
-from ..tripwire import TRIPWIRE_REMOVED
 from .kind import NormKind, call
 
 LIBRARY_PREFIXES = ("normlab.", "torch.")

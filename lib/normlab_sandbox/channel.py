@@ -65,11 +65,20 @@ class Channel:
         return answer.get("value")
 
 
-CHANNEL: Channel | None = None  # set by the kernel's main loop before any student code runs
+_channel: Channel | None = None  # the kernel's one channel, made by `connect`
+
+
+def connect(sock, registry: dict) -> Channel:
+    """Make the kernel's channel on `sock` (once, before any student code runs)."""
+    global _channel
+    if _channel is not None:
+        raise RuntimeError("the kernel already has its channel")
+    _channel = Channel(sock, registry)
+    return _channel
 
 
 def ask(kind: str, **fields):
     """`Channel.ask` on the kernel's channel."""
-    if CHANNEL is None:
+    if _channel is None:
         raise Unavailable("this function is only available inside the grading sandbox")
-    return CHANNEL.ask(kind, **fields)
+    return _channel.ask(kind, **fields)

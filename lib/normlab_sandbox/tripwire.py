@@ -8,14 +8,15 @@ grading: `ln = normlab.layer_norm`) earns no points for the function that does i
 Names can be captured and rebound, so the tripwire does not look at names: while
 the student's function runs, a profile hook (`sys.setprofile`) watches which code
 actually executes. It records the entry into
-- any function whose source file is in normlab's package, except the graders'
-  own modules (`normlab.grading`, `normlab.course`); the graders' private copy of
-  the reference (`normlab.grading.reference`) carries other file names;
+- any function whose source file is in normlab's package (next to this one), except
+  the graders' own modules (`normlab.grading`, `normlab.course`); the graders'
+  private copy of the reference (`normlab.grading.reference`) carries other file
+  names, and this package is not inside normlab's;
 - torch's normalizations (`torch.nn.functional.layer_norm`, `torch.layer_norm`,
   batch/group/instance/RMS norm, the `nn` modules' forward) and torch's autograd
   (`Tensor.backward`, `torch.autograd.grad`);
 - NumPy's variance and standard deviation (`np.var`, `np.std`, `ndarray.var`...),
-  which ps6 asks the student to replace.
+  which ps6 asks the student to replace (NumPy 2's module layout, and NumPy 1's).
 
 Each entry is a label such as "normlab.layer_norm" or "torch.layer_norm"; judges
 decide which labels matter for their assignment. A student's code that removes
@@ -29,10 +30,11 @@ from __future__ import annotations
 import os
 import sys
 from contextlib import contextmanager
-
-from .reference import NORMLAB_DIR
+from pathlib import Path
 
 TRIPWIRE_REMOVED = "tripwire removed"
+# normlab's package folder: installed, or checked out, next to this one
+NORMLAB_DIR = Path(__file__).resolve().parents[1] / "normlab"
 
 _NORMLAB_PREFIXES = tuple({str(NORMLAB_DIR) + os.sep, os.path.realpath(NORMLAB_DIR) + os.sep})
 _NORMLAB_EXEMPT = ("grading", "course")
@@ -64,10 +66,15 @@ _NUMPY_PY = {
     ("_core/_methods.py", "_std"): "numpy.std",
     ("lib/_nanfunctions_impl.py", "nanvar"): "numpy.nanvar",
     ("lib/_nanfunctions_impl.py", "nanstd"): "numpy.nanstd",
+    ("core/_methods.py", "_var"): "numpy.var",  # NumPy 1
+    ("core/_methods.py", "_std"): "numpy.std",
+    ("lib/nanfunctions.py", "nanvar"): "numpy.nanvar",
+    ("lib/nanfunctions.py", "nanstd"): "numpy.nanstd",
 }
 
 
-def _label_for_file(filename: str, name: str) -> str | None:
+def label_for(filename: str, name: str) -> str | None:
+    """The label of a function defined in `filename` and named `name`, or None."""
     path = filename.replace(os.sep, "/")
     for prefix in _NORMLAB_PREFIXES:
         if filename.startswith(prefix):
@@ -98,7 +105,7 @@ class Tripwire:
         try:
             return self._labels[code]
         except KeyError:
-            label = _label_for_file(code.co_filename, code.co_name)
+            label = label_for(code.co_filename, code.co_name)
             self._labels[code] = label
             return label
 

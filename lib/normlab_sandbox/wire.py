@@ -3,13 +3,13 @@
 Everything the student's process sends back is untrusted, so this codec can only build plain
 data: None, bool, int, float, complex, str, bytes, lists, tuples, dicts, NumPy arrays (read with
 `allow_pickle=False`, so never object arrays), NumPy scalars, and the dataclasses named in an
-explicit registry. Anything else is sent as an `Opaque` (its type name and a short repr), which
-a checker sees as "not an array". Messages are length-prefixed JSON frames with a size cap, and
-decoding stops at a depth cap, so a hostile reply can fail its own cells but never run code in
-the grader or exhaust its memory.
+explicit registry (the grader and the kernel pass `cases.WIRE_TYPES`). Anything else is sent
+as an `Opaque` (its type name and a short repr), which a checker sees as "not an array".
+Messages are length-prefixed JSON frames with a size cap, and decoding stops at a depth cap,
+so a hostile reply can fail its own cells but never run code in the grader or exhaust its
+memory.
 
-This module is imported by the sandbox kernel before the course reference could be, so it uses
-only the standard library and NumPy.
+Standard library and NumPy only (this runs in the sandbox kernel too).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ MAX_FRAME_BYTES = 64 * 1024 * 1024  # one reply may carry at most 64 MiB
 MAX_DEPTH = 64  # nesting of lists, tuples, dicts and dataclasses
 MAX_REPR = 200  # characters of repr kept for an unserializable value
 HARNESS_FAILED = 70  # the kernel's exit status when its own request loop fails
-JAIL_FAILED = 71  # ... when the sandbox could not be set up (it never ran student code)
+SETUP_FAILED = 71  # ... when it could not set itself up (it never ran student code)
 _HEADER = struct.Struct(">Q")
 
 

@@ -1,5 +1,7 @@
-"""A throwaway nbgrader course with a class of ps2 submissions, for tests, the benchmark and
-the class report's demo.
+"""A throwaway nbgrader course with a class of ps2 submissions, for the tests, the grading
+benchmark (`python -m normlab.course.bench` reads this file from the checkout) and the class
+report's demo (`python tests/demo_course.py /tmp/demo-class`). Not part of the installed
+package: it needs the checkout's `solutions/` and `nbgrader_config.py` anyway.
 
     course = build_course(tmp / "course")                 # config + ps2 source, released
     submit(course, "alice", PS2_ANSWERS["correct"])       # a student's notebook, submitted
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import nbformat
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[1]
 PS2 = "ps2_layer_norm"
 
 ROW_STATS = """\
@@ -203,7 +205,7 @@ def demo_class(root: Path, size: int = 12) -> dict[str, str]:
 
 
 def main(argv=None) -> int:
-    """`python -m normlab.course.demo FOLDER [--size N]`: a demo course to grade and report."""
+    """`python tests/demo_course.py FOLDER [--size N]`: a demo course to grade and report."""
     import argparse
 
     parser = argparse.ArgumentParser(description=main.__doc__)

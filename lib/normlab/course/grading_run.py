@@ -2,14 +2,17 @@
 
 Run from an nbgrader course root (the cwd), like `nbgrader autograde`. Submissions are found
 where nbgrader looks (`submitted/<student>/<assignment>/`); one already autograded is skipped
-unless `force`, as nbgrader does. `jobs` worker processes (see `worker`) take submissions from
-a queue; each result is shown on the bar as it lands. The run's record, one entry per
-student (graded, failed and why, seconds, CPU), is merged into
-`reports/<assignment>/grading-run.json` under the course root.
+unless `force`, as nbgrader does; with a `shard` (see `shard`) only that part of the class is
+graded, so several graders can share one class and one gradebook. `jobs` worker processes
+(see `worker`) take submissions from a queue; each result is shown on the bar as it lands.
+The run's record, one entry per student (graded, failed and why, seconds, CPU), is merged
+into `reports/<assignment>/grading-run.json` under the course root, under a lock, since
+graders of other shards may merge theirs at the same time.
 """
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import json
 import multiprocessing
@@ -23,6 +26,7 @@ from tqdm import tqdm
 from . import isolation as iso
 from .nbgrader_app import exchange_root, grading_config, load_app, require_assignment
 from .records import run_record
+from .shard import Shard
 from .worker import worker_main
 
 
@@ -44,17 +48,18 @@ def find_submissions(coursedir, assignment: str) -> list[str]:
 
 def _save_record(path, outcomes: list[dict], meta: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    previous = {}
-    if os.path.exists(path):
-        with open(path) as handle:
-            previous = {o["student"]: o for o in json.load(handle).get("students", [])}
-    previous.update({o["student"]: o for o in outcomes})
-    with open(path, "w") as handle:
-        json.dump(
-            {**meta, "students": sorted(previous.values(), key=lambda o: o["student"])},
-            handle,
-            indent=1,
-        )
+    with open(f"{path}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another shard's grader may be merging too
+        previous = {}
+        if os.path.exists(path):
+            with open(path) as handle:
+                previous = {o["student"]: o for o in json.load(handle).get("students", [])}
+        previous.update({o["student"]: o for o in outcomes})
+        students = sorted(previous.values(), key=lambda o: o["student"])
+        written = f"{path}.{os.getpid()}"
+        with open(written, "w") as handle:
+            json.dump({**meta, "students": students}, handle, indent=1)
+        os.replace(written, path)
 
 
 def grade(
@@ -66,8 +71,10 @@ def grade(
     limits: iso.Limits | None = None,
     uid_base: int = iso.DEFAULT_UID_BASE,
     progress: bool = True,
+    shard: Shard | None = None,
 ) -> dict:
-    """Autograde `assignment` (all submissions, or `students`); return the run's summary."""
+    """Autograde `assignment` (all submissions, `students`, or a `shard` of the class);
+    return the run's summary."""
     app = load_app()
     coursedir = app.coursedir
     config = grading_config(app)
@@ -78,6 +85,8 @@ def grade(
         if missing:
             raise SystemExit(f"no submission of {assignment} from: {', '.join(missing)}")
         found = [s for s in found if s in students]
+    if shard is not None:
+        found = [s for s in found if shard.holds(s)]
     todo, skipped = [], []
     for student in found:
         dest = coursedir.format_path(coursedir.autograded_directory, student, assignment)
@@ -87,11 +96,15 @@ def grade(
         isolation, coursedir, exchange_root(app), jobs, limits or iso.Limits(), uid_base
     )
     if chosen.mode == "basic":
-        print("grading with basic isolation (see instructors/threat_model.md)", file=sys.stderr)
+        why = f": strict is not possible here, {chosen.reason}" if chosen.reason else ""
+        print(
+            f"grading with basic isolation{why} (see instructors/threat_model.md)", file=sys.stderr
+        )
     started, cpu = time.monotonic(), _children_cpu()
     outcomes = _run_workers(app, config, chosen, assignment, force, todo, jobs, progress)
     summary = {
         "assignment": assignment,
+        "shard": str(shard) if shard else None,
         "jobs": jobs,
         "isolation": chosen.mode,
         "graded": sum(o["status"] == "graded" for o in outcomes),

@@ -5,7 +5,8 @@ the verdict is reached (see `normlab.grading`): `make_cases` builds `Case`s,
 `run_case` turns one `Case` into one `Result` by calling the student's code, and
 `judge` reads the `Case`s and `Result`s and names the misconception. Only plain
 data crosses: NumPy arrays, Python scalars, strings, tuples and dicts of those,
-and `Ref`, which names a trusted function by a string.
+and `Ref`, which names a trusted function by a string. `WIRE_TYPES` names these three
+for the wire (`wire.py`), the only objects other than plain data it rebuilds.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Ref:
-    """A trusted callable, named by a string and resolved by `run_case`.
+    """A trusted callable, named by a string and resolved where `run_case` runs.
 
     Used where a check must hand the student's code a function: the correct
     LayerNorm or a planted wrong one for ps3's witness, a scripted clock for ps6's
-    timer. `name` picks the callable from `normlab.grading.trusted`, `params`
+    timer. `name` picks the callable (from `normlab.grading.trusted`), `params`
     (numbers) configure it; refs of one case that share `group` share one object
     (a timer's workload and its clock).
     """
@@ -87,3 +88,7 @@ class Result:
             if key == name:
                 return value
         return default
+
+
+# the dataclasses the wire between grader and sandbox kernel rebuilds (see wire.py)
+WIRE_TYPES = {cls.__name__: cls for cls in (Case, Ref, Result)}

@@ -5,9 +5,10 @@ trusted helpers would be.
   `LibraryFunction`: calling `normlab.layer_norm(x)` asks the grader, which answers while a
   check is running (noting the call as reference reuse, so the kernel cannot hide it) and
   refuses otherwise. The reference itself is never loaded into the kernel.
-  `normlab.grading.check`, run by a student in an ordinary cell, only prints that checks run
-  in the grader; `normlab.grading.use_assignment` does nothing (the grader knows), and
-  `normlab.grading.summary` (the notebook's last cell) only prints where the results are.
+- `normlab.grading` (and its submodules) gives `GradingStandIn`s: the checks run in the
+  grader, so a cell that calls one (`check(...)` run by hand, a summary of the notebook's
+  checks) prints a one-line note and gets None, and grading goes on;
+  `normlab.grading.use_assignment` does nothing (the grader knows the assignment).
 - `import torch` succeeds (an unused import costs nothing) but using it raises `Unavailable`;
   the grader hears of each use, so a call to a torch normalization shows as reuse.
 - NumPy's `var`, `std`, `nanvar` and `nanstd` (also `ndarray.var` and `ndarray.std`) are
@@ -34,8 +35,10 @@ from .channel import Unavailable, ask
 STAND_IN_PACKAGES = ("normlab", "torch")
 
 
-class LibraryFunction:
-    """`normlab.<path>` inside the sandbox: calls are answered (and noted) by the grader."""
+class _StandIn:
+    """A dotted name inside the sandbox; its attributes are stand-ins of the same kind."""
+
+    shown = "a stand-in"
 
     def __init__(self, path: str) -> None:
         self._path = path
@@ -43,13 +46,19 @@ class LibraryFunction:
     def __getattr__(self, name: str):
         if name.startswith("__"):
             raise AttributeError(name)
-        return LibraryFunction(f"{self._path}.{name}")
+        return type(self)(f"{self._path}.{name}")
+
+    def __repr__(self) -> str:
+        return f"<{self._path}: {self.shown}>"
+
+
+class LibraryFunction(_StandIn):
+    """`normlab.<path>` inside the sandbox: calls are answered (and noted) by the grader."""
+
+    shown = "answered by the grader while a check runs"
 
     def __call__(self, *args, **kwargs):
         return ask("library", path=self._path, args=args, kwargs=kwargs)
-
-    def __repr__(self) -> str:
-        return f"<{self._path}: answered by the grader while a check runs>"
 
 
 class RefProxy:
@@ -75,16 +84,24 @@ def resolve(ref, made: dict):
     return RefProxy(ref)
 
 
-def _print_check_note(grade_id="", *targets, **kwargs):
-    print(f"check({grade_id!r}, ...): while grading, checks run in the grader, not in this cell")
+class GradingStandIn(_StandIn):
+    """`normlab.grading.<path>` inside the sandbox: the grader runs the checks, not this cell."""
 
+    shown = "run by the grader while grading"
 
-def _print_summary_note(namespace=None):
-    print("summary(): while grading, each test cell above shows its own check's result")
+    def __getitem__(self, key):
+        return GradingStandIn(f"{self._path}[{key!r}]")
 
+    def __iter__(self):
+        return iter(())
 
-def _use_assignment(assignment: str) -> None:
-    """The grader knows the assignment from nbgrader; nothing to do in the kernel."""
+    def __call__(self, *args, **kwargs):
+        name = self._path.rsplit(".", 1)[-1]
+        if name == "use_assignment":
+            return None
+        shown = f"check({args[0]!r}, ...)" if name == "check" and args else f"{name}(...)"
+        print(f"{shown}: while grading, checks run in the grader, not in this cell")
+        return None
 
 
 class StandInModule(types.ModuleType):
@@ -93,34 +110,22 @@ class StandInModule(types.ModuleType):
     def __getattr__(self, name: str):
         if name.startswith("__"):
             raise AttributeError(name)
-        if self.__name__ == "normlab.grading" and name == "check":
-            return _print_check_note
-        if self.__name__ == "normlab.grading" and name == "use_assignment":
-            return _use_assignment
-        if self.__name__ == "normlab.grading" and name == "summary":
-            return _print_summary_note
+        path = f"{self.__name__}.{name}"
         if self.__name__.split(".")[0] == "torch":
-            return TorchStandIn(f"{self.__name__}.{name}")
-        return LibraryFunction(f"{self.__name__}.{name}")
+            return TorchStandIn(path)
+        if path == "normlab.grading" or path.startswith("normlab.grading."):
+            return GradingStandIn(path)
+        return LibraryFunction(path)
 
 
-class TorchStandIn:
+class TorchStandIn(_StandIn):
     """`torch.<path>` inside the sandbox: using it raises; the grader notes which name."""
 
-    def __init__(self, path: str) -> None:
-        self._path = path
-
-    def __getattr__(self, name: str):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return TorchStandIn(f"{self._path}.{name}")
+    shown = "not available while grading"
 
     def __call__(self, *args, **kwargs):
         ask("torch", path=self._path)
         raise Unavailable(f"{self._path}: torch is not available while grading")
-
-    def __repr__(self) -> str:
-        return f"<{self._path}: not available while grading>"
 
 
 class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -161,7 +166,8 @@ def _numpy_stand_in(label: str):
 
 def _install_numpy_stand_ins() -> None:
     """Replace NumPy's var, std, nanvar and nanstd (the functions ps6 asks students not to
-    call) everywhere NumPy looks them up; `ndarray.var` finds `_methods._var` on first use."""
+    call) everywhere NumPy looks them up; `ndarray.var` finds `_methods._var` on first use.
+    These are NumPy 2's private modules: pyproject's `course` extra requires numpy>=2."""
     from numpy._core import _methods
     from numpy.lib import _nanfunctions_impl
 

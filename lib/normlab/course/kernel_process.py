@@ -1,0 +1,304 @@
+"""The grader's side of the sandbox: one kernel process per submission, and its socket.
+
+`start_kernel` starts `python -I -m normlab_sandbox.kernel` as the isolation says (inside
+bubblewrap under strict, see `bwrap`; a plain child process under basic), sends it the setup
+(the slot's uid when the grader is root, the private working folder, the submission's files
+but its notebooks, the limits) and waits until it is ready. `Kernel.request` sends one request
+at a time and enforces the timeout: at the timeout the kernel gets SIGINT (KeyboardInterrupt in
+the student's code), and if no reply comes within `GRACE_S` the whole sandbox is killed. Any
+way the kernel stops answering (a timeout it ignores, `os._exit`, a segfault, the memory or
+CPU limit, a broken reply) raises `KernelDied` with a reason a student can read. See
+instructors/threat_model.md.
+
+Every kernel is a fresh interpreter: about 0.2 s of CPU to import NumPy and IPython, which a
+zygote (one pre-imported process forked per kernel) saved until the kernels moved into
+bubblewrap, which can only sandbox a new program, not a fork of a running one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from normlab_sandbox import wire
+from normlab_sandbox.cases import WIRE_TYPES
+from normlab_sandbox.wire import HARNESS_FAILED, SETUP_FAILED
+
+from .isolation import Isolation
+
+GRACE_S = 2.0  # after the interrupt, before the kill: a loop ends within timeout + 5 s
+START_TIMEOUT_S = 120.0
+MAX_FILES_BYTES = 128 * 1024 * 1024  # a submission folder larger than this is refused
+LOG = "kernel.log"  # the kernel's stdout and stderr, in its private folder on the grader's side
+SIGNAL_HINTS = {
+    "SIGSEGV": "it crashed (segmentation fault)",
+    "SIGBUS": "it crashed (bus error)",
+    "SIGABRT": "it aborted (often a failed allocation under the memory limit)",
+    "SIGKILL": "it was killed (the grader stopped it, or it ran out of memory)",
+    "SIGXFSZ": "it wrote a file larger than the file size limit",
+}
+
+
+class KernelDied(Exception):
+    """The kernel stopped answering; `reason` says why, for the student and the report."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class KernelStartError(RuntimeError):
+    """The kernel did not start: the grader's environment, not the submission, is at fault."""
+
+
+class Interrupted(Exception):
+    """The request ran past its timeout and the kernel stopped it (KeyboardInterrupt)."""
+
+
+def describe_exit(code: int | None, via_bwrap: bool, cpu_seconds=None) -> str:
+    """A kernel's exit status in words: Popen's returncode, which bwrap gives as 128 + the
+    signal when the kernel was killed by one."""
+    if code is None:
+        return "the kernel stopped answering"
+    signum = -code if code < 0 else code - 128 if via_bwrap and code > 128 else None
+    if signum is not None:
+        name = signal.Signals(signum).name if signum in signal.valid_signals() else str(signum)
+        hint = SIGNAL_HINTS.get(name, "killed by a signal")
+        if name == "SIGXCPU":
+            hint = f"it used up its CPU time limit ({cpu_seconds} s)"
+        return f"the kernel died with {name}: {hint}"
+    if code == SETUP_FAILED:
+        return "the grader could not set up the sandbox for this kernel (see --isolation)"
+    if code == HARNESS_FAILED:
+        return (
+            "the kernel's grading harness failed: the notebook's code broke the kernel's own "
+            "machinery (for example by patching builtins)"
+        )
+    return f"the kernel exited with code {code} (os._exit or a fatal error)"
+
+
+def read_files(folder: str) -> list[tuple[str, bytes]]:
+    """Every regular file under `folder` as (relative path, content), but notebooks (the
+    autograded copy holds the restored hidden tests) and symlinks."""
+    files, total = [], 0
+    for root, dirs, names in os.walk(folder, followlinks=False):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
+        for name in names:
+            path = os.path.join(root, name)
+            if name.endswith(".ipynb") or os.path.islink(path) or not os.path.isfile(path):
+                continue
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_FILES_BYTES + 1 - total)
+            total += len(data)
+            if total > MAX_FILES_BYTES:
+                raise KernelDied(f"the submission folder is larger than {MAX_FILES_BYTES} bytes")
+            files.append((os.path.relpath(path, folder), data))
+    return files
+
+
+def cpu_seconds_of(pid: int) -> float | None:
+    """CPU seconds process `pid` and its waited-for children used so far (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    ticks = sum(int(v) for v in fields[11:15])  # utime, stime, cutime, cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _child(pid: int) -> int | None:
+    """The first child of process `pid` (Linux /proc), or None."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return None
+    return int(children[0]) if children else None
+
+
+class _DeadlineSocket:
+    """A socket whose every recv waits at most until a shared deadline."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.deadline = None
+
+    def recv(self, n: int) -> bytes:
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            self.sock.settimeout(left)
+        else:
+            self.sock.settimeout(None)
+        return self.sock.recv(n)
+
+    def sendall(self, data: bytes) -> None:
+        self.sock.settimeout(30.0)
+        self.sock.sendall(data)
+
+
+class Kernel:
+    """One sandboxed kernel (one submission); `request` runs one step of the notebook."""
+
+    def __init__(self, proc: subprocess.Popen, sock, home: str, via_bwrap: bool, cpu) -> None:
+        self.proc, self.sock, self.home = proc, sock, home
+        self.via_bwrap, self.cpu_seconds = via_bwrap, cpu
+        self.pid = proc.pid  # the process to interrupt: the kernel itself, once it is ready
+        self.link = _DeadlineSocket(sock)
+        self.dead: str | None = None
+        self.cpu_used: float | None = None  # the kernel's CPU seconds, once closed
+        self._next_id = 0
+
+    def _ready(self, setup: dict, files) -> None:
+        """Send the setup and the files; wait for the kernel's "ready"."""
+        self.link.deadline = time.monotonic() + START_TIMEOUT_S
+        try:
+            wire.send_message(self.link, {**setup, "op": "setup", "files": len(files)})
+            for path, data in files:
+                wire.send_message(self.link, {"op": "file", "path": path, "data": data})
+            reply = wire.recv_message(self.link, WIRE_TYPES)
+        except (OSError, EOFError, TimeoutError, wire.WireError):
+            reply = None
+        self.link.deadline = None
+        if not isinstance(reply, dict) or reply.get("op") != "ready":
+            why = reply.get("reason") if isinstance(reply, dict) else None
+            self.kill()
+            status = describe_exit(self.proc.wait(), self.via_bwrap)
+            log = (Path(self.home) / LOG).read_text(errors="replace")[-3000:]
+            self.close()
+            raise KernelStartError(f"the sandbox kernel did not start: {why or status}\n{log}")
+        if self.via_bwrap:  # bwrap -> its reaper (pid 1 inside) -> the kernel
+            reaper = _child(self.proc.pid)
+            self.pid = (_child(reaper) if reaper else None) or self.proc.pid
+
+    def request(self, message: dict, timeout: float, answer) -> dict:
+        """Send `message`; serve the kernel's questions with `answer(question) -> reply`
+        until its reply. Raises Interrupted (timeout, kernel alive) or KernelDied."""
+        if self.dead:
+            raise KernelDied(self.dead)
+        self._next_id += 1
+        ident = self._next_id
+        try:
+            wire.send_message(self.link, {**message, "id": ident}, WIRE_TYPES)
+        except OSError:
+            self._fail(None)
+        interrupted = False
+        self.link.deadline = time.monotonic() + timeout
+        while True:
+            try:
+                frame = wire.recv_message(self.link, WIRE_TYPES)
+            except TimeoutError:
+                if interrupted:
+                    self._fail(f"it ignored the interrupt at the {timeout:g} s timeout")
+                self._signal(signal.SIGINT)
+                interrupted = True
+                self.link.deadline = time.monotonic() + GRACE_S
+                continue
+            except (EOFError, OSError):
+                self._fail(None)
+            except wire.WireError as exc:
+                self._fail(f"it sent a reply the grader refuses ({exc})")
+            if not isinstance(frame, dict):
+                self._fail("it sent a reply that is not a message")
+            if frame.get("op") == "ask":
+                wire.send_message(self.link, {"op": "answer", **answer(frame)}, WIRE_TYPES)
+                continue
+            if frame.get("op") != "done" or frame.get("id") != ident:
+                self._fail("it sent a reply out of turn")
+            self.link.deadline = None
+            if interrupted or frame.get("interrupted"):
+                raise Interrupted
+            return frame
+
+    def _signal(self, signum: int) -> None:
+        try:
+            os.kill(self.pid, signum)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def _fail(self, why: str | None):
+        """Kill the kernel, learn how it ended, and raise KernelDied."""
+        if why is None:  # it stopped by itself: give it a moment to be reaped
+            try:
+                self.proc.wait(timeout=5.0)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
+        reason = describe_exit(self.proc.wait(), self.via_bwrap, self.cpu_seconds)
+        if why:
+            reason = f"the kernel was stopped: {why}"
+        self.dead = reason
+        raise KernelDied(reason)
+
+    def kill(self) -> None:
+        """Kill the kernel and everything it started (its sandbox, or its process group)."""
+        self._signal(signal.SIGKILL)
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def close(self) -> None:
+        """Ask the kernel to exit (kill it if it does not); remove its private folder."""
+        self.cpu_used = cpu_seconds_of(self.pid)
+        if not self.dead:
+            try:
+                wire.send_message(self.link, {"op": "bye"})
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout=5.0)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
+        self.proc.wait()
+        self.sock.close()
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+class NoKernel:
+    """In place of a kernel that was never started (the submission was refused): every test
+    cell is then not run, with `dead` as the reason."""
+
+    def __init__(self, reason: str) -> None:
+        self.dead = reason
+        self.cpu_used = None
+
+    def close(self) -> None:
+        pass
+
+
+def start_kernel(isolation: Isolation, slot: int, files_dir: str | None) -> Kernel:
+    """A ready kernel for grading slot `slot`, holding the files of `files_dir`."""
+    files = read_files(files_dir) if files_dir else []
+    home = tempfile.mkdtemp(prefix="normlab-kernel-")
+    launch = isolation.launch(slot, home)
+    ours, theirs = socket.socketpair()
+    try:
+        with open(Path(home) / LOG, "wb") as log:
+            proc = subprocess.Popen(
+                [*launch.argv, str(theirs.fileno())],
+                pass_fds=[theirs.fileno()],
+                env=launch.env,
+                cwd=home,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+            )
+    except OSError:
+        ours.close()
+        shutil.rmtree(home, ignore_errors=True)
+        raise
+    finally:
+        theirs.close()
+    kernel = Kernel(proc, ours, home, launch.via_bwrap, isolation.limits.cpu_seconds)
+    kernel._ready(launch.setup, files)
+    return kernel
