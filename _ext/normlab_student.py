@@ -3,14 +3,15 @@
 A student with only the website needs the released notebooks and `normlab`, whose checkers the
 notebooks' test cells call. At the end of each HTML build this extension writes
 
-    downloads/normlab-<version>-py3-none-any.whl   a wheel of lib/normlab (core need: numpy)
+    downloads/normlab-<version>-py3-none-any.whl   a wheel of lib/ (core need: numpy)
     downloads/normlab-course-student.zip           that wheel, the six released notebooks
                                                    (exercises/<id>/<id>.ipynb) and a README.txt
 
 into the site, for the *Getting started* page (exercises/getting_started.md) to link. Nothing
-else goes in: the wheel is built by pip from a copy of pyproject.toml, README.md and
-lib/normlab only, and the bundle takes the notebooks that `nbgrader generate_assignment` released,
-never solutions/ (tests/book/test_student_download.py checks both).
+else goes in: the wheel is built by pip from a copy of pyproject.toml, README.md and the two
+packages of lib/ (normlab and normlab_sandbox) only, and the bundle takes the notebooks that
+`nbgrader generate_assignment` released, never solutions/ (tests/book/test_student_download.py
+checks both).
 
 Both files are made again only when what they are made of changes: a SHA-256 over those inputs
 (and this file) is kept in the doctree folder, and a build that finds it equal, with the files in
@@ -61,6 +62,10 @@ The course site's page Exercises > Getting started says more.
 """
 
 
+# what the wheel holds: the library and the leaf package its checks run through
+PACKAGES = ("normlab", "normlab_sandbox")
+
+
 def assignments() -> list[str]:
     """The problem sets, in the course's order (the grader's list: one source of truth)."""
     from normlab.grading import ASSIGNMENTS
@@ -75,7 +80,10 @@ def release(repo: Path, assignment: str) -> Path:
 def inputs(repo: Path) -> list[Path]:
     """Every file the wheel and the bundle are made of, and this extension (the README)."""
     library = [
-        p for p in sorted((repo / "lib" / "normlab").rglob("*")) if p.is_file() and _kept(p)
+        p
+        for package in PACKAGES
+        for p in sorted((repo / "lib" / package).rglob("*"))
+        if p.is_file() and _kept(p)
     ]
     notebooks = [release(repo, a) for a in assignments()]
     missing = [str(p) for p in notebooks if not p.is_file()]
@@ -104,7 +112,8 @@ def build_wheel(repo: Path, out: Path) -> Path:
         (source / "lib").mkdir(parents=True)
         shutil.copy2(repo / "pyproject.toml", source)
         shutil.copy2(repo / "README.md", source)
-        shutil.copytree(repo / "lib" / "normlab", source / "lib" / "normlab", ignore=SKIP)
+        for package in PACKAGES:
+            shutil.copytree(repo / "lib" / package, source / "lib" / package, ignore=SKIP)
         command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
         command += ["--check-build-dependencies", "--quiet", "--wheel-dir", str(out), str(source)]
         env = {**os.environ, "SOURCE_DATE_EPOCH": str(EPOCH), "PIP_NO_INPUT": "1"}

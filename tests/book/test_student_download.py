@@ -92,6 +92,8 @@ def test_the_getting_started_page_links_the_bundle(site):
 
 def test_the_wheel_needs_only_a_light_core(bundle):
     files = wheel_members(bundle[_wheel_name(bundle)])
+    # both packages of lib/: the checks run the student's code through normlab_sandbox
+    assert {name.split("/")[0] for name in files} >= {"normlab", "normlab_sandbox"}
     metadata = next(data for name, data in files.items() if name.endswith(".dist-info/METADATA"))
     requires = [
         line.removeprefix("Requires-Dist:").strip()

@@ -12,7 +12,7 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from . import family, normchecks
+from . import normchecks, variants
 from .evidence import failure_of_call, fmt, record, where
 from .judges import each_case
 from .normchecks import LAYER_NORM
@@ -72,7 +72,7 @@ def _same(got: np.ndarray, want: np.ndarray) -> bool:
 
 def _mean_axes(x: np.ndarray, mean: np.ndarray):
     """The axes the student's mean was taken over, or None."""
-    for axes in family.axis_subsets(x.ndim):
+    for axes in variants.axis_subsets(x.ndim):
         if _same(mean, x.mean(axis=axes)):
             return axes
     return None
@@ -94,7 +94,7 @@ def _judge_stats_axis(case, mean, var):
     if axes is not None and axes != (x.ndim - 1,):
         return (
             f"Wrong axis: for {where(case)}, row_stats averages over "
-            f"{family.describe_axes(axes, x.ndim)}. The statistics of a record are over its "
+            f"{variants.describe_axes(axes, x.ndim)}. The statistics of a record are over its "
             f"own features, the last axis: x.mean(axis=-1) has shape {want_mean.shape}."
         )
     if not _same(mean, want_mean):

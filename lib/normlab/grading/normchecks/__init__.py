@@ -1,7 +1,7 @@
 """Check builders shared by every normalization the students write.
 
 LayerNorm (ps2), batch-norm (ps3) and RMSNorm (ps4) are one formula with
-different choices (see `normlab.grading.family`), so their grade cells are built
+different choices (see `normlab.grading.variants`), so their grade cells are built
 from the same pieces, each reading one choice or one promise:
 
     axis            statistics over the right axes, for any number of leading axes

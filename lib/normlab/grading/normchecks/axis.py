@@ -8,7 +8,7 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from .. import family
+from .. import variants
 from ..evidence import where
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
@@ -46,12 +46,12 @@ def axis_spec(kind: NormKind, grade_id: str = "axis", *, points: float) -> Check
 
     def explain(v, case, x, y, result):
         right = kind.correct_axes(x.ndim)
-        z = family.normalize(x, replace(v, axes=right), case.meta["eps"])
+        z = variants.normalize(x, replace(v, axes=right), case.meta["eps"])
         evidence = evidence_of_difference(y, z)
         return (
             f"Wrong axis: for {where(case)}, {kind.function} takes its statistics over "
-            f"{family.describe_axes(v.axes, x.ndim)}. {kind.title} takes them over "
-            f"{family.describe_axes(right, x.ndim)}, for any number of leading axes "
+            f"{variants.describe_axes(v.axes, x.ndim)}. {kind.title} takes them over "
+            f"{variants.describe_axes(right, x.ndim)}, for any number of leading axes "
             f"(use axis=-1{' and keepdims=True' if not kind.leading_axes else ''})." + evidence
         )
 

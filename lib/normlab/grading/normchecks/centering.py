@@ -8,7 +8,7 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from .. import family
+from .. import variants
 from ..evidence import fmt, record, where
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
@@ -27,7 +27,7 @@ def centering_spec(kind: NormKind, grade_id: str = "centering", *, points: float
         return v.center == kind.center
 
     def explain(v, case, x, y, result):
-        z = family.normalize(x, replace(v, center=kind.center), case.meta["eps"])
+        z = variants.normalize(x, replace(v, center=kind.center), case.meta["eps"])
         evidence = evidence_of_difference(y, z)
         if kind.center:
             return (

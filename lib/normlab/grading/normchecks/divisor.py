@@ -8,7 +8,7 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from .. import family
+from .. import variants
 from ..evidence import fmt, record, where
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
@@ -31,7 +31,7 @@ def divisor_spec(
 
     def explain(v, case, x, y, result):
         n = int(np.prod([x.shape[a] for a in v.axes]))
-        z = family.normalize(x, replace(v, divisor="n"), case.meta["eps"])
+        z = variants.normalize(x, replace(v, divisor="n"), case.meta["eps"])
         evidence = evidence_of_difference(y, z)
         if v.divisor == "n-1":
             return (

@@ -16,7 +16,7 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from .. import family
+from .. import variants
 from ..evidence import fmt, record, warned, where, worst
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
@@ -48,7 +48,7 @@ def _is_zhang_sennrich(x, y, axes) -> bool:
     rms = np.sqrt((x * x).mean(axis=axes, keepdims=True))
     with np.errstate(divide="ignore", invalid="ignore"):
         z = x / (rms + ZHANG_SENNRICH_EPS)
-    return worst(y, z, family.MATCH_RTOL, family.MATCH_ATOL) is None
+    return worst(y, z, variants.MATCH_RTOL, variants.MATCH_ATOL) is None
 
 
 def _other_convention(kind: NormKind, case: Case, computed: str) -> str:
@@ -86,7 +86,7 @@ def eps_spec(kind: NormKind, grade_id: str = "eps_placement", *, points: float) 
 
     def explain(v, case, x, y, result):
         eps = case.meta["eps"]
-        z = family.normalize(x, replace(v, eps_mode="inside", fixed_eps=0.0), eps)
+        z = variants.normalize(x, replace(v, eps_mode="inside", fixed_eps=0.0), eps)
         evidence = evidence_of_difference(y, z) + warned(result)
         if v.eps_mode == "outside" and not kind.center:
             computed = "(x - mu) / (sigma + eps)" if v.center else "x / (rms + eps)"
@@ -117,7 +117,7 @@ def eps_spec(kind: NormKind, grade_id: str = "eps_placement", *, points: float) 
 
     def fallback(case, x, y, result):
         eps = case.meta["eps"]
-        z = family.normalize(x, correct_variant(kind, x.ndim), eps)
+        z = variants.normalize(x, correct_variant(kind, x.ndim), eps)
         if not np.all(np.isfinite(y)):
             r = tuple(np.argwhere(~np.isfinite(y))[0])
             return (

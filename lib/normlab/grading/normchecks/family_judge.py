@@ -1,6 +1,6 @@
 """The judge shared by the cells that read one choice of the family.
 
-It asks which members of the family (`normlab.grading.family`) the student's output
+It asks which members of the family (`normlab.grading.variants`) the student's output
 matches; a match that is right on this cell's choice passes. A match that is wrong
 is explained against the closest member; no match at all falls back on the property.
 """
@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import family
+from .. import variants
 from ..evidence import fmt, record, worst
 from ..judges import an_array, each_case
 from .kind import NormKind
 
 
-def _wrongness(v: family.Variant, kind: NormKind, ndim: int, eps: float) -> int:
+def _wrongness(v: variants.Variant, kind: NormKind, ndim: int, eps: float) -> int:
     good_eps = v.eps_mode == "inside" or (v.eps_mode == "fixed" and v.fixed_eps == eps)
     return (
         (v.axes != kind.correct_axes(ndim))
@@ -37,7 +37,7 @@ def family_judge(kind: NormKind, accept, explain, fallback):
     def verdict(case, y, result):
         x = np.asarray(case.args[0], dtype=np.float64)
         eps = case.meta["eps"]
-        matches = family.matching(x, eps, y)
+        matches = variants.matching(x, eps, y)
         if any(accept(v, case) for v in matches):
             return None
         if matches:
@@ -48,14 +48,14 @@ def family_judge(kind: NormKind, accept, explain, fallback):
     return each_case(an_array, verdict)
 
 
-def correct_variant(kind: NormKind, ndim: int) -> family.Variant:
+def correct_variant(kind: NormKind, ndim: int) -> variants.Variant:
     """The member of the family the student should have written."""
-    return family.Variant(kind.correct_axes(ndim), kind.center, "n", "inside")
+    return variants.Variant(kind.correct_axes(ndim), kind.center, "n", "inside")
 
 
 def evidence_of_difference(y, z) -> str:
     """The record where the output y differs most from z (the same variant, this choice right)."""
-    index = worst(y, z, family.MATCH_RTOL, family.MATCH_ATOL)
+    index = worst(y, z, variants.MATCH_RTOL, variants.MATCH_ATOL)
     if index is None:
         index = (0,) * np.ndim(y)
     r = tuple(index[:-1])
