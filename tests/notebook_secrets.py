@@ -2,7 +2,7 @@
 
 The lines inside its `### BEGIN SOLUTION` / `### END SOLUTION` and `### BEGIN HIDDEN TESTS` /
 `### END HIDDEN TESTS` regions: what nbgrader removes from the released notebook and what must
-never reach a student (the site, the student download, the feedback). Shared by tests/course and
+never reach a student (the site, the student download, the feedback). Shared by tests/grading and
 tests/book.
 """
 

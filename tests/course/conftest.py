@@ -1,62 +1,51 @@
-"""One temporary nbgrader course, generated, submitted to and autograded once per session.
+"""Fixtures of the adversarial suite: real courses, graded once per session.
 
-Students: "honest" submits each source notebook as is, "blank" each released notebook
-unfilled, and the bank (course_bank.BANK) one student per planted-bug submission. All
-students of an assignment are graded by one `nbgrader autograde` call. Everything
-lives under pytest's tmp folder: the repo never gets a gradebook or a submitted/ folder.
+- `attack_course`: a fresh ps2 course (5 s cell timeout) with the honest class and every
+  attacker of security_attacks.py, graded by `python -m normlab.course grade --jobs 2`, with
+  hashes of everything grading must not change taken before and after.
+- `honest_course`: the honest class alone, graded the same way: the reference for "other
+  students' grades unchanged".
+- `serial_honest_course`: the honest class graded by plain serial `nbgrader autograde`.
 """
 
 from __future__ import annotations
 
-import time
-import warnings
-from dataclasses import dataclass, field
-from pathlib import Path
-
 import pytest
-from course_bank import BANK
-from course_helpers import (
-    nbgrader,
-    new_course,
-    read,
-    release_path,
-    source_path,
-    submit,
-    with_bug,
+from demo_course import build_course
+from security_attacks import ATTACKS
+from security_course import (
+    CONFIG_EXTRA,
+    Graded,
+    protected_hashes,
+    run_grader,
+    run_nbgrader_autograde,
+    submit_attacker,
+    submit_honest,
 )
-
-from normlab.grading import ASSIGNMENTS
-
-
-@dataclass
-class GradedCourse:
-    root: Path
-    seconds: dict[str, float] = field(default_factory=dict)
-
-    def scores(self, assignment: str, student: str) -> dict[str, tuple[float | None, float, bool]]:
-        """grade_id -> (score, max_score, needs_manual_grade) from the gradebook."""
-        from nbgrader.api import Gradebook
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SQLAlchemy's deprecation chatter
-            with Gradebook(f"sqlite:///{self.root / 'gradebook.db'}") as gb:
-                nb = gb.find_submission_notebook(assignment, assignment, student)
-                return {g.name: (g.score, g.max_score, g.needs_manual_grade) for g in nb.grades}
 
 
 @pytest.fixture(scope="session")
-def graded_course(tmp_path_factory) -> GradedCourse:
-    course = GradedCourse(new_course(tmp_path_factory.mktemp("course") / "layernorm"))
-    for assignment in ASSIGNMENTS:
-        start = time.perf_counter()
-        nbgrader(course.root, "generate_assignment", assignment)
-        course.seconds[f"generate {assignment}"] = time.perf_counter() - start
-        submit(course.root, "honest", assignment, read(source_path(assignment)))
-        submit(course.root, "blank", assignment, read(release_path(assignment)))
-        for bug, (edits, _) in BANK.get(assignment, {}).items():
-            submit(course.root, bug, assignment, with_bug(read(source_path(assignment)), edits))
-    for assignment in ASSIGNMENTS:
-        start = time.perf_counter()
-        nbgrader(course.root, "autograde", assignment)
-        course.seconds[f"autograde {assignment}"] = time.perf_counter() - start
-    return course
+def attack_course(tmp_path_factory) -> Graded:
+    course = build_course(tmp_path_factory.mktemp("attacks") / "course", config_extra=CONFIG_EXTRA)
+    submit_honest(course)
+    for attack in ATTACKS:
+        submit_attacker(course, attack)
+    before = protected_hashes(course)
+    seconds, output = run_grader(course)
+    return Graded(course, seconds, output, before, protected_hashes(course))
+
+
+@pytest.fixture(scope="session")
+def honest_course(tmp_path_factory) -> Graded:
+    course = build_course(tmp_path_factory.mktemp("honest") / "course", config_extra=CONFIG_EXTRA)
+    submit_honest(course)
+    seconds, output = run_grader(course)
+    return Graded(course, seconds, output)
+
+
+@pytest.fixture(scope="session")
+def serial_honest_course(tmp_path_factory) -> Graded:
+    course = build_course(tmp_path_factory.mktemp("serial") / "course", config_extra=CONFIG_EXTRA)
+    submit_honest(course)
+    seconds, output = run_nbgrader_autograde(course)
+    return Graded(course, seconds, output)

@@ -1,6 +1,6 @@
 """The implementations the bench times, each wrapped as one call with a reused output.
 
-Names (`impl`) are a contract (DESIGN.md): numpy_naive, numpy_fast, numpy_copy on the
+Names (`impl`) are a contract (ARCHITECTURE.md): numpy_naive, numpy_fast, numpy_copy on the
 CPU; torch_cpu (one record per thread count); torch_cuda and torch_cuda_copy on a GPU.
 Each `Impl` holds `run`, one call to time, and `output_rows`, the rows of the last
 result as float64 for the check against the reference.

@@ -150,7 +150,7 @@ def run_case(cfg, device: str, dtype: str, rows: int, d: int, threads, bar) -> l
 
 
 def make_record(impl: Impl, device, dtype, rows, d, seconds, faults, max_error) -> dict:
-    """One result; the first seven keys are the contract (DESIGN.md)."""
+    """One result; the first seven keys are the contract (ARCHITECTURE.md)."""
     median = statistics.median(seconds)
     bytes_moved = 2 * rows * d * ITEMSIZE[dtype]  # read x once, write y once
     return {

@@ -11,7 +11,7 @@ a message fails here.
 
 A message changed on purpose is re-recorded with
 
-    .venv/bin/python tests/course/test_course_verdicts.py --update
+    .venv/bin/python tests/grading/test_verdicts.py --update
 
 and the diff of `verdicts.json` shows every message that changed.
 """
@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # run as a script (--update)
+# run as a script (--update): its helpers here, and the shared ones in tests/
+sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parents[1])]
 
 import demo_course as demo  # noqa: E402
 from course_bank import BANK  # noqa: E402

@@ -2,7 +2,7 @@
 
 These run the notebooks' code cells in this process and judge every grade cell with
 its full autograde battery (`normlab.grading.cell_verdict`), so they are quick; the
-nbgrader end-to-end tests (test_course_nbgrader.py) confirm the same scores through
+nbgrader end-to-end tests (test_nbgrader.py) confirm the same scores through
 nbgrader itself.
 """
 

@@ -10,10 +10,12 @@ import re
 from pathlib import Path
 
 import pytest
-from course_helpers import EXERCISES, REPO, release_path, secret_region_lines
+from book_pages import REPO
+from notebook_secrets import secret_lines_of
 
 from normlab.grading import ASSIGNMENTS
 
+EXERCISES = REPO / "exercises"
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "hidden=True", "MARK SCHEME")
 TEXT_SUFFIXES = {".html", ".txt", ".js", ".json", ".ipynb", ".md", ".py", ".css", ".xml"}
 
@@ -27,7 +29,11 @@ def secret_lines() -> set[str]:
     )
     lines = set()
     for assignment in ASSIGNMENTS:
-        lines |= {line for line in secret_region_lines(assignment, 20) if line not in public}
+        lines |= {
+            line
+            for line in secret_lines_of(REPO / "solutions" / assignment / f"{assignment}.ipynb", 20)
+            if line not in public
+        }
     return lines
 
 
@@ -59,5 +65,7 @@ def test_each_released_notebook_is_a_page_with_a_notebook_download(built_site, a
     assert page.is_file(), f"{assignment} is not a page of the Exercises part"
     source = f"_sources/exercises/{assignment}/{assignment}.ipynb"
     assert f'href="../../{source}"' in page.read_text()
-    assert (built_site / source).read_bytes() == release_path(assignment).read_bytes()
+    assert (built_site / source).read_bytes() == (
+        EXERCISES / assignment / f"{assignment}.ipynb"
+    ).read_bytes()
     assert "raise NotImplementedError()" in visible_text(page.read_text())
