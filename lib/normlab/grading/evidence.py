@@ -32,8 +32,11 @@ def where(case: Case) -> str:
 
 
 def failure_of_call(name: str, case: Case, result: Result) -> str | None:
-    """A message if the call raised (or the value was missing), else None."""
+    """A message if the call raised, or the value was missing or still its placeholder `...`
+    (a blank notebook's answer cells start `name = ...`), else None."""
     if result.error is None:
+        if case.how == "get" and result.output_type == "ellipsis":
+            return f"{name} is not written yet: replace the ... in its answer cell."
         return None
     kind, text = result.error
     if kind == "NotImplementedError":

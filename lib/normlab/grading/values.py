@@ -20,20 +20,12 @@ def value_spec(
         return [Case(name, "get", tag="value", label=name) for name in targets]
 
     def judge(cases, results):
-        values, problem = read_all(answered, cases, results)
+        values, problem = read_all(returned, cases, results)
         if problem:
             return problem
         return judge_values({case.target: value for case, value in zip(cases, values, strict=True)})
 
     return check_spec(grade_id, targets, make, judge, summary, points=points)
-
-
-def answered(case, result):
-    """Reader: the value as it came back; the message when it is missing or still holds its
-    placeholder `...` (a blank notebook's answer cells start `name = ...`)."""
-    if result.error is None and result.output_type == "ellipsis":
-        return None, f"{case.target} is not written yet: replace the ... in its answer cell."
-    return returned(case, result)
 
 
 def number(name: str, value) -> tuple[float | None, str | None]:
