@@ -89,6 +89,24 @@ def test_a_function_with_state_is_told_about_its_state():
     assert message is not None and "keeps state between calls" in message
 
 
+def test_a_gradient_returned_nested_is_named_whole_and_a_list_of_three_passes():
+    """`return dx, (dgamma, dgamma), dbeta` gets the whole returned type in its message."""
+
+    def nested(dy, x, gamma, eps=1e-5):
+        return np.zeros_like(x), (np.zeros_like(gamma), np.zeros_like(gamma)), np.zeros_like(gamma)
+
+    def as_list(dy, x, gamma, eps=1e-5):
+        return [np.zeros_like(x), np.zeros_like(gamma), np.zeros_like(gamma)]
+
+    message = cell_verdict("ps5_backward", "dtype_and_shape", {"layer_norm_backward": nested})
+    assert message == (
+        "Type: layer_norm_backward must return three NumPy arrays (dx, dgamma, dbeta); it "
+        "returned tuple(numpy.ndarray, tuple(numpy.ndarray, numpy.ndarray), numpy.ndarray) "
+        "(x of shape (4, 6))."
+    )
+    assert cell_verdict("ps5_backward", "dtype_and_shape", {"layer_norm_backward": as_list}) is None
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_headings_give_the_points_of_the_cells_under_them(assignment):
     """'# Problem set ... (25 points)' and '## Part A ... (6 points)' add up to the grade cells."""
