@@ -43,7 +43,7 @@ import types
 from . import channel, standins, wire
 from .cases import WIRE_TYPES
 from .guarded import run_case
-from .shell import CapturedStream, make_shell, run_cell
+from .shell import captured, make_shell, run_cell
 
 _SIGINT = {signal.SIGINT}
 RLIMITS = {
@@ -178,18 +178,13 @@ def _serve_case(shell, stalled: Stalled, request) -> dict:
     """Run one check case through `run_case` on the notebook's objects."""
     user_ns = shell.user_ns
     namespace = {t: user_ns[n] for t, n in request["names"].items() if n in user_ns}
-    shell.collector.reset()
-    saved = sys.stdout, sys.stderr
-    sys.stdout = CapturedStream(shell.collector, "stdout")
-    sys.stderr = CapturedStream(shell.collector, "stderr")
-    try:
-        with _StudentCode():
-            result = run_case(namespace, request["case"], standins.resolve)
-    except KeyboardInterrupt as stopped:
-        stalled.note(stopped, user_ns, [request["names"].get(request["case"].target)])
-        raise
-    finally:
-        sys.stdout, sys.stderr = saved
+    with captured(shell):
+        try:
+            with _StudentCode():
+                result = run_case(namespace, request["case"], standins.resolve)
+        except KeyboardInterrupt as stopped:
+            stalled.note(stopped, user_ns, [request["names"].get(request["case"].target)])
+            raise
     return {"result": result, "outputs": list(shell.collector.items)}
 
 

@@ -14,6 +14,7 @@ import base64
 import io
 import subprocess
 import sys
+from contextlib import contextmanager
 
 from IPython.core.displayhook import DisplayHook
 from IPython.core.displaypub import DisplayPublisher
@@ -186,15 +187,23 @@ def make_shell() -> SandboxShell:
     return SandboxShell.instance(config=config)
 
 
-def run_cell(shell: SandboxShell, source: str) -> dict:
-    """Run one cell; return {"outputs": [...], "error": bool}."""
+@contextmanager
+def captured(shell: SandboxShell):
+    """While the block runs, what is written to sys.stdout and sys.stderr becomes `stream`
+    outputs in `shell.collector`, emptied first; the real streams come back after."""
     shell.collector.reset()
     saved = sys.stdout, sys.stderr
     sys.stdout = CapturedStream(shell.collector, "stdout")
     sys.stderr = CapturedStream(shell.collector, "stderr")
     try:
-        result = shell.run_cell(source, store_history=True)
+        yield
     finally:
         sys.stdout, sys.stderr = saved
+
+
+def run_cell(shell: SandboxShell, source: str) -> dict:
+    """Run one cell; return {"outputs": [...], "error": bool}."""
+    with captured(shell):
+        result = shell.run_cell(source, store_history=True)
     failed = result.error_before_exec is not None or result.error_in_exec is not None
     return {"outputs": list(shell.collector.items), "error": bool(failed)}
