@@ -78,11 +78,6 @@ class Result:
     reference_calls: tuple[str, ...] = ()
     probes: tuple[tuple[str, object], ...] = ()
 
-    @property
-    def ok(self) -> bool:
-        """True when the call returned (did not raise)."""
-        return self.error is None
-
     def probe(self, name: str, default=None):
         for key, value in self.probes:
             if key == name:

@@ -53,10 +53,6 @@ def _plain(obj):
     return None, _type_name(obj)
 
 
-def _no_trusted_callables(ref: Ref, made: dict):
-    raise LookupError(f"this run_case has no trusted callable for {ref.name!r}")
-
-
 def _resolve(value, refs: dict, resolve):
     if isinstance(value, Ref):
         return resolve(value, refs)
@@ -70,7 +66,7 @@ def _message(err: BaseException) -> str:
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
-def run_case(namespace: dict, case: Case, resolve=_no_trusted_callables) -> Result:
+def run_case(namespace: dict, case: Case, resolve) -> Result:
     """Run one `Case` against `namespace` (name -> the student's object) and return a `Result`.
 
     `resolve(ref, made) -> callable` turns the case's `Ref`s into callables; refs of one case
@@ -121,8 +117,3 @@ def run_case(namespace: dict, case: Case, resolve=_no_trusted_callables) -> Resu
         reference_calls=tuple(tripwire.calls),
         probes=tuple(probes),
     )
-
-
-def run_cases(namespace: dict, cases: list[Case], resolve=_no_trusted_callables) -> list[Result]:
-    """`run_case` for each case, in order (state a function keeps between calls shows)."""
-    return [run_case(namespace, case, resolve) for case in cases]

@@ -21,4 +21,4 @@ def run_case(namespace: dict, case: Case) -> Result:
 
 def run_cases(namespace: dict, cases: list[Case]) -> list[Result]:
     """`run_case` for each case, in order (state a function keeps between calls shows)."""
-    return guarded.run_cases(namespace, cases, trusted.resolve)
+    return [run_case(namespace, case) for case in cases]
