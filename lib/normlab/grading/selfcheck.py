@@ -80,9 +80,14 @@ def points(value: float) -> str:
     return f"{value:g} point{'' if value == 1 else 's'}"
 
 
+def check_line(spec: CheckSpec, mark: str) -> str:
+    """One check's line, "<mark> <grade_id>: <summary> (<points>)"; mark ✓ or ✗."""
+    return f"{mark} {spec.grade_id}: {spec.summary} ({points(spec.points)})"
+
+
 def passed_line(spec: CheckSpec) -> str:
     """What a passing visible check prints."""
-    return f"✓ {spec.grade_id}: {spec.summary} ({points(spec.points)})"
+    return check_line(spec, "✓")
 
 
 def _chosen() -> str:
@@ -127,8 +132,7 @@ def summary(namespace: dict) -> None:
                 ok = False
             passed += ok
             earned += spec.points if ok else 0.0
-            mark = "✓" if ok else "✗"
-            lines.append(f"{mark} {spec.grade_id}: {spec.summary} ({points(spec.points)})")
+            lines.append(check_line(spec, "✓" if ok else "✗"))
         total = sum(spec.points for spec in specs)
         print(
             f"{passed} of {len(lines)} visible checks pass, covering {earned:g} of the "
