@@ -38,7 +38,7 @@ from .eps import eps_spec
 from .independence import independence_spec
 from .input_untouched import untouched_spec
 from .kind import BATCH_NORM, LAYER_NORM, RMS_NORM, NormKind
-from .reuse import no_reuse, reuse_message, reuse_spec
+from .reuse import no_reuse, reuse_spec
 
 __all__ = [
     "BATCH_NORM",
@@ -55,7 +55,6 @@ __all__ = [
     "independence_spec",
     "no_reuse",
     "cancellation_spec",
-    "reuse_message",
     "reuse_spec",
     "untouched_spec",
 ]
