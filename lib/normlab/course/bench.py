@@ -67,10 +67,10 @@ def timed(command: list[str], cwd: Path, env: dict) -> tuple[float, float]:
     return wall, _children_cpu() - cpu
 
 
-def sandboxed_cpu(course: Path) -> float:
+def sandboxed_cpu(course: Path, isolation: str) -> float:
     """CPU seconds of a strict run's kernels, from its grading records: a kernel in bubblewrap
     is not a waited-for descendant of the command, so the command's own count misses it."""
-    if json.loads(run_record(course, PS2).read_text())["isolation"] != "strict":
+    if isolation != "strict":
         return 0.0  # basic kernels are the workers' children: already counted
     records = assignment_folder(course, PS2).glob("records/*/*.json")
     return sum(json.loads(path.read_text()).get("kernel_cpu_seconds") or 0.0 for path in records)
@@ -111,8 +111,8 @@ def run(size: int, jobs: int, repeat: int, demo) -> dict:
                 shutil.copytree(template, course)
                 wall, cpu = timed(command, course, demo.course_env())
                 if kind == "parallel":
-                    cpu += sandboxed_cpu(course)
                     isolation = json.loads(run_record(course, PS2).read_text())["isolation"]
+                    cpu += sandboxed_cpu(course, isolation)
                 rows[kind].append((wall, cpu))
                 courses[kind] = course
             same &= scores(courses["serial"]) == scores(courses["parallel"])
