@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 from ..placement import PLACEMENTS, Stack
+from .curves import tail_mean
 from .data import reversal_batch
 from .schedule import warmup_lr
 
@@ -56,7 +57,7 @@ class SequenceRun:
     @property
     def final_loss(self) -> float:
         """Mean loss over the last tenth of the steps (NaN if the run diverged)."""
-        return float(self.losses[-max(1, len(self.losses) // 10) :].mean())
+        return tail_mean(self.losses, share=10)
 
 
 def train_sequence_model(
