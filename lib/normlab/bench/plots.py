@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures
+from .run import ITEMSIZE
 
 ORDER = ["numpy_naive", "numpy_fast", "torch_cpu", "torch_cuda", "numpy_copy", "torch_cuda_copy"]
 
@@ -85,17 +86,16 @@ def gb_per_s_figure(records: list[dict], device: str, dtype: str, *, ax=None, ti
 # LayerNorm forward, per element: two additions into sums, a subtraction, a square, the scaling
 # by 1/sigma, the gain and the bias; about eight floating-point operations (the chapter counts them)
 FLOPS_PER_ELEMENT = 8
-BYTES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}
 
 
 def layer_norm_intensity(dtype: str) -> float:
     """FLOP per byte of LayerNorm's compulsory traffic: x read once, y written once."""
-    return FLOPS_PER_ELEMENT / (2 * BYTES[dtype])
+    return FLOPS_PER_ELEMENT / (2 * ITEMSIZE[dtype])
 
 
 def matmul_intensity(n: int, dtype: str) -> float:
     """An n x n by n x n matmul: 2 n^3 FLOP over A and B read and C written once (3 n^2 values)."""
-    return 2 * n / (3 * BYTES[dtype])
+    return 2 * n / (3 * ITEMSIZE[dtype])
 
 
 def _copy_bandwidth(records: list[dict], device: str, dtype: str) -> float | None:
