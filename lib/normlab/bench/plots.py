@@ -98,32 +98,28 @@ def matmul_intensity(n: int, dtype: str) -> float:
     return 2 * n / (3 * ITEMSIZE[dtype])
 
 
-def _copy_bandwidth(records: list[dict], device: str, dtype: str) -> float | None:
-    """The best copy GB/s among the records of a device and dtype (None if there is none)."""
-    copies = [
-        r["gb_per_s"]
-        for r in records
-        if r["device"] == device and r["dtype"] == dtype and r["impl"].endswith("copy")
-    ]
+def _copy_bandwidth(records: list[dict], dtype: str) -> float | None:
+    """The best copy GB/s among the records of one dtype (None if there is none)."""
+    copies = [r["gb_per_s"] for r in records if r["dtype"] == dtype and r["impl"].endswith("copy")]
     return max(copies) if copies else None
 
 
 def _measured(ax, doc: dict, device: str, name: str, intensities: np.ndarray) -> None:
-    """One recorded run on the roofline: its copy bandwidth as a slope and its LayerNorms."""
+    """One recorded run on the roofline: its float32 copy bandwidth as a slope, its LayerNorms."""
     records = [r for r in doc["records"] if r["device"] == device]
     d_model = min({r["d_model"] for r in records}, key=lambda d: (abs(d - 768), d))
+    bandwidth = _copy_bandwidth(records, "float32")
+    if bandwidth is not None:
+        # the slope only, around LayerNorm: the compute roof of our runs is not measured
+        near = intensities[intensities <= 8]
+        ax.plot(
+            near,
+            bandwidth * near,
+            color=figures.color(f"{device}_roof"),
+            linewidth=1.4,
+            label=f"{name}: copy at {bandwidth:.0f} GB/s (measured, ours; slope only)",
+        )
     for dtype in sorted({r["dtype"] for r in records}):
-        bandwidth = _copy_bandwidth(records, device, dtype)
-        if bandwidth is not None and dtype == "float32":
-            # the slope only, around LayerNorm: the compute roof of our runs is not measured
-            near = intensities[intensities <= 8]
-            ax.plot(
-                near,
-                bandwidth * near,
-                color=figures.color(f"{device}_roof"),
-                linewidth=1.4,
-                label=f"{name}: copy at {bandwidth:.0f} GB/s (measured, ours; slope only)",
-            )
         for r in records:
             if r["d_model"] != d_model or r["dtype"] != dtype or r["impl"].endswith("copy"):
                 continue
