@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._inputs import as_feature_param, as_records, check_eps, undefined_record_error
+from ._inputs import as_feature_param, as_records, check_eps, raise_if_undefined
 
 
 def rms_norm(x, gamma=None, eps: float = 1e-6) -> np.ndarray:
@@ -30,9 +30,7 @@ def rms_norm(x, gamma=None, eps: float = 1e-6) -> np.ndarray:
     # mean square of the record: no centring
     mean_square = np.mean(arr * arr, axis=-1, keepdims=True)  # (..., 1)
     denom = np.sqrt(mean_square + arr.dtype.type(eps))  # (..., 1)
-    if eps == 0.0 and np.any(denom == 0):
-        where = tuple(int(i) for i in np.argwhere(denom[..., 0] == 0)[0])
-        raise undefined_record_error(where, "is all zeros and eps = 0: RMSNorm is undefined there")
+    raise_if_undefined(denom, eps, "is all zeros and eps = 0: RMSNorm is undefined there")
     y = arr / denom  # (..., d)
     if gamma is not None:
         y *= gamma
