@@ -92,11 +92,13 @@ def as_feature_param(
     compute_dtype: np.dtype,
     *,
     name: str,
-    counted: str = "the records have d = {d} features",
+    counted: str | None = None,
 ) -> np.ndarray | None:
     """Check a per-feature parameter (gain or bias): None, or shape (d,).
 
-    `counted` says what d counts, for the error message (group_norm: channels).
+    `counted` is the finished phrase that says what d counts, for the error message: by
+    default "the records have d = 8 features" (for d = 8); group_norm passes
+    "x has C = 8 channels".
     """
     if p is None:
         return None
@@ -104,9 +106,9 @@ def as_feature_param(
     if arr.dtype == object or arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold real numbers; got dtype {arr.dtype}")
     if arr.shape != (d,):
+        counted = counted or f"the records have d = {d} features"
         raise ValueError(
-            f"{name} has shape {arr.shape}, but {counted.format(d=d)}: "
-            f"{name} must have shape ({d},) or be None"
+            f"{name} has shape {arr.shape}, but {counted}: {name} must have shape ({d},) or be None"
         )
     return arr.astype(compute_dtype, copy=False)
 

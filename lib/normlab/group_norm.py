@@ -47,7 +47,7 @@ def group_norm(x, num_groups, gamma=None, beta=None, eps: float = 1e-5) -> np.nd
     arr, out_dtype = as_channels_first(x)
     n, channels = arr.shape[:2]
     groups = check_num_groups(num_groups, channels)
-    counted = "x has C = {d} channels"
+    counted = f"x has C = {channels} channels"
     gamma = as_feature_param(gamma, channels, arr.dtype, name="gamma", counted=counted)
     beta = as_feature_param(beta, channels, arr.dtype, name="beta", counted=counted)
     eps = check_eps(eps)

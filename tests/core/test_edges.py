@@ -1,5 +1,7 @@
 """Behaviour at the edges: dtypes, numerics far from zero, degenerate records, bad input."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -119,6 +121,12 @@ def test_wrong_parameter_shapes_are_named(name, shape):
     x = np.zeros((2, 4))
     with pytest.raises(ValueError, match=rf"{name} has shape \({'.*' if shape else ''}\).*\(4,\)"):
         normlab.layer_norm(x, **{name: np.ones(shape)})
+
+
+def test_a_wrong_gamma_message_says_what_d_counts():
+    expected = "gamma has shape (3,), but the records have d = 4 features: gamma must have shape"
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        normlab.rms_norm(np.zeros((2, 4)), np.ones(3))
 
 
 @pytest.mark.parametrize("fn", [normlab.layer_norm, normlab.rms_norm, normlab.row_stats])
