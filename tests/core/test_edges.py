@@ -7,6 +7,7 @@ import pytest
 
 import normlab
 from normlab import red_team
+from normlab.rms_norm import rms_norm_eps_outside
 
 NORMS = {
     "layer_norm": normlab.layer_norm,
@@ -161,6 +162,17 @@ def test_eps_zero_on_a_single_record_says_the_record_not_an_empty_index(fn, what
     with pytest.raises(ValueError, match=rf"^the record {what} and eps = 0") as err:
         fn([0.0, 0.0, 0.0], eps=0)
     assert "()" not in str(err.value)
+
+
+def test_rms_norm_eps_outside_is_checked_like_rms_norm_and_not_a_contract_function():
+    with pytest.raises(ValueError, match=r"^record \(1,\) is all zeros and eps = 0"):
+        rms_norm_eps_outside([[1.0, 2.0], [0.0, 0.0]], eps=0)
+    with pytest.raises(ValueError, match="gamma has shape"):
+        rms_norm_eps_outside(np.ones((2, 4)), np.ones(3))
+    x = np.random.default_rng(3).standard_normal((4, 8))
+    np.testing.assert_allclose(rms_norm_eps_outside(x, eps=0), normlab.rms_norm(x, eps=0))
+    assert rms_norm_eps_outside(x.astype(np.float16)).dtype == np.float16
+    assert "rms_norm_eps_outside" not in normlab.__all__  # chapter 7's, not a problem set's
 
 
 @pytest.mark.parametrize("data", [["a", "b"], [1 + 2j, 3j], [object(), object()]])
