@@ -86,6 +86,8 @@ def gb_per_s_figure(records: list[dict], device: str, dtype: str, *, ax=None, ti
 # LayerNorm forward, per element: two additions into sums, a subtraction, a square, the scaling
 # by 1/sigma, the gain and the bias; about eight floating-point operations (the chapter counts them)
 FLOPS_PER_ELEMENT = 8
+# the large matmul the roofline marks at the other end: n x n by n x n, in this dtype
+MATMUL_MARK = (4096, "float16")
 
 
 def layer_norm_intensity(dtype: str) -> float:
@@ -169,7 +171,7 @@ def roofline_figure(datasheet: dict, cpu_doc: dict | None = None, gpu_doc: dict 
     marks = [
         (layer_norm_intensity("float32"), "LayerNorm, float32"),
         (layer_norm_intensity("bfloat16"), "LayerNorm, 16-bit"),
-        (matmul_intensity(4096, "float16"), "matmul 4096³, float16"),
+        (matmul_intensity(*MATMUL_MARK), "matmul {}³, {}".format(*MATMUL_MARK)),
     ]
     for x, text in marks:
         ax.axvline(x, color=figures.color("muted"), linewidth=1.0, zorder=0)
