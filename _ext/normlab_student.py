@@ -23,6 +23,7 @@ than pyproject.toml's `[build-system]` asks for into a clear error. Fixed timest
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
 import shutil
@@ -39,7 +40,8 @@ DOWNLOADS = "downloads"
 BUNDLE = "normlab-course-student"
 STAMP_NAME = "normlab-student.sha256"
 EPOCH = 315532800  # 1980-01-01, the earliest time a zip file can hold
-SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+# what neither the wheel nor the stamp's hash takes from lib/: build and import leftovers
+LEFT_OUT = ("__pycache__", "*.pyc", "*.egg-info")
 
 README = """\
 The LayerNorm course: everything a student needs to do the six problem sets.
@@ -83,7 +85,7 @@ def inputs(repo: Path) -> list[Path]:
         p
         for package in PACKAGES
         for p in sorted((repo / "lib" / package).rglob("*"))
-        if p.is_file() and _kept(p)
+        if p.is_file() and _kept(p.relative_to(repo / "lib"))
     ]
     notebooks = [release(repo, a) for a in assignments()]
     missing = [str(p) for p in notebooks if not p.is_file()]
@@ -93,7 +95,8 @@ def inputs(repo: Path) -> list[Path]:
 
 
 def _kept(path: Path) -> bool:
-    return "__pycache__" not in path.parts and path.suffix != ".pyc"
+    """False when a part of `path` (relative to lib/) matches LEFT_OUT, as in the wheel's copy."""
+    return not any(fnmatch.fnmatch(part, pattern) for part in path.parts for pattern in LEFT_OUT)
 
 
 def digest(paths: list[Path], repo: Path) -> str:
@@ -113,7 +116,11 @@ def build_wheel(repo: Path, out: Path) -> Path:
         shutil.copy2(repo / "pyproject.toml", source)
         shutil.copy2(repo / "README.md", source)
         for package in PACKAGES:
-            shutil.copytree(repo / "lib" / package, source / "lib" / package, ignore=SKIP)
+            shutil.copytree(
+                repo / "lib" / package,
+                source / "lib" / package,
+                ignore=shutil.ignore_patterns(*LEFT_OUT),
+            )
         command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
         command += ["--check-build-dependencies", "--quiet", "--wheel-dir", str(out), str(source)]
         env = {**os.environ, "SOURCE_DATE_EPOCH": str(EPOCH), "PIP_NO_INPUT": "1"}

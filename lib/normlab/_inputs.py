@@ -14,6 +14,7 @@ Dtype rule (the one torch follows for half precision):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from numbers import Real
 
 import numpy as np
@@ -91,11 +92,13 @@ def as_feature_param(
     compute_dtype: np.dtype,
     *,
     name: str,
-    counted: str = "the records have d = {d} features",
+    counted: str | None = None,
 ) -> np.ndarray | None:
     """Check a per-feature parameter (gain or bias): None, or shape (d,).
 
-    `counted` says what d counts, for the error message (group_norm: channels).
+    `counted` is the finished phrase that says what d counts, for the error message: by
+    default "the records have d = 8 features" (for d = 8); group_norm passes
+    "x has C = 8 channels".
     """
     if p is None:
         return None
@@ -103,9 +106,9 @@ def as_feature_param(
     if arr.dtype == object or arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold real numbers; got dtype {arr.dtype}")
     if arr.shape != (d,):
+        counted = counted or f"the records have d = {d} features"
         raise ValueError(
-            f"{name} has shape {arr.shape}, but {counted.format(d=d)}: "
-            f"{name} must have shape ({d},) or be None"
+            f"{name} has shape {arr.shape}, but {counted}: {name} must have shape ({d},) or be None"
         )
     return arr.astype(compute_dtype, copy=False)
 
@@ -120,20 +123,39 @@ def check_eps(eps) -> float:
     return value
 
 
-# what `undefined_record_error` says of a constant record under LayerNorm with eps = 0
+# what `raise_if_undefined` says of a constant record under LayerNorm with eps = 0
 ZERO_VARIANCE = "has zero variance and eps = 0: LayerNorm is undefined there (0 / 0)"
 
 
-def undefined_record_error(where: tuple[int, ...], what: str) -> ValueError:
-    """The error for eps = 0 on a record the normalization cannot divide by.
+def _record_at(where: tuple[int, ...]) -> str:
+    # a 1-D input is a single record with no leading axes: "the record", not "record ()"
+    return f"record {where}" if where else "the record"
 
-    `where` indexes the leading axes; `what` says what is wrong with the record
-    ("has zero variance and eps = 0: LayerNorm is undefined there (0 / 0)"). A 1-D
-    input is a single record with no leading axes (`where == ()`): the message then
-    says "the record", not "record ()".
+
+def raise_if_undefined(
+    denom: np.ndarray,
+    eps: float,
+    what: str,
+    *,
+    leading: tuple[int, ...] | None = None,
+    first: int = 0,
+    record: Callable[[tuple[int, ...]], str] = _record_at,
+) -> None:
+    """With eps = 0, raise a ValueError naming the first record whose denominator is 0.
+
+    `denom` holds one denominator per record, shape (..., 1). `what` says what is wrong
+    with such a record ("has zero variance and eps = 0: LayerNorm is undefined there
+    (0 / 0)"). The record is named by its index in the leading axes, `record(where)`:
+    "record (0, 1)", or "the record" for a 1-D input; group_norm names its (sample, group).
+    A caller that works on a block of the flattened records (fast.py) passes the flat
+    index of the block's first record, `first`, and the leading shape of the whole input.
     """
-    record = f"record {where}" if where else "the record"
-    return ValueError(f"{record} {what}; use eps > 0")
+    if eps != 0.0 or denom.all():
+        return
+    flat = first + int(np.flatnonzero(denom == 0)[0])
+    shape = denom.shape[:-1] if leading is None else leading
+    where = tuple(int(i) for i in np.unravel_index(flat, shape))
+    raise ValueError(f"{record(where)} {what}; use eps > 0")
 
 
 def check_same_shape(a: np.ndarray, b: np.ndarray, *, names: tuple[str, str]) -> None:

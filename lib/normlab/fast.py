@@ -30,13 +30,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ._inputs import (
-    ZERO_VARIANCE,
-    as_feature_param,
-    as_records,
-    check_eps,
-    undefined_record_error,
-)
+from ._inputs import ZERO_VARIANCE, as_feature_param, as_records, check_eps, raise_if_undefined
 
 BLOCK_BYTES = 2**20  # one (rows, d) scratch block: about 1 MiB, measured best here
 ROW_LOOP_MIN_D = 256  # from this record length on, one record per ufunc inner loop is faster
@@ -105,8 +99,7 @@ def layer_norm_fast(x, gamma=None, beta=None, eps: float = 1e-5, out=None, *, bl
         np.divide(var, d_count, out=var)
         # sqrt(sigma^2 + eps): eps inside the square root
         denom = np.sqrt(np.add(var, eps_c, out=var), out=var)  # (k, 1) in var's place
-        if eps == 0.0 and not denom.all():
-            _raise_zero_variance(denom, start, arr.shape)
+        raise_if_undefined(denom, eps, ZERO_VARIANCE, leading=arr.shape[:-1], first=start)
         with _one_row_per_loop(d):
             np.divide(xc, denom, out=yb)  # (k, d) standardized
             if gamma_rows is not None:
@@ -163,9 +156,3 @@ def _check_out(out, arr: np.ndarray, dtype: np.dtype) -> np.ndarray:
     if np.may_share_memory(out, arr) and not (same_start and arr.flags.c_contiguous):
         raise ValueError("out overlaps x without being x itself: results would be garbled")
     return out
-
-
-def _raise_zero_variance(denom: np.ndarray, start: int, shape: tuple[int, ...]) -> None:
-    flat = start + int(np.argwhere(denom[:, 0] == 0)[0, 0])
-    where = tuple(int(i) for i in np.unravel_index(flat, shape[:-1]))
-    raise undefined_record_error(where, ZERO_VARIANCE)

@@ -21,7 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._inputs import as_channels_first, as_feature_param, check_eps, check_num_groups
+from ._inputs import (
+    as_channels_first,
+    as_feature_param,
+    check_eps,
+    check_num_groups,
+    raise_if_undefined,
+)
 from .stats import centered_and_var
 
 
@@ -41,7 +47,7 @@ def group_norm(x, num_groups, gamma=None, beta=None, eps: float = 1e-5) -> np.nd
     arr, out_dtype = as_channels_first(x)
     n, channels = arr.shape[:2]
     groups = check_num_groups(num_groups, channels)
-    counted = "x has C = {d} channels"
+    counted = f"x has C = {channels} channels"
     gamma = as_feature_param(gamma, channels, arr.dtype, name="gamma", counted=counted)
     beta = as_feature_param(beta, channels, arr.dtype, name="beta", counted=counted)
     eps = check_eps(eps)
@@ -53,12 +59,12 @@ def group_norm(x, num_groups, gamma=None, beta=None, eps: float = 1e-5) -> np.nd
     _, xc, var = centered_and_var(records)  # xc: (N, G, m), var: (N, G, 1)
     # 1 / sqrt(sigma^2 + eps), eps inside the square root as in LayerNorm
     denom = np.sqrt(var + arr.dtype.type(eps))  # (N, G, 1)
-    if eps == 0.0 and np.any(denom == 0):
-        sample, group = (int(i) for i in np.argwhere(denom[..., 0] == 0)[0])
-        raise ValueError(
-            f"group {group} of sample {sample} has zero variance and eps = 0: GroupNorm is "
-            "undefined there (0 / 0); use eps > 0"
-        )
+    raise_if_undefined(
+        denom,
+        eps,
+        "has zero variance and eps = 0: GroupNorm is undefined there (0 / 0)",
+        record=lambda where: f"group {where[1]} of sample {where[0]}",
+    )
     y = np.divide(xc, denom, out=xc).reshape(arr.shape)  # (N, C, ...)
     per_channel = (channels,) + (1,) * (arr.ndim - 2)  # gamma_c broadcast over positions
     if gamma is not None:

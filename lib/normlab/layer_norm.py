@@ -15,13 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._inputs import (
-    ZERO_VARIANCE,
-    as_feature_param,
-    as_records,
-    check_eps,
-    undefined_record_error,
-)
+from ._inputs import ZERO_VARIANCE, as_feature_param, as_records, check_eps, raise_if_undefined
 from .stats import centered_and_var
 
 
@@ -46,9 +40,7 @@ def layer_norm(x, gamma=None, beta=None, eps: float = 1e-5) -> np.ndarray:
     _, xc, var = centered_and_var(arr)  # xc: (..., d), var: (..., 1)
     # 1 / sqrt(sigma^2 + eps): eps sits inside the square root, added to the variance
     denom = np.sqrt(var + arr.dtype.type(eps))  # (..., 1)
-    if eps == 0.0 and np.any(denom == 0):
-        where = tuple(int(i) for i in np.argwhere(denom[..., 0] == 0)[0])
-        raise undefined_record_error(where, ZERO_VARIANCE)
+    raise_if_undefined(denom, eps, ZERO_VARIANCE)
     y = np.divide(xc, denom, out=xc)  # (..., d) standardized: mean 0, variance ~1
     if gamma is not None:
         y *= gamma  # (d,) broadcast over records

@@ -23,13 +23,18 @@ from .torch_twins import LayerNorm
 PLACEMENTS = ("post_ln", "pre_ln")
 
 
+def check_placement(placement: str) -> None:
+    """Refuse, with a clear ValueError, a placement that is not one of PLACEMENTS."""
+    if placement not in PLACEMENTS:
+        raise ValueError(f"placement must be one of {PLACEMENTS}; got {placement!r}")
+
+
 class Block(nn.Module):
     """One transformer block: self-attention and a feed-forward branch, each with a LayerNorm."""
 
     def __init__(self, d_model: int, heads: int, placement: str):
         super().__init__()
-        if placement not in PLACEMENTS:
-            raise ValueError(f"placement must be one of {PLACEMENTS}; got {placement!r}")
+        check_placement(placement)
         self.placement = placement
         self.attn = nn.MultiheadAttention(d_model, heads, bias=True, batch_first=True)
         self.ffn = nn.Sequential(
@@ -62,6 +67,9 @@ class Stack(nn.Module):
 
     def __init__(self, layers: int, d_model: int, heads: int, placement: str):
         super().__init__()
+        check_placement(placement)  # also with layers = 0, where no Block would check it
+        if layers < 0:
+            raise ValueError(f"layers must be >= 0; got {layers}")
         self.blocks = nn.ModuleList(Block(d_model, heads, placement) for _ in range(layers))
         self.final_ln = LayerNorm(d_model) if placement == "pre_ln" else nn.Identity()
 

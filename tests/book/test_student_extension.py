@@ -79,3 +79,27 @@ def test_a_missing_release_is_a_clear_error(repo, tmp_path):
     (repo / "exercises" / ASSIGNMENTS[0] / f"{ASSIGNMENTS[0]}.ipynb").unlink()
     with pytest.raises(Exception, match="released notebooks missing"):
         ext.publish(repo, tmp_path / "html", tmp_path / "stamp")
+
+
+def test_the_hash_leaves_out_what_the_wheel_leaves_out(repo):
+    ext = _load()
+    package = repo / "lib" / "normlab"
+    leftovers = [
+        package / "__pycache__" / "layer_norm.cpython-312.pyc",
+        package / "stray.pyc",
+        package / "normlab.egg-info" / "PKG-INFO",
+    ]
+    for path in leftovers:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("a build leftover")
+    hashed = set(ext.inputs(repo))
+    assert package / "layer_norm.py" in hashed
+    assert not hashed & set(leftovers)
+    # and the hash takes exactly the files that build_wheel's copy of the packages takes
+    copied = set()
+    for name in ext.PACKAGES:
+        into = repo.parent / "copied" / name
+        shutil.copytree(repo / "lib" / name, into, ignore=shutil.ignore_patterns(*ext.LEFT_OUT))
+        copied |= {Path(name) / p.relative_to(into) for p in into.rglob("*") if p.is_file()}
+    lib = repo / "lib"
+    assert {p.relative_to(lib) for p in hashed if p.is_relative_to(lib)} == copied

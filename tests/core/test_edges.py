@@ -1,10 +1,13 @@
 """Behaviour at the edges: dtypes, numerics far from zero, degenerate records, bad input."""
 
+import re
+
 import numpy as np
 import pytest
 
 import normlab
 from normlab import red_team
+from normlab.rms_norm import rms_norm_eps_outside
 
 NORMS = {
     "layer_norm": normlab.layer_norm,
@@ -121,6 +124,12 @@ def test_wrong_parameter_shapes_are_named(name, shape):
         normlab.layer_norm(x, **{name: np.ones(shape)})
 
 
+def test_a_wrong_gamma_message_says_what_d_counts():
+    expected = "gamma has shape (3,), but the records have d = 4 features: gamma must have shape"
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        normlab.rms_norm(np.zeros((2, 4)), np.ones(3))
+
+
 @pytest.mark.parametrize("fn", [normlab.layer_norm, normlab.rms_norm, normlab.row_stats])
 def test_a_zero_dimensional_input_is_refused(fn):
     with pytest.raises(ValueError, match="0-d"):
@@ -153,6 +162,17 @@ def test_eps_zero_on_a_single_record_says_the_record_not_an_empty_index(fn, what
     with pytest.raises(ValueError, match=rf"^the record {what} and eps = 0") as err:
         fn([0.0, 0.0, 0.0], eps=0)
     assert "()" not in str(err.value)
+
+
+def test_rms_norm_eps_outside_is_checked_like_rms_norm_and_not_a_contract_function():
+    with pytest.raises(ValueError, match=r"^record \(1,\) is all zeros and eps = 0"):
+        rms_norm_eps_outside([[1.0, 2.0], [0.0, 0.0]], eps=0)
+    with pytest.raises(ValueError, match="gamma has shape"):
+        rms_norm_eps_outside(np.ones((2, 4)), np.ones(3))
+    x = np.random.default_rng(3).standard_normal((4, 8))
+    np.testing.assert_allclose(rms_norm_eps_outside(x, eps=0), normlab.rms_norm(x, eps=0))
+    assert rms_norm_eps_outside(x.astype(np.float16)).dtype == np.float16
+    assert "rms_norm_eps_outside" not in normlab.__all__  # chapter 7's, not a problem set's
 
 
 @pytest.mark.parametrize("data", [["a", "b"], [1 + 2j, 3j], [object(), object()]])

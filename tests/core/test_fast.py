@@ -121,6 +121,16 @@ def test_fails_like_the_reference_on_zero_variance_without_eps():
     assert str(fast.value) == str(ref.value)
 
 
+def test_names_a_constant_record_of_a_later_block_by_its_place_in_x():
+    x = np.random.default_rng(0).standard_normal((3, 4, 5)).astype(np.float32)
+    x[2, 3] = 7.0  # flat record 11: the second of the block that starts at record 10
+    with pytest.raises(ValueError, match=r"record \(2, 3\) has zero variance") as ref:
+        normlab.layer_norm(x, eps=0.0)
+    with pytest.raises(ValueError, match=r"record \(2, 3\) has zero variance") as fast:
+        layer_norm_fast(x, eps=0.0, block_rows=5)
+    assert str(fast.value) == str(ref.value)
+
+
 def test_fails_like_the_reference_on_a_single_constant_record():
     x = np.full(5, 2.0, np.float32)  # one record, no leading axes
     with pytest.raises(ValueError, match=r"^the record has zero variance") as ref:

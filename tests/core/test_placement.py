@@ -37,6 +37,17 @@ def test_unknown_placement_is_refused():
         placement.Block(8, 2, "mid_ln")
 
 
+@pytest.mark.parametrize("layers", [0, 2])
+def test_a_stack_refuses_an_unknown_placement_even_with_no_layers(layers):
+    with pytest.raises(ValueError, match="placement must be one of .*'bogus'"):
+        placement.Stack(layers, 8, 2, "bogus")
+
+
+def test_a_stack_refuses_a_negative_number_of_layers():
+    with pytest.raises(ValueError, match="layers must be >= 0; got -1"):
+        placement.Stack(-1, 8, 2, "pre_ln")
+
+
 def test_gradient_norms_have_one_value_per_layer_and_are_reproducible():
     a = placement.gradient_norms("pre_ln", layers=3, d_model=16, heads=2, seed=4)
     b = placement.gradient_norms("pre_ln", layers=3, d_model=16, heads=2, seed=4)

@@ -7,6 +7,7 @@ import torch.nn.functional as F
 
 import normlab
 from normlab.gradcheck import numerical_gradient
+from normlab.rms_norm import rms_norm_eps_outside
 
 # PyTorch-OpInfo-like shapes: rank 1 to 4, d = 1, an empty batch, square (rows == d)
 SHAPES = [(7,), (1,), (5, 1), (6, 6), (0, 4), (2, 3, 5), (2, 0, 3), (2, 3, 4, 8), (1, 1, 16)]
@@ -54,6 +55,19 @@ def test_rms_norm_matches_torch(shape, eps):
     gamma, _ = _params(shape[-1])
     ours = normlab.rms_norm(x, gamma, eps=eps)
     theirs = F.rms_norm(torch.from_numpy(x), shape[-1:], torch.from_numpy(gamma), eps=eps)
+    np.testing.assert_allclose(ours, theirs.numpy(), rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("eps", [1e-8, 1e-3])
+def test_rms_norm_eps_outside_matches_zhang_and_sennrichs_torch_code(shape, eps):
+    x = _data(shape)
+    gamma, _ = _params(shape[-1])
+    t = torch.from_numpy(x)
+    # rmsnorm_torch.py (Zhang and Sennrich, 2019): x / (||x||_2 d^(-1/2) + eps), times the scale
+    rms = t.norm(2, dim=-1, keepdim=True) * shape[-1] ** (-1.0 / 2)
+    theirs = torch.from_numpy(gamma) * (t / (rms + eps))
+    ours = rms_norm_eps_outside(x, gamma, eps=eps)
     np.testing.assert_allclose(ours, theirs.numpy(), rtol=0, atol=1e-10)
 
 

@@ -178,6 +178,14 @@ def test_first_step_below_reads_the_moving_average():
     assert training.first_step_below(losses, 0.1, window=2) is None
 
 
+def test_tail_mean_averages_the_last_share_of_the_steps():
+    losses = np.arange(20.0)
+    assert training.tail_mean(losses, share=10) == 18.5  # the last 2 of 20
+    assert training.tail_mean(losses, share=4) == 17.0  # the last 5: 15..19
+    assert training.tail_mean([3.0, 2.0], share=10) == 2.0  # fewer than 10: the last one
+    assert np.isnan(training.tail_mean([1.0, np.nan], share=1))
+
+
 # -- bad arguments -------------------------------------------------------------------------------
 
 
@@ -201,6 +209,8 @@ def test_first_step_below_reads_the_moving_average():
         (lambda: MLP("none", depth=0), "depth >= 1"),
         (lambda: training.batch_size_sweep(batch_sizes=()), "at least one value"),
         (lambda: training.smooth([1.0, 2.0], 3), "window must be in 1..2"),
+        (lambda: training.tail_mean([1.0], share=0), "share >= 1"),
+        (lambda: training.tail_mean([]), "at least one loss"),
         (
             lambda: training.LayerStats([np.zeros(2)], [np.zeros(2)]).percentiles("weights"),
             "which must be",

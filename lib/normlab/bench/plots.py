@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import figures
+from .run import ITEMSIZE
 
 ORDER = ["numpy_naive", "numpy_fast", "torch_cpu", "torch_cuda", "numpy_copy", "torch_cuda_copy"]
 
@@ -85,45 +86,42 @@ def gb_per_s_figure(records: list[dict], device: str, dtype: str, *, ax=None, ti
 # LayerNorm forward, per element: two additions into sums, a subtraction, a square, the scaling
 # by 1/sigma, the gain and the bias; about eight floating-point operations (the chapter counts them)
 FLOPS_PER_ELEMENT = 8
-BYTES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}
+# the large matmul the roofline marks at the other end: n x n by n x n, in this dtype
+MATMUL_MARK = (4096, "float16")
 
 
 def layer_norm_intensity(dtype: str) -> float:
     """FLOP per byte of LayerNorm's compulsory traffic: x read once, y written once."""
-    return FLOPS_PER_ELEMENT / (2 * BYTES[dtype])
+    return FLOPS_PER_ELEMENT / (2 * ITEMSIZE[dtype])
 
 
 def matmul_intensity(n: int, dtype: str) -> float:
     """An n x n by n x n matmul: 2 n^3 FLOP over A and B read and C written once (3 n^2 values)."""
-    return 2 * n / (3 * BYTES[dtype])
+    return 2 * n / (3 * ITEMSIZE[dtype])
 
 
-def _copy_bandwidth(records: list[dict], device: str, dtype: str) -> float | None:
-    """The best copy GB/s among the records of a device and dtype (None if there is none)."""
-    copies = [
-        r["gb_per_s"]
-        for r in records
-        if r["device"] == device and r["dtype"] == dtype and r["impl"].endswith("copy")
-    ]
+def _copy_bandwidth(records: list[dict], dtype: str) -> float | None:
+    """The best copy GB/s among the records of one dtype (None if there is none)."""
+    copies = [r["gb_per_s"] for r in records if r["dtype"] == dtype and r["impl"].endswith("copy")]
     return max(copies) if copies else None
 
 
 def _measured(ax, doc: dict, device: str, name: str, intensities: np.ndarray) -> None:
-    """One recorded run on the roofline: its copy bandwidth as a slope and its LayerNorms."""
+    """One recorded run on the roofline: its float32 copy bandwidth as a slope, its LayerNorms."""
     records = [r for r in doc["records"] if r["device"] == device]
     d_model = min({r["d_model"] for r in records}, key=lambda d: (abs(d - 768), d))
+    bandwidth = _copy_bandwidth(records, "float32")
+    if bandwidth is not None:
+        # the slope only, around LayerNorm: the compute roof of our runs is not measured
+        near = intensities[intensities <= 8]
+        ax.plot(
+            near,
+            bandwidth * near,
+            color=figures.color(f"{device}_roof"),
+            linewidth=1.4,
+            label=f"{name}: copy at {bandwidth:.0f} GB/s (measured, ours; slope only)",
+        )
     for dtype in sorted({r["dtype"] for r in records}):
-        bandwidth = _copy_bandwidth(records, device, dtype)
-        if bandwidth is not None and dtype == "float32":
-            # the slope only, around LayerNorm: the compute roof of our runs is not measured
-            near = intensities[intensities <= 8]
-            ax.plot(
-                near,
-                bandwidth * near,
-                color=figures.color(f"{device}_roof"),
-                linewidth=1.4,
-                label=f"{name}: copy at {bandwidth:.0f} GB/s (measured, ours; slope only)",
-            )
         for r in records:
             if r["d_model"] != d_model or r["dtype"] != dtype or r["impl"].endswith("copy"):
                 continue
@@ -173,7 +171,7 @@ def roofline_figure(datasheet: dict, cpu_doc: dict | None = None, gpu_doc: dict 
     marks = [
         (layer_norm_intensity("float32"), "LayerNorm, float32"),
         (layer_norm_intensity("bfloat16"), "LayerNorm, 16-bit"),
-        (matmul_intensity(4096, "float16"), "matmul 4096³, float16"),
+        (matmul_intensity(*MATMUL_MARK), "matmul {}³, {}".format(*MATMUL_MARK)),
     ]
     for x, text in marks:
         ax.axvline(x, color=figures.color("muted"), linewidth=1.0, zorder=0)

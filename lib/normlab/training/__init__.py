@@ -6,7 +6,7 @@ Small, seeded, CPU-only runs on data the course makes in code (nothing is downlo
     mlp          one small tanh network with no norm, batch-norm, LayerNorm or RMSNorm
     layer_stats  per-layer activations and their gradients, as in Karpathy's makemore
     classifier   train the network on the spirals; batch-norm's train/eval gap
-    curves       smooth a loss curve; the first step it gets below a level
+    curves       smooth a loss curve; the first step it gets below a level; its tail's mean
     sweep        the batch-size sweep, batch-norm against LayerNorm (CS231n assignment 2)
     schedule     the linear learning-rate warm-up
     sequence     a small pre-LN or post-LN transformer trained with or without warm-up
@@ -21,7 +21,7 @@ Torch is imported here, so `import normlab` does not import this package; ask fo
 """
 
 from .classifier import ClassifierRun, train_classifier
-from .curves import first_step_below, smooth
+from .curves import first_step_below, smooth, tail_mean
 from .data import reversal_batch, spirals
 from .layer_stats import LayerStats, layer_stats
 from .mlp import MLP, NORMS
@@ -41,6 +41,7 @@ __all__ = [
     "reversal_batch",
     "smooth",
     "spirals",
+    "tail_mean",
     "train_classifier",
     "train_sequence_model",
     "warmup_lr",

@@ -20,6 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from .curves import tail_mean
 from .data import spirals
 from .layer_stats import LayerStats, layer_stats
 from .mlp import MLP
@@ -44,7 +45,7 @@ class ClassifierRun:
     @property
     def final_loss(self) -> float:
         """Mean mini-batch loss over the last tenth of the steps."""
-        return float(self.losses[-max(1, len(self.losses) // 10) :].mean())
+        return tail_mean(self.losses, share=10)
 
     @property
     def train_eval_gap(self) -> float:

@@ -1,7 +1,9 @@
-"""Reading a loss curve: smooth it, and find the first step where it gets below a level.
+"""Reading a loss curve: smooth it, find the first step where it gets below a level, and
+average its tail.
 
-A mini-batch loss is noisy (each step sees a different batch), so both work on the moving
-average over `window` steps. NumPy only; the training chapter reads its runs with these.
+A mini-batch loss is noisy (each step sees a different batch), so these work on averages over
+several steps, never on one step's value. NumPy only; the training chapter reads its runs with
+these.
 """
 
 from __future__ import annotations
@@ -24,3 +26,11 @@ def first_step_below(losses, level: float, window: int = 20) -> int | None:
     """
     below = np.flatnonzero(smooth(losses, window) < level)
     return int(below[0]) + window - 1 if below.size else None
+
+
+def tail_mean(losses, share: int = 10) -> float:
+    """Mean of the last 1/`share` of the losses (at least the last one); NaN if any of them is."""
+    losses = np.asarray(losses, dtype=float)
+    if share < 1 or losses.size == 0:
+        raise ValueError(f"need share >= 1 and at least one loss; got {share}, {losses.size}")
+    return float(losses[-max(1, len(losses) // share) :].mean())

@@ -44,7 +44,6 @@ class MLP(nn.Module):
         super().__init__()
         if depth < 1 or width < 1:
             raise ValueError(f"need depth >= 1 and width >= 1; got {depth}, {width}")
-        self.norm = norm
         fan_in = [inputs] + [width] * (depth - 1)
         self.linears = nn.ModuleList(nn.Linear(n, width) for n in fan_in)
         self.norms = nn.ModuleList(make_norm(norm, width) for _ in range(depth))

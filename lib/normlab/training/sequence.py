@@ -18,7 +18,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..placement import PLACEMENTS, Stack
+from ..placement import Stack
+from .curves import tail_mean
 from .data import reversal_batch
 from .schedule import warmup_lr
 
@@ -30,8 +31,6 @@ class SequenceModel(nn.Module):
         self, placement: str, *, layers: int, d_model: int, heads: int, tokens: int, vocab: int
     ):
         super().__init__()
-        if placement not in PLACEMENTS:
-            raise ValueError(f"placement must be one of {PLACEMENTS}; got {placement!r}")
         self.embed = nn.Embedding(vocab, d_model)
         self.position = nn.Parameter(torch.randn(tokens, d_model))  # (T, d)
         self.stack = Stack(layers, d_model, heads, placement)
@@ -56,7 +55,7 @@ class SequenceRun:
     @property
     def final_loss(self) -> float:
         """Mean loss over the last tenth of the steps (NaN if the run diverged)."""
-        return float(self.losses[-max(1, len(self.losses) // 10) :].mean())
+        return tail_mean(self.losses, share=10)
 
 
 def train_sequence_model(
