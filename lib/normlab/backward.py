@@ -18,7 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._inputs import as_feature_param, as_records, check_eps, check_same_shape
+from ._inputs import (
+    ZERO_VARIANCE,
+    as_feature_param,
+    as_records,
+    check_eps,
+    check_same_shape,
+    raise_if_undefined,
+)
 from .stats import centered_and_var
 
 
@@ -49,6 +56,7 @@ def layer_norm_backward(dy, x, gamma=None, eps: float = 1e-5):
     dy_arr, arr, gamma, eps, out_dtype = backward_inputs(dy, x, gamma, eps)
 
     _, xc, var = centered_and_var(arr)
+    raise_if_undefined(var, eps, ZERO_VARIANCE)
     inv_sigma = 1.0 / np.sqrt(var + arr.dtype.type(eps))  # (..., 1)
     x_hat = xc * inv_sigma  # (..., d)
     lead = tuple(range(arr.ndim - 1))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._inputs import as_feature_param, as_records, check_eps
+from ._inputs import as_feature_param, as_records, check_eps, raise_if_undefined
 
 
 def _feature_stats(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -59,8 +59,19 @@ def batch_norm(x, gamma=None, beta=None, eps: float = 1e-5) -> np.ndarray:
             f"shape {arr.shape} ({n} record): batch-norm needs a crowd (layer-norm does not)"
         )
     mean, var = _feature_stats(flat)  # (d,), (d,)
+    _raise_if_constant_feature(var, eps)
     xhat = (flat - mean) / np.sqrt(var + eps)  # (n, d)
     return _affine(xhat, gamma, beta).reshape(arr.shape).astype(out_dtype, copy=False)
+
+
+def _raise_if_constant_feature(var: np.ndarray, eps: float) -> None:
+    """With eps = 0, a feature of zero variance makes 0 / 0: name it instead of returning nan."""
+    raise_if_undefined(
+        var[:, None],  # (d, 1): one denominator per feature
+        eps,
+        "has zero variance over the batch and eps = 0: batch-norm is undefined there (0 / 0)",
+        record=lambda where: f"feature {where[0]}",
+    )
 
 
 class BatchNorm:
@@ -127,6 +138,7 @@ class BatchNorm:
             self._update_running(mean, var * n / (n - 1))
         else:
             mean, var = self.running_mean, self.running_var
+        _raise_if_constant_feature(var, self.eps)
         xhat = (flat - mean.astype(arr.dtype)) / np.sqrt(var.astype(arr.dtype) + self.eps)
         out = _affine(xhat, self.weight, self.bias)
         return out.reshape(arr.shape).astype(out_dtype, copy=False)

@@ -210,3 +210,16 @@ def test_import_normlab_loads_neither_torch_nor_matplotlib():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_batch_norm_and_the_backward_pass_refuse_an_undefined_zero_over_zero():
+    """eps = 0 with nothing to divide by is named, never returned as nan (as layer_norm does)."""
+    x = np.array([[1.0, 2.0], [1.0, 3.0]])  # feature 0 is constant over the batch
+    with pytest.raises(ValueError, match=r"feature 0 has zero variance over the batch"):
+        normlab.batch_norm(x, eps=0.0)
+    with pytest.raises(ValueError, match=r"feature 0 has zero variance over the batch"):
+        normlab.BatchNorm(2, eps=0.0)(x)
+    constant = np.array([[1.0, 2.0, 3.0], [4.0, 4.0, 4.0]])  # record (1,) is constant
+    with pytest.raises(ValueError, match=r"record \(1,\) has zero variance and eps = 0"):
+        normlab.layer_norm_backward(np.ones((2, 3)), constant, eps=0.0)
+    assert np.isfinite(normlab.layer_norm_backward(np.ones((2, 3)), constant)[0]).all()
