@@ -15,7 +15,7 @@ twins live in `normlab.torch_twins`, imported only when asked for.
 """
 
 from . import audit, red_team
-from .backward import layer_norm_backward
+from .backward import batch_norm_backward, layer_norm_backward
 from .batch_norm import BatchNorm, batch_norm
 from .group_norm import group_norm
 from .layer_norm import layer_norm
@@ -27,6 +27,7 @@ __all__ = [
     "BatchNorm",
     "audit",
     "batch_norm",
+    "batch_norm_backward",
     "group_norm",
     "layer_norm",
     "layer_norm_backward",

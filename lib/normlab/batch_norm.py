@@ -19,7 +19,7 @@ import numpy as np
 from ._inputs import as_feature_param, as_records, check_eps, raise_if_undefined
 
 
-def _feature_stats(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def feature_stats(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-feature mean and population variance of an (n, d) block, two passes."""
     mean = flat.mean(axis=0)  # (d,)
     centred = flat - mean  # (n, d)
@@ -52,19 +52,25 @@ def batch_norm(x, gamma=None, beta=None, eps: float = 1e-5) -> np.ndarray:
     gamma = as_feature_param(gamma, d, arr.dtype, name="gamma")
     beta = as_feature_param(beta, d, arr.dtype, name="beta")
     eps = check_eps(eps)
-    n = flat.shape[0]
-    if n < 2:
-        raise ValueError(
-            f"batch_norm in training mode needs more than one record per feature; x has "
-            f"shape {arr.shape} ({n} record): batch-norm needs a crowd (layer-norm does not)"
-        )
-    mean, var = _feature_stats(flat)  # (d,), (d,)
-    _raise_if_constant_feature(var, eps)
+    require_a_crowd(arr.shape, "batch_norm")
+    mean, var = feature_stats(flat)  # (d,), (d,)
+    raise_if_constant_feature(var, eps)
     xhat = (flat - mean) / np.sqrt(var + eps)  # (n, d)
     return _affine(xhat, gamma, beta).reshape(arr.shape).astype(out_dtype, copy=False)
 
 
-def _raise_if_constant_feature(var: np.ndarray, eps: float) -> None:
+def require_a_crowd(shape: tuple[int, ...], who: str) -> int:
+    """The number of records per feature of an input of `shape`; a ValueError below 2."""
+    n = int(np.prod(shape[:-1]))
+    if n < 2:
+        raise ValueError(
+            f"{who} in training mode needs more than one record per feature; x has shape "
+            f"{shape} ({n} record): batch-norm needs a crowd (layer-norm does not)"
+        )
+    return n
+
+
+def raise_if_constant_feature(var: np.ndarray, eps: float) -> None:
     """With eps = 0, a feature of zero variance makes 0 / 0: name it instead of returning nan."""
     raise_if_undefined(
         var[:, None],  # (d, 1): one denominator per feature
@@ -128,17 +134,12 @@ class BatchNorm:
                 f"{self.num_features} features (last axis)"
             )
         if self.training:
-            n = flat.shape[0]
-            if n < 2:
-                raise ValueError(
-                    f"BatchNorm in training mode needs more than one record per feature; "
-                    f"x has shape {arr.shape}: batch-norm needs a crowd"
-                )
-            mean, var = _feature_stats(flat)
+            n = require_a_crowd(arr.shape, "BatchNorm")
+            mean, var = feature_stats(flat)
             self._update_running(mean, var * n / (n - 1))
         else:
             mean, var = self.running_mean, self.running_var
-        _raise_if_constant_feature(var, self.eps)
+        raise_if_constant_feature(var, self.eps)
         xhat = (flat - mean.astype(arr.dtype)) / np.sqrt(var.astype(arr.dtype) + self.eps)
         out = _affine(xhat, self.weight, self.bias)
         return out.reshape(arr.shape).astype(out_dtype, copy=False)

@@ -28,3 +28,20 @@ def numerical_gradient(loss, a: np.ndarray, h: float = 1e-6) -> np.ndarray:
         down[index] -= h
         grad[index] = (loss(up) - loss(down)) / (2 * h)
     return grad
+
+
+def numerical_norm_gradients(norm, dy, x, gamma, beta, h: float = 1e-6):
+    """(dx, dgamma, dbeta) of L = sum(dy * norm(x, gamma, beta)) by central differences.
+
+    `dy` is then exactly the upstream gradient, so the result is what a backward pass
+    such as `normlab.layer_norm_backward(dy, x, gamma)` must return.
+    """
+
+    def loss(x_, gamma_, beta_) -> float:
+        return float(np.sum(dy * norm(x_, gamma_, beta_)))
+
+    return (
+        numerical_gradient(lambda a: loss(a, gamma, beta), x, h),
+        numerical_gradient(lambda g: loss(x, g, beta), gamma, h),
+        numerical_gradient(lambda b: loss(x, gamma, b), beta, h),
+    )
