@@ -50,9 +50,14 @@ ANSWERS = {
         ("backward.py", "layer_norm_backward"),
         ("backward_stages.py", "staged_layer_norm_backward"),
     ],
+    "batch_norm_backward": [("backward.py", "batch_norm_backward")],
     "stable_variance": [("stats.py", "centered_and_var"), ("numerics.py", "two_pass_variance")],
     "time_median": [("bench/timing.py", "time_interleaved")],
 }
+
+# Functions that DESIGN.md's contracts give to a problem set whose notebook is not written yet:
+# their reference is folded already. Drop an entry once solutions/<ps>/ defines the function.
+ANNOUNCED = {"batch_norm_backward": {"ps7_family"}}
 
 FENCE = re.compile(r"^\s{0,3}(?P<fence>`{3,}|:{3,})(?P<info>.*)$")
 DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<arg>.*)$")
@@ -62,8 +67,9 @@ DROPDOWN_TITLE = re.compile(r"^Reference `(?P<name>[\w.]+)`: open it after (?P<s
 
 
 def asked_functions() -> dict[str, set[str]]:
-    """{function name: assignments} for every `def` in a solution cell of solutions/*/*.ipynb."""
-    asked: dict[str, set[str]] = {}
+    """{function name: assignments} for every `def` in a solution cell of solutions/*/*.ipynb,
+    and the ANNOUNCED ones."""
+    asked = {name: set(assignments) for name, assignments in ANNOUNCED.items()}
     for path in sorted((REPO / "solutions").glob("*/*.ipynb")):
         for cell in json.loads(path.read_text())["cells"]:
             source = "".join(cell["source"])
@@ -174,7 +180,7 @@ def test_every_problem_set_function_is_known():
         "a problem set asks for a function this guard does not know (or no longer asks for one):"
         f" asked {sorted(asked)}, known {sorted(ANSWERS)}"
     )
-    assert set().union(*asked.values()) <= set(ASSIGNMENTS)
+    assert set().union(*asked.values()) <= set(ASSIGNMENTS).union(*ANNOUNCED.values())
 
 
 @pytest.mark.parametrize("obj", sorted({o for objs in ANSWERS.values() for o in objs}))
@@ -211,6 +217,7 @@ def test_the_folded_functions_are_the_ones_the_report_lists():
         ("07_rms_norm", "rms_norm_eps_outside"),
         ("10_backward", "staged_layer_norm_backward"),
         ("10_backward", "layer_norm_backward"),
+        ("10_backward", "batch_norm_backward"),
         ("11_numerics", "centered_and_var"),
         ("12_speed", "layer_norm_fast"),
     }
