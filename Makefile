@@ -9,7 +9,7 @@ A      ?= ps2_layer_norm
 JOBS   ?= 2
 PORT   ?= 8000
 
-.PHONY: install lock book test lint release grade report bench serve clean
+.PHONY: install lock book test lint release grade report export bench serve clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,10 @@ grade: install
 
 report: install
 	$(PY) -m normlab.course report $(A)
+
+# one row per student, a column per assignment (after late penalties), for an LMS upload
+export: install
+	$(PY) -m normlab.course export --out $(or $(OUT),grades.csv)
 
 bench: install
 	$(PY) -m normlab.bench
