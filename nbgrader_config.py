@@ -19,7 +19,15 @@ See instructors/workflow.md for the whole workflow.
 import os
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import GetGrades
+from nbgrader.preprocessors import (
+    CheckCellMetadata,
+    ClearOutput,
+    DeduplicateIds,
+    GetGrades,
+    OverwriteKernelspec,
+)
+
+from normlab.course.hidden_tests import RestoreHiddenTests
 
 from normlab.grading.feedback import ConciseErrors, HideHiddenTests
 
@@ -32,6 +40,16 @@ c.CourseDirectory.release_directory = "exercises"
 # autograde: restore deleted test cells; a cell that runs past the timeout is
 # interrupted and scores 0 (the hidden batteries take well under a second)
 c.OverwriteCells.add_missing_cells = True
+# nbgrader's sanitizing steps, with RestoreHiddenTests in place of OverwriteCells: it puts the
+# hidden tests back without a "checksum has changed" warning per test cell (nbgrader #1961);
+# a locked cell a student really changed is still reported and overwritten
+c.Autograde.sanitize_preprocessors = [
+    ClearOutput,
+    DeduplicateIds,
+    OverwriteKernelspec,
+    RestoreHiddenTests,
+    CheckCellMetadata,
+]
 c.Execute.timeout = 60
 c.Execute.interrupt_on_timeout = True
 
