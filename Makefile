@@ -38,9 +38,11 @@ lint: install
 test: lint
 	$(PY) -m pytest
 
+# a check's points come from its CheckSpec (`normlab.course points` writes them into solutions/);
 # the assignment ids come from normlab.grading.ASSIGNMENTS (read once installed);
 # .venv/bin on PATH: nbgrader runs the `alembic` executable when it creates gradebook.db
 release: install
+	$(PY) -m normlab.course points
 	ids="$$($(PY) -c 'from normlab.grading import ASSIGNMENTS; print(*ASSIGNMENTS)')" && test -n "$$ids" && \
 	for a in $$ids; do PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nbgrader generate_assignment $$a --force || exit 1; done
 

@@ -53,6 +53,12 @@ c.Autograde.sanitize_preprocessors = [
 c.Execute.timeout = 60
 c.Execute.interrupt_on_timeout = True
 
+# late work (a due date is set per assignment: nbgrader db assignment add ... --duedate=...):
+# 10 % of the points a notebook earned per started day late, after 15 minutes of grace
+c.AssignLatePenalties.plugin_class = "normlab.course.late.PercentPerDay"
+c.PercentPerDay.percent_per_day = 10
+c.PercentPerDay.grace_minutes = 15
+
 # feedback: no hidden-test source, no tracebacks quoting the graders' code
 c.GenerateFeedback.preprocessors = [
     GetGrades,
