@@ -6,7 +6,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 A      ?= ps2_layer_norm
-JOBS   ?= 2
+JOBS   ?=
 PORT   ?= 8000
 
 .PHONY: install lock book test lint release grade report export bench serve clean
@@ -46,8 +46,9 @@ release: install
 	ids="$$($(PY) -c 'from normlab.grading import ASSIGNMENTS; print(*ASSIGNMENTS)')" && test -n "$$ids" && \
 	for a in $$ids; do PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nbgrader generate_assignment $$a --force || exit 1; done
 
+# JOBS empty: the grader's own default, one worker per CPU
 grade: install
-	$(PY) -m normlab.course grade $(A) --jobs $(JOBS)
+	$(PY) -m normlab.course grade $(A) $(if $(JOBS),--jobs $(JOBS))
 
 report: install
 	$(PY) -m normlab.course report $(A)
