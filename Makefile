@@ -6,10 +6,10 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 A      ?= ps2_layer_norm
-JOBS   ?= 2
+JOBS   ?=
 PORT   ?= 8000
 
-.PHONY: install lock book test lint release grade report bench serve clean
+.PHONY: install lock book test lint release grade report export bench serve clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,17 +38,24 @@ lint: install
 test: lint
 	$(PY) -m pytest
 
+# a check's points come from its CheckSpec (`normlab.course points` writes them into solutions/);
 # the assignment ids come from normlab.grading.ASSIGNMENTS (read once installed);
 # .venv/bin on PATH: nbgrader runs the `alembic` executable when it creates gradebook.db
 release: install
+	$(PY) -m normlab.course points
 	ids="$$($(PY) -c 'from normlab.grading import ASSIGNMENTS; print(*ASSIGNMENTS)')" && test -n "$$ids" && \
 	for a in $$ids; do PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/nbgrader generate_assignment $$a --force || exit 1; done
 
+# JOBS empty: the grader's own default, one worker per CPU
 grade: install
-	$(PY) -m normlab.course grade $(A) --jobs $(JOBS)
+	$(PY) -m normlab.course grade $(A) $(if $(JOBS),--jobs $(JOBS))
 
 report: install
 	$(PY) -m normlab.course report $(A)
+
+# one row per student, a column per assignment (after late penalties), for an LMS upload
+export: install
+	$(PY) -m normlab.course export --out $(or $(OUT),grades.csv)
 
 bench: install
 	$(PY) -m normlab.bench

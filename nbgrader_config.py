@@ -19,7 +19,15 @@ See instructors/workflow.md for the whole workflow.
 import os
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import GetGrades
+from nbgrader.preprocessors import (
+    CheckCellMetadata,
+    ClearOutput,
+    DeduplicateIds,
+    GetGrades,
+    OverwriteKernelspec,
+)
+
+from normlab.course.hidden_tests import RestoreHiddenTests
 
 from normlab.grading.feedback import ConciseErrors, HideHiddenTests
 
@@ -32,8 +40,24 @@ c.CourseDirectory.release_directory = "exercises"
 # autograde: restore deleted test cells; a cell that runs past the timeout is
 # interrupted and scores 0 (the hidden batteries take well under a second)
 c.OverwriteCells.add_missing_cells = True
+# nbgrader's sanitizing steps, with RestoreHiddenTests in place of OverwriteCells: it puts the
+# hidden tests back without a "checksum has changed" warning per test cell (nbgrader #1961);
+# a locked cell a student really changed is still reported and overwritten
+c.Autograde.sanitize_preprocessors = [
+    ClearOutput,
+    DeduplicateIds,
+    OverwriteKernelspec,
+    RestoreHiddenTests,
+    CheckCellMetadata,
+]
 c.Execute.timeout = 60
 c.Execute.interrupt_on_timeout = True
+
+# late work (a due date is set per assignment: nbgrader db assignment add ... --duedate=...):
+# 10 % of the points a notebook earned per started day late, after 15 minutes of grace
+c.AssignLatePenalties.plugin_class = "normlab.course.late.PercentPerDay"
+c.PercentPerDay.percent_per_day = 10
+c.PercentPerDay.grace_minutes = 15
 
 # feedback: no hidden-test source, no tracebacks quoting the graders' code
 c.GenerateFeedback.preprocessors = [

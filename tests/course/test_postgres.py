@@ -36,6 +36,8 @@ from security_course import (
 )
 from security_course import gradebook_scores as _scores
 
+from normlab.course.export import rows as export_rows
+
 pytestmark = pytest.mark.slow
 PG_USER = "postgres"
 REACH_SERVER = """\
@@ -170,3 +172,15 @@ def test_two_shards_at_once_give_the_scores_of_one_run(postgres_server, postgres
     graded = [int(re.search(r"(\d+) graded", out)[1]) for out in outputs]
     assert all(graded) and sum(graded) == len(_scores(unsharded)), outputs
     assert _scores(url) == _scores(unsharded)
+
+
+def test_the_export_reads_postgresql_as_it_reads_sqlite(postgres_course, honest_course):
+    _, url = postgres_course
+    header, on_postgres = export_rows(url)
+    assert header[-2:] == [PS2, "total"]
+    _, on_sqlite = export_rows(f"sqlite:///{honest_course.root / 'gradebook.db'}")
+    honest = {row["student_id"]: row for row in on_sqlite}
+    assert honest and all(row[PS2] != "" for row in honest.values())
+    for row in on_postgres:
+        if row["student_id"] in honest:
+            assert row == honest[row["student_id"]]

@@ -7,8 +7,10 @@ Run from an nbgrader course root (the cwd); the course's `nbgrader_config.py` ap
     python -m normlab.course grade ps2_layer_norm --shard 0/4      # part 0 of 4 (of 0..3)
     python -m normlab.course rerun ps2_layer_norm alice bob        # just these students, again
     python -m normlab.course report ps2_layer_norm                 # CSV + bar chart
+    python -m normlab.course export --out grades.csv               # a row per student, for an LMS
+    python -m normlab.course points                                # source notebooks follow CHECKS
 
-`make grade A=<assignment> JOBS=<n>` and `make report A=<assignment>` wrap the first and last.
+`make grade A=<assignment> JOBS=<n>`, `make report A=<assignment>` and `make export` wrap them.
 """
 
 from __future__ import annotations
@@ -93,11 +95,36 @@ def _parser() -> argparse.ArgumentParser:
     report = commands.add_parser("report", help="class report: CSV and bar chart")
     report.add_argument("assignment")
     report.add_argument("--output", help="folder for the files (default reports/<assignment>)")
+    export = commands.add_parser(
+        "export", help="grades: a row per student, a column per assignment"
+    )
+    export.add_argument("--out", required=True, metavar="FILE.csv", help="the CSV to write")
+    export.add_argument(
+        "--per-check", action="store_true", help="also a column per autograded check"
+    )
+    commands.add_parser(
+        "points", help="write each check's points (its CheckSpec) into the source notebooks"
+    )
     return parser
 
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "points":
+        from pathlib import Path
+
+        from .nbgrader_app import load_app
+        from .points import sync_course
+
+        coursedir = load_app().coursedir
+        for path in sync_course(Path(coursedir.root) / coursedir.source_directory):
+            print(f"points updated: {path}")
+        return 0
+    if args.command == "export":
+        from .export import write_export
+
+        print(write_export(args.out, args.per_check))
+        return 0
     if args.command == "report":
         from .class_report import write_report
 

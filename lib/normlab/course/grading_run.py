@@ -147,9 +147,10 @@ def _run_workers(app, config, chosen, assignment, force, todo, jobs, progress) -
                     break
                 continue
             outcomes.append(outcome)
-            bar.update(1)
             failed = sum(o["status"] == "failed" for o in outcomes)
+            # the label first, then the step that redraws the bar: it names this student
             bar.set_postfix(student=outcome["student"], failed=failed, refresh=False)
+            bar.update(1)
     finally:
         bar.close()
         for worker in workers:

@@ -1,0 +1,117 @@
+"""Grades out: one row per student of the gradebook, a column per assignment, for an LMS.
+
+    python -m normlab.course export --out grades.csv                  # make export
+    python -m normlab.course export --out grades.csv --per-check      # plus one column per check
+
+`nbgrader export` writes one row per student *and* assignment (a class of 14 with six
+assignments is 85 rows), scores 0.0 for assignments never released, and leaves names empty
+unless a roster was imported. A gradebook upload wants one row per student, so this reads
+nbgrader's gradebook (SQLite or PostgreSQL, from the course's `nbgrader_config.py`) and writes
+
+    student_id, first_name, last_name, email, <assignment>..., total
+
+with a column for each assignment that has at least one submission, in the course's order.
+A cell holds the student's points after nbgrader's late penalty (`score - penalty`, never
+below 0), blank where the student submitted nothing; `total` adds the cells. `--per-check`
+adds `<assignment>:<grade_id>` columns: the points of each autograded check, so an instructor
+can sort the class by misconception (a check below its maximum names it; the class report
+tells a misconception apart from a crash).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
+
+from normlab.grading import ASSIGNMENTS
+
+IDENTITY = ("student_id", "first_name", "last_name", "email")
+
+
+def points(value: float) -> str:
+    """A score as an LMS reads it: 12.5, 25 (no float noise)."""
+    return f"{round(value, 4):g}"
+
+
+def submitted_assignments(gb: Gradebook) -> list[str]:
+    """The assignments with at least one submission: the course's order, then by name."""
+    names = [a.name for a in gb.assignments if a.num_submissions > 0]
+    order = {name: i for i, name in enumerate(ASSIGNMENTS)}
+    return sorted(names, key=lambda name: (order.get(name, len(order)), name))
+
+
+def autograded_checks(gb: Gradebook, assignment: str) -> list[tuple[str, str]]:
+    """(notebook, grade_id) of every autograded test cell of `assignment`, in order."""
+    checks = []
+    for notebook in gb.find_assignment(assignment).notebooks:
+        solutions = {cell.name for cell in notebook.solution_cells}
+        for cell in notebook.grade_cells:
+            if cell.cell_type == "code" and cell.name not in solutions:
+                checks.append((notebook.name, cell.name))
+    return checks
+
+
+def after_penalty(gb: Gradebook, assignment: str, student: str) -> float | None:
+    """The student's points for `assignment` after the late penalty; None: no submission."""
+    try:
+        submission = gb.find_submission(assignment, student)
+    except MissingEntry:
+        return None
+    return max(0.0, submission.score - submission.late_submission_penalty)
+
+
+def check_points(gb: Gradebook, check: tuple[str, str], assignment: str, student: str):
+    notebook, grade_id = check
+    try:
+        return gb.find_grade(grade_id, notebook, assignment, student).score
+    except MissingEntry:
+        return None
+
+
+def rows(db_url: str, per_check: bool = False) -> tuple[list[str], list[dict[str, str]]]:
+    """The header and one row per student (sorted by id) of the gradebook at `db_url`."""
+    with Gradebook(db_url) as gb:
+        assignments = submitted_assignments(gb)
+        checks = {a: autograded_checks(gb, a) for a in assignments} if per_check else {}
+        header = [*IDENTITY, *assignments, "total"]
+        header += [f"{a}:{gid}" for a in assignments for _, gid in checks.get(a, [])]
+        table = []
+        for student in sorted(gb.students, key=lambda s: s.id):
+            row = {
+                key: getattr(student, key if key != "student_id" else "id") or ""
+                for key in IDENTITY
+            }
+            total = 0.0
+            for assignment in assignments:
+                score = after_penalty(gb, assignment, student.id)
+                row[assignment] = "" if score is None else points(score)
+                total += score or 0.0
+                for check in checks.get(assignment, []):
+                    got = None if score is None else check_points(gb, check, assignment, student.id)
+                    row[f"{assignment}:{check[1]}"] = "" if got is None else points(got)
+            row["total"] = points(total)
+            table.append(row)
+    return header, table
+
+
+def write_export(out: str, per_check: bool = False) -> Path:
+    """Read the course's gradebook (cwd, its nbgrader_config.py) and write the CSV to `out`."""
+    from .isolation import sqlite_path
+    from .nbgrader_app import load_app
+
+    app = load_app()
+    database = sqlite_path(app.coursedir.db_url)
+    if database and not Path(database).exists():  # opening it would create an empty one
+        raise SystemExit(f"No gradebook at {database}: run this in the course directory")
+    header, table = rows(app.coursedir.db_url, per_check)
+    if len(header) == len(IDENTITY) + 1:
+        raise SystemExit("no assignment in the gradebook has a submission yet: nothing to export")
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=header)
+        writer.writeheader()
+        writer.writerows(table)
+    return path

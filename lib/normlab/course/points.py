@@ -1,0 +1,90 @@
+"""A check's points live in one place, its CheckSpec; the source notebooks follow.
+
+    python -m normlab.course points          # make release runs it before generate_assignment
+
+For every source notebook of the course (`solutions/<assignment>/*.ipynb`) this writes each
+autograded test cell's nbgrader `points` from `normlab.grading.CHECKS` (what a passing check
+prints), then the totals in the notebook's headings: a `## ...` heading's "(N points)" is the sum
+of the grade cells below it up to the next `## ` heading, and the `# ...` title's the sum of all,
+hand-graded cells included (their points stay in their own metadata, where the formgrader reads
+them). `make release` then carries the notebook into `exercises/` and the gradebook, and
+`make book` the student download, so changing a check's points is one edit.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+from normlab.grading import CHECKS
+
+TOTAL = re.compile(r"\((\d+(?:\.\d+)?) points?\)")
+
+
+def _points_text(value: float) -> str:
+    return f"({value:g} point{'' if value == 1 else 's'})"
+
+
+def _grade_points(cell) -> float:
+    meta = cell.metadata.get("nbgrader", {})
+    return float(meta.get("points", 0.0)) if meta.get("grade") or meta.get("task") else 0.0
+
+
+def _set_heading_total(cell, level: str, total: float) -> None:
+    lines = cell.source.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith(level + " ") and TOTAL.search(line):
+            lines[i] = TOTAL.sub(_points_text(total), line, count=1)
+            break
+    cell.source = "\n".join(lines)
+
+
+def _heading_level(cell) -> str | None:
+    if cell.cell_type != "markdown":
+        return None
+    first = cell.source.lstrip().split("\n", 1)[0]
+    for level in ("##", "#"):
+        if first.startswith(level + " ") and TOTAL.search(first):
+            return level
+    return None
+
+
+def sync_notebook(nb, checks: dict) -> None:
+    """Set `nb`'s test-cell points from `checks` (grade_id -> CheckSpec) and its heading totals."""
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        spec = checks.get(meta.get("grade_id"))
+        if spec is not None and meta.get("grade") and not meta.get("solution"):
+            meta["points"] = spec.points
+    part, title = None, None
+    sums: dict[int, float] = {}
+    for index, cell in enumerate(nb.cells):
+        level = _heading_level(cell)
+        if level == "#":
+            title = index
+        elif level == "##":
+            part = index
+        elif cell.cell_type == "markdown" and cell.source.lstrip().startswith("## "):
+            part = None  # a heading without a total ends the part
+        for holder in (part, title):
+            if holder is not None:
+                sums[holder] = sums.get(holder, 0.0) + _grade_points(cell)
+    for index, total in sums.items():
+        _set_heading_total(nb.cells[index], _heading_level(nb.cells[index]), total)
+
+
+def sync_course(source_directory: Path) -> list[Path]:
+    """Sync every assignment's source notebooks; return the ones that changed."""
+    changed = []
+    for assignment, checks in CHECKS.items():
+        for path in sorted((source_directory / assignment).glob("*.ipynb")):
+            before = path.read_text(encoding="utf-8")
+            nb = nbformat.reads(before, as_version=4)
+            sync_notebook(nb, checks)
+            after = nbformat.writes(nb) + "\n"
+            if after != before and nbformat.reads(after, 4) != nbformat.reads(before, 4):
+                path.write_text(after, encoding="utf-8")
+                changed.append(path)
+    return changed
