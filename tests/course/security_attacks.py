@@ -155,7 +155,7 @@ import dataclasses
 import normlab.grading as _grading
 for _specs in _grading.CHECKS.values():
     for _gid, _spec in list(_specs.items()):
-        _specs[_gid] = dataclasses.replace(_spec, judge=lambda cases, results: None)
+        _specs[_gid] = dataclasses.replace(_spec, judge=lambda *_: _grading.Verdict("passed"))
 """
 
 HIDE_TRIPWIRE = """\

@@ -9,6 +9,7 @@ nbgrader itself.
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import numpy as np
 import pytest
@@ -22,10 +23,11 @@ from course_helpers import (
     with_bug,
 )
 
-from normlab.grading import ASSIGNMENTS, CHECKS, cell_verdict
+from normlab.grading import ASSIGNMENTS, CHECKS, Verdict, cell_verdict
+from normlab.grading.verdict import NOT_WRITTEN
 
 
-def verdicts(assignment: str, namespace: dict) -> dict[str, str | None]:
+def verdicts(assignment: str, namespace: dict) -> dict[str, Verdict]:
     return {gid: cell_verdict(assignment, gid, namespace) for gid in CHECKS[assignment]}
 
 
@@ -38,38 +40,39 @@ def test_every_test_cell_has_a_check_and_every_check_a_cell(assignment):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_source_solutions_pass_every_check(assignment):
     namespace = run_in_process(read(source_path(assignment)))
-    failed = {gid: v for gid, v in verdicts(assignment, namespace).items() if v}
+    failed = {gid: v for gid, v in verdicts(assignment, namespace).items() if not v.passed}
     assert failed == {}
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_unfilled_release_fails_every_check_with_a_message(assignment):
+def test_unfilled_release_fails_every_check_as_not_written(assignment):
     namespace = run_in_process(read(release_path(assignment)))
-    results = verdicts(assignment, namespace)
-    passed = [gid for gid, v in results.items() if v is None]
-    assert passed == []
-    for message in results.values():
-        assert "not written yet" in message or "is not defined" in message, message
+    for verdict in verdicts(assignment, namespace).values():
+        assert verdict.category == NOT_WRITTEN, verdict
+        assert "not written yet" in verdict.message or "is not defined" in verdict.message
 
 
 BUGS = [(a, name) for a, bank in BANK.items() for name in bank]
 
 
 @pytest.mark.parametrize(("assignment", "bug"), BUGS, ids=[f"{a}:{b}" for a, b in BUGS])
-def test_planted_bug_loses_exactly_its_cells(assignment, bug):
+def test_planted_bug_loses_exactly_its_cells_each_to_its_misconception(assignment, bug):
     edits, expected = BANK[assignment][bug]
     namespace = run_in_process(with_bug(read(source_path(assignment)), edits))
-    failed = {gid for gid, v in verdicts(assignment, namespace).items() if v}
-    assert failed == expected
+    failed = {gid: v for gid, v in verdicts(assignment, namespace).items() if not v.passed}
+    assert set(failed) == expected
+    named = {gid: v.category for gid, v in failed.items()}
+    assert named == {gid: CHECKS[assignment][gid].category for gid in failed}
 
 
 def test_a_planted_bug_message_names_the_misconception_with_evidence():
     edits, _ = BANK["ps2_layer_norm"]["keepdims-and-wrong-axis"]
     namespace = run_in_process(with_bug(read(source_path("ps2_layer_norm")), edits))
-    message = cell_verdict("ps2_layer_norm", "independence", namespace)
-    assert message.startswith("Independence: changing record (")
-    assert "your statistics cross the batch axis" in message
-    shape = cell_verdict("ps2_layer_norm", "stats_shape", namespace)
+    verdict = cell_verdict("ps2_layer_norm", "independence", namespace)
+    assert verdict.category == "independence"
+    assert verdict.message.startswith("Independence: changing record (")
+    assert "your statistics cross the batch axis" in verdict.message
+    shape = cell_verdict("ps2_layer_norm", "stats_shape", namespace).message
     assert "keepdims" in shape and "(2,)" in shape
 
 
@@ -85,8 +88,8 @@ def test_a_function_with_state_is_told_about_its_state():
         running[var.shape] = var
         return gamma * (x - mu) / np.sqrt(var + eps) + beta
 
-    message = cell_verdict("ps2_layer_norm", "independence", {"layer_norm": layer_norm})
-    assert message is not None and "keeps state between calls" in message
+    verdict = cell_verdict("ps2_layer_norm", "independence", {"layer_norm": layer_norm})
+    assert verdict.category == "independence" and "keeps state between calls" in verdict.message
 
 
 def test_a_gradient_returned_nested_is_named_whole_and_a_list_of_three_passes():
@@ -98,13 +101,13 @@ def test_a_gradient_returned_nested_is_named_whole_and_a_list_of_three_passes():
     def as_list(dy, x, gamma, eps=1e-5):
         return [np.zeros_like(x), np.zeros_like(gamma), np.zeros_like(gamma)]
 
-    message = cell_verdict("ps5_backward", "dtype_and_shape", {"layer_norm_backward": nested})
-    assert message == (
+    verdict = cell_verdict("ps5_backward", "dtype_and_shape", {"layer_norm_backward": nested})
+    assert verdict.message == (
         "Type: layer_norm_backward must return three NumPy arrays (dx, dgamma, dbeta); it "
         "returned tuple(numpy.ndarray, tuple(numpy.ndarray, numpy.ndarray), numpy.ndarray) "
         "(x of shape (4, 6))."
     )
-    assert cell_verdict("ps5_backward", "dtype_and_shape", {"layer_norm_backward": as_list}) is None
+    assert cell_verdict("ps5_backward", "dtype_and_shape", {"layer_norm_backward": as_list}).passed
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -126,3 +129,50 @@ def test_headings_give_the_points_of_the_cells_under_them(assignment):
             parts[current][1] += meta["points"]
     assert parts and all(stated == counted for stated, counted in parts.values()), parts
     assert title == sum(counted for _, counted in parts.values())
+
+
+def _no_eps_and_too_large(axes):
+    """A normalization without eps, 1.5 times too large: it matches no member of the family."""
+
+    def norm(x, gamma, beta=None, eps=1e-5):
+        centred = x - x.mean(axis=axes, keepdims=True) if beta is not None else x
+        scale = np.sqrt((centred * centred).mean(axis=axes, keepdims=True))
+        return 1.5 * gamma * centred / scale + (0.0 if beta is None else beta)
+
+    return norm
+
+
+@pytest.mark.parametrize(
+    ("assignment", "grade_id", "name", "axes", "zero"),
+    [
+        (
+            "ps2_layer_norm",
+            "eps_placement",
+            "layer_norm",
+            -1,
+            "a record of zero variance must give beta",
+        ),
+        (
+            "ps3_axes",
+            "bn_eps_placement",
+            "batch_norm",
+            0,
+            "a feature of zero variance must give beta",
+        ),
+        ("ps4_rmsnorm", "rms_eps", "rms_norm", -1, "a record of zero mean square must give 0,"),
+    ],
+)
+def test_the_eps_fallback_says_what_a_zero_statistic_gives_for_each_norm(
+    assignment, grade_id, name, axes, zero
+):
+    """No member of the family matches and a constant record gives NaN: the property branch."""
+    norm = _no_eps_and_too_large(axes)
+    if name == "rms_norm":
+        norm = partial(_rms_call, norm)
+    verdict = cell_verdict(assignment, grade_id, {name: norm})
+    assert verdict.category == grade_id
+    assert verdict.message.startswith("eps: for ") and zero in verdict.message, verdict.message
+
+
+def _rms_call(norm, x, gamma, eps=1e-6):
+    return norm(x, gamma, None, eps)

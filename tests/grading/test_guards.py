@@ -11,7 +11,16 @@ import pytest
 
 import normlab
 from normlab import grading
-from normlab.grading import CHECKS, Case, Ref, cell_verdict, check, run_case, use_assignment
+from normlab.grading import (
+    CHECKS,
+    Case,
+    Ref,
+    cell_verdict,
+    check,
+    ps3_axes,
+    run_case,
+    use_assignment,
+)
 from normlab.grading import reference as private
 from normlab.grading.feedback import ConciseErrors, HideHiddenTests, without_hidden_tests
 from normlab_sandbox.tripwire import TRIPWIRE_REMOVED, Tripwire
@@ -72,10 +81,10 @@ def test_tripwire_sees_a_reference_captured_under_another_name():
     def sneaky(x, gamma, beta, eps=1e-5):
         return captured(x, gamma, beta, eps)
 
-    message = cell_verdict("ps2_layer_norm", "reference_reuse", {"layer_norm": sneaky})
-    assert message is not None and "normlab.layer_norm" in message
+    verdict = cell_verdict("ps2_layer_norm", "reference_reuse", {"layer_norm": sneaky})
+    assert verdict.category == "reference_reuse" and "normlab.layer_norm" in verdict.message
     # ... while the cells that grade numbers still pass
-    assert cell_verdict("ps2_layer_norm", "axis", {"layer_norm": sneaky}) is None
+    assert cell_verdict("ps2_layer_norm", "axis", {"layer_norm": sneaky}).passed
 
 
 def test_tripwire_ignores_the_graders_private_copy():
@@ -99,7 +108,7 @@ def test_patching_normlab_in_the_kernel_does_not_move_the_expectations(monkeypat
     assert private.layer_norm(np.array([1.0, 2.0, 3.0, 4.0]), eps=0.0)[0] == pytest.approx(
         -1.341640786
     )
-    assert cell_verdict("ps2_layer_norm", "axis", {"layer_norm": correct_ln}) is None
+    assert cell_verdict("ps2_layer_norm", "axis", {"layer_norm": correct_ln}).passed
 
 
 def test_cases_are_deterministic_and_plain():
@@ -143,7 +152,7 @@ def test_a_zero_variance_warning_becomes_part_of_the_message():
     def no_eps(x, gamma, beta, eps=1e-5):
         return gamma * (x - x.mean(axis=-1, keepdims=True)) / x.std(axis=-1, keepdims=True) + beta
 
-    message = cell_verdict("ps2_layer_norm", "eps_placement", {"layer_norm": no_eps})
+    message = cell_verdict("ps2_layer_norm", "eps_placement", {"layer_norm": no_eps}).message
     assert "No eps" in message and "NumPy warned" in message
 
 
@@ -180,3 +189,12 @@ def test_feedback_preprocessors_hide_hidden_tests_and_tracebacks():
     nb, _ = ConciseErrors()(nb, {})
     assert "hidden=True" not in nb.cells[0].source
     assert nb.cells[0].outputs[0]["traceback"] == ["AssertionError: Wrong axis: ..."]
+
+
+def test_every_wrong_layer_norm_ps3_plants_is_a_trusted_callable():
+    """ps3's planted LayerNorms, by name: the red team's and the graders' own all resolve."""
+    refs = set(ps3_axes._PLANTED_WORDS)
+    refs |= {ref for catch in ps3_axes.CATCHES.values() for ref in catch[2] + catch[3]}
+    assert refs == set(ps3_axes._PLANTED_WORDS)
+    for ref in refs:
+        assert callable(grading.trusted.resolve(Ref(ref), {}))

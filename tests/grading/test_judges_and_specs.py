@@ -1,14 +1,17 @@
-"""The grading package's shared vocabulary: judge shapes, the spec factory, check resolution."""
+"""The grading package's shared vocabulary: verdicts, judge shapes, the spec factory, check
+resolution."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from normlab.grading import CHECKS, Case, Result, judges, selfcheck
-from normlab.grading.evidence import amount
+from normlab.grading import CHECKS, Case, Result, Verdict, judges, selfcheck
+from normlab.grading.evidence import amount, arrays_output, failure_of_call
+from normlab.grading.oracle import LIVE
 from normlab.grading.random_inputs import messy, rng_for
 from normlab.grading.spec import check_spec, registry
+from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASS, as_verdict
 
 
 def _case(tag: str) -> Case:
@@ -21,8 +24,8 @@ def _read_number(case, result):
     return result.output, None
 
 
-def _big(case, value, result):
-    return f"{case.tag} is {value}" if value > 1 else None
+def _big(seen):
+    return f"{seen.case.tag} is {seen.value}" if seen.value > 1 else None
 
 
 CASES = [_case("a"), _case("b"), _case("c")]
@@ -30,39 +33,40 @@ CASES = [_case("a"), _case("b"), _case("c")]
 
 def test_each_case_reads_then_judges_and_the_first_problem_wins():
     judge = judges.each_case(_read_number, _big)
-    assert judge(CASES, [Result(output=0), Result(output=1), Result(output=0)]) is None
-    assert judge(CASES, [Result(output=0), Result(output=5), Result(output=7)]) == "b is 5"
+    assert judge(CASES, [Result(output=0), Result(output=1), Result(output=0)], LIVE) is None
+    assert judge(CASES, [Result(output=0), Result(output=5), Result(output=7)], LIVE) == "b is 5"
     # a case that cannot be read stops the judge at that case, before later verdicts
     failed = Result(error=("ValueError", "no"))
-    assert judge(CASES, [Result(output=0), failed, Result(output=7)]) == "problem in b"
-    assert judge(CASES, [Result(output=9), failed, Result(output=7)]) == "a is 9"
+    assert judge(CASES, [Result(output=0), failed, Result(output=7)], LIVE) == "problem in b"
+    assert judge(CASES, [Result(output=9), failed, Result(output=7)], LIVE) == "a is 9"
 
 
 def test_each_case_without_a_verdict_only_reads():
     judge = judges.each_case(_read_number)
-    assert judge(CASES, [Result(output=9)] * 3) is None
-    assert judge(CASES, [Result(output=9), Result(error=("E", "")), Result()]) == "problem in b"
+    assert judge(CASES, [Result(output=9)] * 3, LIVE) is None
+    broken = [Result(output=9), Result(error=("E", "")), Result()]
+    assert judge(CASES, broken, LIVE) == "problem in b"
 
 
 def test_each_case_refuses_cases_and_results_of_different_lengths():
     with pytest.raises(ValueError):
-        judges.each_case(_read_number)(CASES, [Result(output=0)])
+        judges.each_case(_read_number)(CASES, [Result(output=0)], LIVE)
 
 
 def test_each_pair_judges_the_second_call_by_the_first():
     seen = []
 
-    def verdict(case, first, second, result):
-        seen.append((case.tag, first, second))
-        return "grew" if second > first else None
+    def rule(one):
+        seen.append((one.case.tag, one.first, one.value))
+        return "grew" if one.value > one.first else None
 
-    judge = judges.each_pair(_read_number, verdict)
+    judge = judges.each_pair(_read_number, rule)
     pairs = [_case("a1"), _case("a2"), _case("b1"), _case("b2")]
     outputs = [Result(output=v) for v in (1, 1, 2, 3)]
-    assert judge(pairs, outputs) == "grew"
+    assert judge(pairs, outputs, LIVE) == "grew"
     assert seen == [("a2", 1, 1), ("b2", 2, 3)]
     broken = [Result(output=1), Result(error=("E", "")), Result(output=2), Result(output=3)]
-    assert judge(pairs, broken) == "problem in a2"
+    assert judge(pairs, broken, LIVE) == "problem in a2"
 
 
 def test_read_all_gives_every_value_or_the_first_problem():
@@ -77,7 +81,57 @@ def test_returned_reads_the_output_or_the_failure_of_the_call():
     case = Case("layer_norm", args=(np.zeros(3),), label="a record of 3")
     assert judges.returned(case, Result(output=4)) == (4, None)
     value, problem = judges.returned(case, Result(error=("NotImplementedError", "")))
-    assert value is None and problem.startswith("layer_norm is not written yet")
+    assert value is None and problem.category == NOT_WRITTEN
+    assert problem.message.startswith("layer_norm is not written yet")
+
+
+@pytest.mark.parametrize(
+    ("case", "result", "category"),
+    [
+        (Case("f", "get"), Result(output=..., output_type="ellipsis"), NOT_WRITTEN),
+        (Case("f", "get"), Result(error=("NameError", "name 'f' is not defined")), NOT_WRITTEN),
+        (Case("f"), Result(error=("NameError", "name 'f' is not defined")), NOT_WRITTEN),
+        (Case("f"), Result(error=("NotImplementedError", "")), NOT_WRITTEN),
+        (Case("f"), Result(error=("NameError", "name 'mu' is not defined")), CRASHED),
+        (Case("f"), Result(error=("ValueError", "operands could not be broadcast")), CRASHED),
+    ],
+)
+def test_a_failed_call_is_not_written_or_crashed_by_what_failed(case, result, category):
+    assert failure_of_call("f", case, result).category == category
+    assert failure_of_call("f", case, Result(output=1.0, output_type="float")) is None
+
+
+def test_a_verdict_passes_without_a_message_and_fails_with_one():
+    assert PASS.passed and as_verdict(None, "axis") is PASS
+    assert as_verdict("Wrong axis: ...", "axis") == Verdict("axis", "Wrong axis: ...")
+    crashed = Verdict(CRASHED, "f raised ValueError")
+    assert as_verdict(crashed, "axis") is crashed and not crashed.passed
+    with pytest.raises(ValueError):
+        Verdict("axis")
+    with pytest.raises(ValueError):
+        Verdict("passed", "but with a message")
+
+
+def test_arrays_output_reads_a_tuple_of_arrays_or_names_what_came_back():
+    case = Case("f", args=(np.zeros((2, 3)),), label="x")
+    parts, shapes = ("dx", "dgamma"), ((2, 3), (3,))
+    good = Result(output=(np.ones(6), [1, 2, 3]), output_type="tuple(numpy.ndarray, list)")
+    (dx, dgamma), problem = arrays_output("f", case, good, parts, shapes=shapes)
+    assert problem is None and dx.shape == (2, 3) and dgamma.dtype == np.float64
+    single = Result(output=np.ones(3), output_type="numpy.ndarray")
+    assert arrays_output("f", case, single, parts)[1] == (
+        "f must return two arrays, (dx, dgamma); it returned numpy.ndarray (x)."
+    )
+    words = Result(output=("a", "b"), output_type="tuple(str, str)")
+    assert arrays_output("f", case, words, parts)[1] == (
+        "f returned tuple(str, str), not two arrays (x)."
+    )
+    short = Result(output=(np.ones(6), np.ones(2)), output_type="tuple")
+    assert arrays_output("f", case, short, parts, shapes=shapes)[1] == (
+        "dgamma has shape (2,) for x; it should have shape (3,)."
+    )
+    crashed = Result(error=("ValueError", "no"))
+    assert arrays_output("f", case, crashed, parts)[1].category == CRASHED
 
 
 def test_an_array_reads_a_float64_array_of_the_inputs_shape():
@@ -93,25 +147,42 @@ def _draw(rng, hidden):
 
 
 def test_check_spec_draws_each_checks_own_stream_and_the_visible_cases_first():
-    spec = check_spec("cell", "f", _draw, judges.each_case(judges.returned), "s", points=2)
-    assert spec.targets == ("f",) and spec.points == 2
+    spec = check_spec(
+        "cell", "f", _draw, judges.each_case(judges.returned), "s", misconception="m", points=2
+    )
+    assert spec.targets == ("f",) and spec.points == 2 and spec.category == "cell"
     visible, hidden = spec.make_cases(0, hidden=False), spec.make_cases(0)
     assert len(visible) == 1 and len(hidden) == 2
     np.testing.assert_array_equal(visible[0].args[0], hidden[0].args[0])
-    other = check_spec("other", "f", _draw, None, "s", points=1).make_cases(0)
+    other = _spec("other").make_cases(0)
     assert not np.array_equal(other[0].args[0], hidden[0].args[0])
-    salted = check_spec("other", "f", _draw, None, "s", points=1, salt="cell").make_cases(0)
+    salted = _spec("other", salt="cell").make_cases(0)
     np.testing.assert_array_equal(salted[0].args[0], hidden[0].args[0])
     np.testing.assert_array_equal(hidden[0].args[0], rng_for(0, "cell").normal(size=3))
 
 
+def _spec(grade_id, judge=None, make=_draw, points=1, **options):
+    return check_spec(grade_id, "f", make, judge, "s", misconception="m", points=points, **options)
+
+
+def test_a_bare_message_names_the_cells_category_and_a_verdict_keeps_its_own():
+    cases = _draw(rng_for(0, "x"), False)
+    worded = _spec("eps_placement", lambda cases, results, oracle: "eps outside")
+    assert worded.judge(cases, [Result()], LIVE) == Verdict("eps_placement", "eps outside")
+    finer = _spec("axis", lambda cases, results, oracle: "axis 0", category="batch_axis")
+    assert finer.judge(cases, [Result()], LIVE).category == "batch_axis"
+    crashed = Verdict(CRASHED, "f raised KeyError")
+    assert _spec("axis", lambda *args: crashed).judge(cases, [Result()], LIVE) is crashed
+    assert _spec("axis", lambda *args: None).judge(cases, [Result()], LIVE).passed
+
+
 def test_registry_refuses_a_duplicate_id_and_a_cell_worth_nothing():
-    one = check_spec("a", "f", _draw, None, "s", points=1)
+    one = _spec("a")
     assert list(registry(one)) == ["a"]
     with pytest.raises(ValueError, match="share the grade_id 'a'"):
         registry(one, one)
     with pytest.raises(ValueError, match="worth no points"):
-        registry(check_spec("b", "f", _draw, None, "s", points=0))
+        registry(_spec("b", points=0))
 
 
 def test_messy_records_differ_in_scale_and_offset():
@@ -139,24 +210,41 @@ def test_run_check_runs_each_case_and_judges():
         ran.append(case.target)
         return Result(output=2.5, output_type="float")
 
-    assert selfcheck.run_check(spec, run_one) is None
+    assert selfcheck.run_check(spec, run_one) is PASS
     assert ran == ["mean_r"]
     wrong = selfcheck.run_check(spec, lambda case: Result(output=3.0, output_type="float"))
-    assert wrong.startswith("mean_r = 3")
+    assert wrong.category == "mean" and wrong.message.startswith("mean_r = 3")
+
+
+def test_run_check_judges_with_the_oracle_it_is_given():
+    """The oracle is the one seam for expectations: ps1's eps cell asks it for LayerNorm."""
+    spec = CHECKS["ps1_by_hand"]["eps_effect"]
+    answer = Result(output=np.array([-1.0, 0.0, 0.0, 1.0]), output_type="numpy.ndarray")
+
+    class Replay:
+        asked: list = []
+
+        def reference(self, name, *args, **kwargs):
+            self.asked.append(name)
+            return np.array([-1.0, 0.0, 0.0, 1.0])
+
+    assert not selfcheck.run_check(spec, lambda case: answer).passed
+    assert selfcheck.run_check(spec, lambda case: answer, oracle=Replay()).passed
+    assert Replay.asked == ["layer_norm"]
 
 
 def test_run_check_names_a_checker_bug_and_lets_the_runners_exceptions_through():
     def broken_cases(rng, hidden):
         raise IndexError("oops")
 
-    def broken_judge(cases, results):
+    def broken_judge(cases, results, oracle):
         raise ZeroDivisionError("bad")
 
-    spec = check_spec("x", "f", broken_cases, None, "s", points=1)
+    spec = _spec("x", make=broken_cases)
     with pytest.raises(selfcheck.CheckerError, match="could not build its cases: oops") as info:
         selfcheck.run_check(spec, lambda case: Result())
     assert isinstance(info.value.__cause__, IndexError)
-    spec = check_spec("x", "f", _draw, broken_judge, "s", points=1)
+    spec = _spec("x", broken_judge)
     with pytest.raises(selfcheck.CheckerError, match="could not judge: bad"):
         selfcheck.run_check(spec, lambda case: Result())
 

@@ -5,9 +5,9 @@ hidden battery against a bank of submissions: the instructor's solutions, the bl
 releases (NotImplementedError stubs), the planted bugs of `course_bank.BANK`, the answers
 of `demo_course.PS2_ANSWERS` (tests/demo_course.py), normlab's red team in place of the student's
 LayerNorm, batch-norm and RMSNorm, and a few answers of its own (`EXTRA`). Each judge's
-message (None for a pass) is compared with `verdicts.json`, recorded on the code before
-the grading package was refactored, so a refactoring that changes a verdict or a word of
-a message fails here.
+verdict, its category beside its message (None for a pass), is compared with
+`verdicts.json`, recorded on the code before the grading package was refactored, so a
+refactoring that changes a verdict, its category or a word of a message fails here.
 
 A message changed on purpose is re-recorded with
 
@@ -19,6 +19,7 @@ and the diff of `verdicts.json` shows every message that changed.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -40,11 +41,83 @@ from course_helpers import (  # noqa: E402
 
 from normlab import red_team  # noqa: E402
 from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, run_cases  # noqa: E402
+from normlab.grading.oracle import LIVE  # noqa: E402
+from normlab.grading.verdict import OUTCOMES, PASSED  # noqa: E402
 
 SNAPSHOT = Path(__file__).with_name("verdicts.json")
 
 # answers no other bank holds: assignment -> name -> source defining the student's functions
+# (with the ones below, every cell's own misconception shows somewhere in the bank)
 EXTRA = {
+    "ps1_by_hand": {
+        "every-value-wrong": """
+r = np.array([1.0, 2.0, 3.0, 4.0])
+mean_r = 2.0
+var_r = 5 / 3
+normalized_r = (r - 2.5) / np.sqrt(5 / 3)
+normalized_r_eps = (r - 2.5) / (np.sqrt(1.25) + 1e-5)
+params_gain_bias, params_gain_only, params_rms = 512, 512, 512
+""",
+    },
+    "ps3_axes": {
+        "gamma-ignored-and-witness-always-false": """
+def batch_norm(x, gamma, beta, eps=1e-5):
+    axes = tuple(range(x.ndim - 1))
+    return (x - x.mean(axis=axes)) / np.sqrt(x.var(axis=axes) + eps) + beta
+
+def witness(norm_fn):
+    return False
+""",
+    },
+    "ps5_backward": {
+        "means-over-the-batch": """
+def layer_norm_backward(dy, x, gamma, eps=1e-5):
+    mu, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
+    sigma = np.sqrt(var + eps)
+    x_hat, g = (x - mu) / sigma, dy * gamma
+    lead = tuple(range(x.ndim - 1))
+    dx = (g - g.mean() - x_hat * (g * x_hat).mean()) / sigma
+    return dx, (dy * x_hat).sum(axis=lead), dy.sum(axis=lead)
+""",
+        "dx-over-the-variance": """
+def layer_norm_backward(dy, x, gamma, eps=1e-5):
+    mu, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
+    x_hat, g = (x - mu) / np.sqrt(var + eps), dy * gamma
+    lead = tuple(range(x.ndim - 1))
+    mean = lambda v: v.mean(axis=-1, keepdims=True)
+    dx = (g - mean(g) - x_hat * mean(g * x_hat)) / (var + eps)
+    return dx, (dy * x_hat).sum(axis=lead), dy.sum(axis=lead)
+""",
+    },
+    "ps6_stability_speed": {
+        "one-pass-float64-and-mean-time": """
+def stable_variance(x):
+    x = np.asarray(x)
+    return ((x * x).mean(axis=-1) - x.mean(axis=-1) ** 2).astype(np.float64)
+
+def time_median(fn, repeats=7, warmup=2, clock=None):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        fn()
+        times.append(clock() - start)
+    return float(np.mean(times))
+""",
+        "sample-np-var-and-warm-up-timed": """
+def stable_variance(x):
+    return np.var(x, axis=-1, ddof=1)
+
+def time_median(fn, repeats=7, warmup=2, clock=None):
+    times = []
+    for _ in range(warmup + repeats):
+        start = clock()
+        fn()
+        times.append(clock() - start)
+    return float(np.median(times))
+""",
+    },
     "ps2_layer_norm": {
         "running-statistics": """
 running = {}
@@ -59,6 +132,13 @@ def layer_norm(x, gamma, beta, eps=1e-5):
 """,
     },
     "ps4_rmsnorm": {
+        "in-place-gamma-ignored-final-norm-forgotten": """
+def rms_norm(x, gamma, eps=1e-6):
+    x /= np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps)
+    return x
+
+ln_total, rms_total = 24 * 2 * 768, 24 * 768
+""",
         "zhang-sennrich-eps": """
 def rms_norm(x, gamma, eps=1e-8):
     x = np.asarray(x, dtype=np.float64)
@@ -109,20 +189,22 @@ def submissions() -> dict[str, tuple[str, dict]]:
     return bank
 
 
-def messages(assignment: str, namespace: dict) -> dict[str, dict[str, str | None]]:
-    """grade_id -> {"visible": message, "hidden": message} for one submission."""
+def verdicts(assignment: str, namespace: dict) -> dict[str, dict[str, dict]]:
+    """grade_id -> {"visible": verdict, "hidden": verdict} for one submission, each verdict
+    {"category": ..., "message": ...}."""
     found = {}
     for grade_id, spec in CHECKS[assignment].items():
         found[grade_id] = {}
         for battery, hidden in (("visible", False), ("hidden", True)):
             cases = spec.make_cases(DEFAULT_SEED, hidden=hidden)
-            found[grade_id][battery] = spec.judge(cases, run_cases(namespace, cases))
+            verdict = spec.judge(cases, run_cases(namespace, cases), LIVE)
+            found[grade_id][battery] = {"category": verdict.category, "message": verdict.message}
     return found
 
 
 def record() -> dict:
     with np.errstate(all="ignore"):
-        return {name: messages(*entry) for name, entry in sorted(submissions().items())}
+        return {name: verdicts(*entry) for name, entry in sorted(submissions().items())}
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +221,7 @@ def test_the_bank_is_the_recorded_one(recorded, now):
     assert sorted(now) == sorted(recorded)
 
 
-def test_every_message_is_the_recorded_one(recorded, now):
+def test_every_verdict_is_the_recorded_one(recorded, now):
     changed = [
         f"{name} {grade_id} {battery}:\n  was {was!r}\n  now {got!r}"
         for name, cells in now.items()
@@ -150,18 +232,31 @@ def test_every_message_is_the_recorded_one(recorded, now):
     assert changed == [], "\n".join(changed)
 
 
-def test_the_bank_fails_and_passes_cells():
-    """The snapshot is only worth something if the bank exercises both verdicts of each cell."""
-    snapshot = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+def test_the_bank_fails_and_passes_cells(recorded):
+    """The snapshot is only worth something if the bank exercises both verdicts of each cell,
+    and names each cell's own misconception."""
     for assignment in ASSIGNMENTS:
-        for grade_id in CHECKS[assignment]:
+        for grade_id, spec in CHECKS[assignment].items():
             seen = [
-                cells[grade_id]["hidden"]
-                for name, cells in snapshot.items()
+                cells[grade_id]["hidden"]["category"]
+                for name, cells in recorded.items()
                 if name.startswith(assignment + "/")
             ]
-            assert None in seen, f"no submission passes {assignment}:{grade_id}"
-            assert any(m is not None for m in seen), f"none fails {assignment}:{grade_id}"
+            assert PASSED in seen, f"no submission passes {assignment}:{grade_id}"
+            assert spec.category in seen, f"none has the misconception {assignment}:{grade_id}"
+
+
+def test_a_verdict_is_an_outcome_or_a_misconception_identifier(recorded):
+    """Categories are stable names: an outcome, or a misconception's identifier."""
+    categories = {
+        verdict["category"]
+        for cells in recorded.values()
+        for batteries in cells.values()
+        for verdict in batteries.values()
+    }
+    misconceptions = categories - set(OUTCOMES)
+    assert all(re.fullmatch(r"[a-z][a-z0-9_]*", c) for c in misconceptions), misconceptions
+    assert {PASSED, "not written", "crashed"} <= categories
 
 
 if __name__ == "__main__":

@@ -4,16 +4,22 @@
 
 One grade cell per misconception makes this a count. For every autograded test cell the
 report reads each student's score from nbgrader's gradebook (SQLite or PostgreSQL, from the
-course's `nbgrader_config.py`) and sorts the students who lost its points into three groups,
-using the grading records the grader kept for each notebook (see `records`):
+course's `nbgrader_config.py`) and sorts the students who lost its points by the category of
+the cell's verdict, which the grader recorded for each notebook (see `records` and
+`normlab.grading.verdict`), never by the words of the message:
 
-- stopped:      the cell never ran to a verdict (timeout, dead kernel), see the record's reason;
-- not written:  the function was missing or still raised NotImplementedError;
-- misconception: everything else: the check ran and named the misconception.
+- misconception_count: the check named a misconception (the cell's own, or a finer one);
+- not_written:         the answer was missing (not defined, `...`, NotImplementedError);
+- crashed:             the student's code raised, its kernel died, or the cell wrote to stderr;
+- timed_out:           the cell ran past its timeout or the notebook's budget;
+- no_verdict:          no recorded verdict explains the loss (the notebook was graded
+                       without `python -m normlab.course grade`, or the score was changed by
+                       hand).
 
-It writes `class_report.csv` (one row per test cell: grade_id, the misconception in words,
-points, students, the three counts) and `misconceptions.png`, a horizontal bar chart of the
-misconception counts in the course's figure style.
+It writes `class_report.csv` (one row per test cell: grade_id, the misconception it catches
+in words, points, students, the five counts) and `misconceptions.png`, a horizontal bar chart
+of the misconception counts, each bar labelled with its misconception, in the course's figure
+style.
 """
 
 from __future__ import annotations
@@ -28,12 +34,13 @@ from nbgrader.api import Gradebook
 
 from normlab import figures
 from normlab.grading import CHECKS
+from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASSED, TIMED_OUT
 
 from .nbgrader_app import load_app, require_assignment
 from .records import assignment_folder, student_records
 
-NOT_WRITTEN_MARKS = ("is not written yet", "NameError", "is not defined")
-STOPPED = ("timed out", "kernel died", "not run")
+# the column that counts a lost cell, by its verdict's category (else: a misconception)
+COLUMNS = {NOT_WRITTEN: "not_written", CRASHED: "crashed", TIMED_OUT: "timed_out"}
 FIELDS = (
     "grade_id",
     "misconception",
@@ -41,7 +48,9 @@ FIELDS = (
     "students",
     "misconception_count",
     "not_written",
-    "stopped",
+    "crashed",
+    "timed_out",
+    "no_verdict",
 )
 
 
@@ -55,7 +64,25 @@ class Row:
     students: int = 0
     misconception_count: int = 0
     not_written: int = 0
-    stopped: int = 0
+    crashed: int = 0
+    timed_out: int = 0
+    no_verdict: int = 0
+
+    def add(self, lost: bool, entry: dict | None) -> None:
+        """Count one student's grade of this cell; one who `lost` its points is counted by
+        the verdict the grader recorded for the cell (`entry`), in its category's column."""
+        self.students += 1
+        if lost:
+            field = column(entry)
+            setattr(self, field, getattr(self, field) + 1)
+
+
+def column(entry: dict | None) -> str:
+    """The column that counts a lost cell whose grading record is `entry` (by its category)."""
+    category = (entry or {}).get("category")
+    if category in (None, PASSED):
+        return "no_verdict"
+    return COLUMNS.get(category, "misconception_count")
 
 
 def _records(root: str, assignment: str, student: str) -> dict[str, dict]:
@@ -68,39 +95,23 @@ def _records(root: str, assignment: str, student: str) -> dict[str, dict]:
     return found
 
 
-def _kind(entry: dict | None) -> str:
-    if entry is None:
-        return "misconception"
-    if entry.get("status") in STOPPED:
-        return "stopped"
-    message = entry.get("message") or ""
-    if any(mark in message for mark in NOT_WRITTEN_MARKS):
-        return "not_written"
-    return "misconception"
-
-
 def class_rows(db_url: str, root: str, assignment: str) -> list[Row]:
     """The report's rows, in notebook order."""
-    summaries = {gid: spec.summary for gid, spec in CHECKS.get(assignment, {}).items()}
+    words = {gid: spec.misconception for gid, spec in CHECKS.get(assignment, {}).items()}
     rows: dict[str, Row] = {}
     with Gradebook(db_url) as gb:
         for notebook in gb.find_assignment(assignment).notebooks:
             solution_names = {cell.name for cell in notebook.solution_cells}
             for cell in notebook.grade_cells:
                 if cell.cell_type == "code" and cell.name not in solution_names:
-                    rows[cell.name] = Row(cell.name, summaries.get(cell.name, ""), cell.max_score)
+                    rows[cell.name] = Row(cell.name, words.get(cell.name, ""), cell.max_score)
         for submission in gb.assignment_submissions(assignment):
             records = _records(root, assignment, submission.student_id)
             for notebook in submission.notebooks:
                 for grade in notebook.grades:
-                    row = rows.get(grade.name)
-                    if row is None:
-                        continue
-                    row.students += 1
-                    if (grade.score or 0.0) < grade.max_score:
-                        kind = _kind(records.get(grade.name))
-                        field = "misconception_count" if kind == "misconception" else kind
-                        setattr(row, field, getattr(row, field) + 1)
+                    if grade.name in rows:
+                        lost = (grade.score or 0.0) < grade.max_score
+                        rows[grade.name].add(lost, records.get(grade.name))
     return list(rows.values())
 
 

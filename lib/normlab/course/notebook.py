@@ -16,21 +16,38 @@ that needs it fails at once with that reason, so a function that never returns c
 timeout, not one per check. Once the budget is spent, the cells left are not run. If the
 kernel dies (see `kernel_process`), the cell that was running and every later test cell get
 an error naming the reason. Cells not run score 0, and the notebook's record says why.
+
+The record gives each test cell a `status` (how it ran, one of `Status`) and the `category` of
+its verdict (`normlab.grading.verdict`): the check's own for a check cell; for a cell the
+kernel could not finish, the runner's knowledge: "timed out" past a timeout or the budget (or
+for a function an earlier timeout stalled), "crashed" when the kernel died.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
+from enum import Enum
 
 from nbgrader import utils
 
 from normlab.grading.selfcheck import CheckerError, find_check, run_check
+from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASSED, TIMED_OUT
 
 from . import outputs as out
 from .answers import Answers
 from .checkcell import CheckCall, parse_test_cell
 from .kernel_process import Interrupted, Kernel, KernelDied
+
+
+class Status(str, Enum):
+    """How a test cell ran (the record's `status`; its JSON is the value)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    TIMED_OUT = "timed out"
+    KERNEL_DIED = "kernel died"
+    NOT_RUN = "not run"
 
 
 class CellTimeout(Exception):
@@ -87,14 +104,16 @@ class NotebookRun:
         if stopped:
             if test:
                 cell.outputs = [out.error("KernelDied", f"not run: {stopped}")]
-                self._note(entry, "not run", stopped)
+                category = CRASHED if self.kernel.dead else TIMED_OUT
+                self._note(entry, Status.NOT_RUN, category, stopped)
             return
         self.count += 1
         cell.execution_count = self.count
         deadline = min(started + self.timeout, self.over)
+        category = None  # a check cell's verdict
         try:
             if calls:
-                cell.outputs = self._check_cell(calls, deadline)
+                cell.outputs, category = self._check_cell(calls, deadline)
             else:
                 request = {"op": "cell", "source": cell.source}
                 reply = self.kernel.request(request, deadline - started, self.answers)
@@ -104,16 +123,16 @@ class NotebookRun:
             if deadline == self.over:
                 message = f"{self._over_budget()}: the cell was interrupted"
             cell.outputs = [*cell.outputs, out.error("CellTimeoutError", message)]
-            self._note(entry, "timed out", message, started)
+            self._note(entry, Status.TIMED_OUT, TIMED_OUT, message, started)
             return
-        except NotRun as skipped:
+        except NotRun as skipped:  # stalled by an earlier timeout
             cell.outputs = [*cell.outputs, out.error("CellTimeoutError", str(skipped))]
-            self._note(entry, "not run", str(skipped), started)
+            self._note(entry, Status.NOT_RUN, TIMED_OUT, str(skipped), started)
             return
         except KernelDied as died:
             self.record.update(kernel="died", reason=died.reason, died_in_cell=index)
             cell.outputs = [*cell.outputs, out.error("KernelDied", died.reason)]
-            self._note(entry, "kernel died", died.reason, started)
+            self._note(entry, Status.KERNEL_DIED, CRASHED, died.reason, started)
             return
         if test:
             failed = out.scores_zero(cell.outputs)
@@ -121,12 +140,20 @@ class NotebookRun:
             message = f"{errors[0].ename}: {errors[0].evalue}" if errors else None
             if failed and not errors:
                 message = "the cell wrote to stderr"
-            self._note(entry, "failed" if failed else "passed", message, started)
+            status = Status.FAILED if failed else Status.PASSED
+            category = cell_category(entry["grade_id"], failed, errors, category)
+            self._note(entry, status, category, message, started)
 
-    def _note(self, entry: dict, status: str, message: str | None, started=None) -> None:
+    def _note(self, entry: dict, status: Status, category: str, message, started=None) -> None:
         seconds = None if started is None else round(time.monotonic() - started, 3)
         self.record["cells"].append(
-            {**entry, "status": status, "message": message, "seconds": seconds}
+            {
+                **entry,
+                "status": status,
+                "category": category,
+                "message": message,
+                "seconds": seconds,
+            }
         )
 
     def _over_budget(self) -> str:
@@ -138,28 +165,31 @@ class NotebookRun:
             raise CellTimeout
         return left
 
-    def _check_cell(self, calls: list[CheckCall], deadline: float) -> list:
-        """Outputs of a test cell made of check calls, as `check` would leave them."""
+    def _check_cell(self, calls: list[CheckCall], deadline: float) -> tuple[list, str]:
+        """Outputs of a test cell made of check calls, as `check` would leave them, and the
+        category of its verdict (the first failing call's, else passed)."""
         shown: list = []
         for call in calls:
             failure = self._check_call(call, deadline, shown)
             if failure is not None:
-                return [*shown, failure]
-        return shown
+                error, category = failure
+                return [*shown, error], category
+        return shown, PASSED
 
     def _check_call(self, call: CheckCall, deadline: float, shown: list):
-        """Run one check call; None when it passes, else the error output it raises."""
+        """Run one check call; None when it passes, else (the error output it raises, the
+        verdict's category)."""
         try:
             spec = find_check(call.assignment or self.assignment, call.grade_id, len(call.names))
-        except (KeyError, TypeError) as exc:
-            return out.error(type(exc).__name__, str(exc))
+        except (KeyError, TypeError) as exc:  # the cell itself is wrong: a course bug
+            return out.error(type(exc).__name__, str(exc)), CRASHED
         reply = self.kernel.request(
             {"op": "names", "names": list(call.names)}, self._remaining(deadline), self.answers
         )
         defined = set(reply.get("defined", []))
         for name in call.names:
             if name not in defined:
-                return out.error("NameError", f"name {name!r} is not defined")
+                return out.error("NameError", f"name {name!r} is not defined"), NOT_WRITTEN
         stalled = [n for n in reply.get("stalled", []) if n in call.names]
         if stalled:
             raise NotRun(
@@ -168,15 +198,17 @@ class NotebookRun:
             )
         names = dict(zip(spec.targets, call.names, strict=True))
         try:
-            message = run_check(
+            verdict = run_check(
                 spec,
                 lambda case: self._case_in_kernel(case, names, deadline, shown),
                 hidden=call.hidden,
                 seed=call.seed,
             )
         except CheckerError as exc:  # a checker bug scores 0, as in the kernel
-            return out.error(type(exc.__cause__).__name__, str(exc))
-        return None if message is None else out.error("AssertionError", message)
+            return out.error(type(exc.__cause__).__name__, str(exc)), CRASHED
+        if verdict.passed:
+            return None
+        return out.error("AssertionError", verdict.message), verdict.category
 
     def _case_in_kernel(self, case, names: dict, deadline: float, shown: list):
         """Have the kernel run one case; the Result with the grader's own notes added."""
@@ -195,3 +227,19 @@ class NotebookRun:
         result = out.trusted_result(reply.get("result"))
         calls = result.reference_calls + tuple(c for c in noted if c not in result.reference_calls)
         return dataclasses.replace(result, reference_calls=calls, probes=probes)
+
+
+def cell_category(grade_id: str, failed: bool, errors: list, verdict: str | None) -> str:
+    """The category of a test cell that ran: its check's verdict; for a cell that ran in the
+    kernel, by the exception it raised (an assertion fails the cell's own misconception);
+    "crashed" for a cell that failed by writing to stderr."""
+    if not failed:
+        return PASSED
+    if verdict not in (None, PASSED):
+        return verdict
+    if not errors:
+        return CRASHED
+    ename = errors[0].ename
+    if ename == "AssertionError":
+        return grade_id
+    return NOT_WRITTEN if ename in ("NotImplementedError", "NameError") else CRASHED

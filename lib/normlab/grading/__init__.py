@@ -25,10 +25,14 @@ CHECKS[assignment][grade_id] -> CheckSpec with
                      pure and deterministic. hidden=False: the visible battery the
                      released notebook runs; hidden=True (the default): the battery
                      autograde runs, the visible cases first, then the rest
-    judge(cases, results) -> None | str
-                     pure: None for a pass, else the message
-    summary          the misconception in a few words
+    judge(cases, results, oracle) -> Verdict
+                     pure: Verdict(category, message), the category "passed", "not
+                     written", "crashed" or the misconception's name (see `verdict`);
+                     expectations come from `oracle` (see `oracle`)
+    summary          what the check wants, in a few words
+    misconception    what it catches, in a few words (the class report's label)
     points           the grade cell's points (a test keeps them equal to the notebooks')
+    category         the misconception's category name (by default the grade_id)
 Case(target, how="call"|"get", args, kwargs, tag, label, meta)
                      inputs are NumPy arrays, Python scalars, strings, and `Ref`
                      (a trusted callable named by a string, e.g. Ref("red_team.wrong_axis"))
@@ -39,8 +43,10 @@ run_case(namespace, case) -> Result
                      inputs copied, warnings and stderr captured, exceptions caught,
                      writes into inputs detected, library normalizations noticed by
                      the tripwire (`normlab_sandbox.tripwire`)
+run_check(spec, run_one, hidden=False, seed=0, oracle=LIVE) -> Verdict
+                     make_cases -> run_one each -> judge
 check(grade_id, *targets, hidden=False, assignment=None, seed=0)
-                     make_cases -> run_case each -> judge -> AssertionError(message);
+                     run_check in this kernel -> AssertionError(message) on a failure;
                      a visible check that passes prints "✓ <grade_id>: <summary> (<points>)"
 summary(namespace)   every visible check on the notebook's globals(): how many pass and
                      the points they cover (the notebook's last cell; never raises)
@@ -48,7 +54,7 @@ summary(namespace)   every visible check on the notebook's globals(): how many p
 A source test cell runs `check(gid, *t)` and, inside its hidden-tests region,
 `check(gid, *t, hidden=True)`. Because the hidden battery starts with the visible
 cases, the cell passes at autograde exactly when
-`spec.judge(cases, [run_case(ns, c) for c in cases])` is None for
+`spec.judge(cases, [run_case(ns, c) for c in cases], LIVE)` passes for
 `cases = spec.make_cases(DEFAULT_SEED)`: that is what an out-of-kernel runner
 computes, running `run_case` where the student's code lives and `judge` where it
 never ran. `cell_verdict` does exactly that in one process.
@@ -60,22 +66,17 @@ from functools import partial
 
 from normlab_sandbox.cases import Case, Ref, Result
 
-from . import ps1_by_hand, ps2_layer_norm, ps3_axes, ps4_rmsnorm, ps5_backward, ps6_stability_speed
+from .catalog import ASSIGNMENTS, CHECKS, MANUAL
 from .runner import run_case, run_cases
 from .selfcheck import check, run_check, summary, use_assignment
 from .spec import DEFAULT_SEED, CheckSpec
-
-# the assignments' modules, in the course's order
-_COURSE = (ps1_by_hand, ps2_layer_norm, ps3_axes, ps4_rmsnorm, ps5_backward, ps6_stability_speed)
-CHECKS: dict[str, dict[str, CheckSpec]] = {module.ASSIGNMENT: module.CHECKS for module in _COURSE}
-# the assignment ids, in the course's order
-ASSIGNMENTS: tuple[str, ...] = tuple(CHECKS)
-# manually graded cells (no CheckSpec): the rubric is in the source notebook
-MANUAL: dict[str, tuple[str, ...]] = {ps6_stability_speed.ASSIGNMENT: ps6_stability_speed.MANUAL}
+from .verdict import Verdict
 
 
-def cell_verdict(assignment: str, grade_id: str, namespace: dict, seed: int = DEFAULT_SEED):
-    """None when grade cell `grade_id` passes at autograde for `namespace`, else the message."""
+def cell_verdict(
+    assignment: str, grade_id: str, namespace: dict, seed: int = DEFAULT_SEED
+) -> Verdict:
+    """The `Verdict` of grade cell `grade_id` at autograde for `namespace` (its hidden battery)."""
     spec = CHECKS[assignment][grade_id]
     return run_check(spec, partial(run_case, namespace), hidden=True, seed=seed)
 
@@ -89,10 +90,12 @@ __all__ = [
     "CheckSpec",
     "Ref",
     "Result",
+    "Verdict",
     "cell_verdict",
     "check",
     "run_case",
     "run_cases",
+    "run_check",
     "summary",
     "use_assignment",
 ]

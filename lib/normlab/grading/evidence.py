@@ -6,6 +6,8 @@ import numpy as np
 
 from normlab_sandbox.cases import Case, Result
 
+from .verdict import CRASHED, NOT_WRITTEN, Verdict
+
 
 def fmt(value, digits: int = 4, limit: int = 8) -> str:
     """A short, readable rendering of an array or scalar for a message."""
@@ -31,25 +33,36 @@ def where(case: Case) -> str:
     return case.label or case.tag or "one of the checks"
 
 
-def failure_of_call(name: str, case: Case, result: Result) -> str | None:
-    """A message if the call raised, or the value was missing or still its placeholder `...`
-    (a blank notebook's answer cells start `name = ...`), else None."""
+def undefined(case: Case, result: Result) -> bool:
+    """Is the case's target missing from the namespace (NameError naming the target itself)?"""
+    return result.error == ("NameError", f"name {case.target!r} is not defined")
+
+
+def failure_of_call(name: str, case: Case, result: Result) -> Verdict | None:
+    """The verdict if the call raised, or the value was missing or still its placeholder `...`
+    (a blank notebook's answer cells start `name = ...`), else None: "not written" for a
+    missing answer, "crashed" for any other exception."""
     if result.error is None:
         if case.how == "get" and result.output_type == "ellipsis":
-            return f"{name} is not written yet: replace the ... in its answer cell."
+            return Verdict(
+                NOT_WRITTEN, f"{name} is not written yet: replace the ... in its answer cell."
+            )
         return None
     kind, text = result.error
     if kind == "NotImplementedError":
-        return f"{name} is not written yet: it raises NotImplementedError ({where(case)})."
+        message = f"{name} is not written yet: it raises NotImplementedError ({where(case)})."
+        return Verdict(NOT_WRITTEN, message)
     if kind == "NameError" and case.how == "get":
-        return f"{name} is not defined: run the cell that defines it ({text})."
-    return f"{name} raised {kind}: {text} ({where(case)})."
+        return Verdict(
+            NOT_WRITTEN, f"{name} is not defined: run the cell that defines it ({text})."
+        )
+    message = f"{name} raised {kind}: {text} ({where(case)})."
+    return Verdict(NOT_WRITTEN if undefined(case, result) else CRASHED, message)
 
 
-def array_output(
-    name: str, case: Case, result: Result, shape=None
-) -> tuple[np.ndarray | None, str | None]:
-    """The output as a float array of `shape` (default: the first argument's), or a message."""
+def array_output(name: str, case: Case, result: Result, shape=None):
+    """(the output as a float array of `shape` (default: the first argument's), None), or
+    (None, the problem)."""
     problem = failure_of_call(name, case, result)
     if problem:
         return None, problem
@@ -66,6 +79,38 @@ def array_output(
             f"({where(case)}); the output must have the input's shape."
         )
     return arr.astype(np.float64), None
+
+
+COUNTS = {2: "two", 3: "three", 4: "four"}
+
+
+def arrays_output(name: str, case: Case, result: Result, parts, *, shapes=None, things="arrays"):
+    """(the output as a tuple of float64 arrays named `parts`, None), or (None, the problem).
+
+    The output must be a tuple (or list) of len(parts) items, each convertible to numbers;
+    with `shapes`, each array must have as many entries as its shape, and is read in it.
+    """
+    problem = failure_of_call(name, case, result)
+    if problem:
+        return None, problem
+    out, count = result.output, COUNTS[len(parts)]
+    if not isinstance(out, tuple) or len(out) != len(parts):
+        return None, (
+            f"{name} must return {count} {things}, ({', '.join(parts)}); it returned "
+            f"{result.output_type} ({where(case)})."
+        )
+    try:
+        arrays = [np.asarray(value, dtype=np.float64) for value in out]
+    except (TypeError, ValueError):
+        return None, f"{name} returned {result.output_type}, not {count} arrays ({where(case)})."
+    for i, shape in enumerate(shapes or ()):
+        if arrays[i].size != int(np.prod(shape)):
+            return None, (
+                f"{parts[i]} has shape {arrays[i].shape} for {where(case)}; it should have "
+                f"shape {shape}."
+            )
+        arrays[i] = arrays[i].reshape(shape)
+    return tuple(arrays), None
 
 
 def worst(actual: np.ndarray, expected: np.ndarray, rtol: float, atol: float):

@@ -10,9 +10,10 @@ entries (1024 for d_model = 512), d with the gain only, and RMSNorm d.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
-from . import reference
 from .evidence import fmt
 from .spec import registry
 from .values import close, number, value_spec, vector
@@ -22,8 +23,8 @@ R = np.array([1.0, 2.0, 3.0, 4.0])
 D_MODEL = 512
 
 
-def _mean(values):
-    got, problem = number("mean_r", values["mean_r"])
+def _mean(seen):
+    got, problem = number("mean_r", seen.value["mean_r"])
     if problem:
         return problem
     if close(got, 2.5):
@@ -31,8 +32,8 @@ def _mean(values):
     return f"mean_r = {got:g}, but the mean of r = [1, 2, 3, 4] is (1 + 2 + 3 + 4) / 4."
 
 
-def _variance(values):
-    got, problem = number("var_r", values["var_r"])
+def _variance(seen):
+    got, problem = number("var_r", seen.value["var_r"])
     if problem:
         return problem
     if close(got, 1.25):
@@ -50,8 +51,8 @@ def _variance(values):
     )
 
 
-def _normalized(values):
-    got, problem = vector("normalized_r", values["normalized_r"], 4)
+def _normalized(seen):
+    got, problem = vector("normalized_r", seen.value["normalized_r"], 4)
     if problem:
         return problem
     want = (R - 2.5) / np.sqrt(1.25)
@@ -66,11 +67,11 @@ def _normalized(values):
     return f"normalized_r = {fmt(got, 7)}; (r - 2.5) / sqrt(1.25) is {fmt(want, 7)}."
 
 
-def _eps_effect(values):
-    got, problem = vector("normalized_r_eps", values["normalized_r_eps"], 4)
+def _eps_effect(seen):
+    got, problem = vector("normalized_r_eps", seen.value["normalized_r_eps"], 4)
     if problem:
         return problem
-    want = reference.layer_norm(R, eps=1e-5)
+    want = seen.oracle.reference("layer_norm", R, eps=1e-5)
     if np.allclose(got, want, rtol=0, atol=1e-9):
         return None
     if np.allclose(got, (R - 2.5) / (np.sqrt(1.25) + 1e-5), rtol=0, atol=1e-9):
@@ -87,17 +88,18 @@ def _eps_effect(values):
     return f"normalized_r_eps = {fmt(got, 9)}; (r - 2.5) / sqrt(1.25 + 1e-5) is {fmt(want, 9)}."
 
 
-def _param_counts(values):
+def _param_counts(seen):
     counts = {}
     for name in ("params_gain_bias", "params_gain_only", "params_rms"):
-        got, problem = number(name, values[name])
+        got, problem = number(name, seen.value[name])
         if problem:
             return problem
         counts[name] = got
+    count = partial(seen.oracle.reference, "param_count")
     want = {
-        "params_gain_bias": reference.param_count("layer_norm", D_MODEL),
-        "params_gain_only": reference.param_count("layer_norm", D_MODEL, bias=False),
-        "params_rms": reference.param_count("rms_norm", D_MODEL),
+        "params_gain_bias": count("layer_norm", D_MODEL),
+        "params_gain_only": count("layer_norm", D_MODEL, bias=False),
+        "params_rms": count("rms_norm", D_MODEL),
     }
     for name, expected in want.items():
         if counts[name] != expected:
@@ -111,19 +113,44 @@ def _param_counts(values):
 
 
 CHECKS = registry(
-    value_spec("mean", ("mean_r",), _mean, "the mean of a record", points=1),
     value_spec(
-        "population_variance", ("var_r",), _variance, "population variance by hand", points=2
+        "mean",
+        ("mean_r",),
+        _mean,
+        "the mean of a record",
+        misconception="the mean of a record wrong",
+        points=1,
     ),
-    value_spec("normalized", ("normalized_r",), _normalized, "the normalized record", points=2),
     value_spec(
-        "eps_effect", ("normalized_r_eps",), _eps_effect, "eps inside the square root", points=2
+        "population_variance",
+        ("var_r",),
+        _variance,
+        "population variance by hand",
+        misconception="the variance by hand wrong (the sample variance?)",
+        points=2,
+    ),
+    value_spec(
+        "normalized",
+        ("normalized_r",),
+        _normalized,
+        "the normalized record",
+        misconception="the normalized record wrong",
+        points=2,
+    ),
+    value_spec(
+        "eps_effect",
+        ("normalized_r_eps",),
+        _eps_effect,
+        "eps inside the square root",
+        misconception="eps outside the square root, or its effect rounded away",
+        points=2,
     ),
     value_spec(
         "param_counts",
         ("params_gain_bias", "params_gain_only", "params_rms"),
         _param_counts,
         "parameter counts name their convention",
+        misconception="parameter counts of the wrong convention",
         points=3,
     ),
 )

@@ -13,7 +13,7 @@ import numpy as np
 from normlab_sandbox.cases import Case
 
 from . import normchecks, variants
-from .evidence import failure_of_call, fmt, record, where
+from .evidence import arrays_output, fmt, record, where
 from .judges import each_case
 from .normchecks import LAYER_NORM
 from .random_inputs import messy
@@ -43,22 +43,9 @@ def _stats_cases(rng, hidden: bool) -> list[Case]:
     return cases
 
 
-def _read_stats(case: Case, result) -> tuple[tuple | None, str | None]:
-    """Reader: row_stats' (mean, var) as float64 arrays, or the message."""
-    problem = failure_of_call("row_stats", case, result)
-    if problem:
-        return None, problem
-    out = result.output
-    if not isinstance(out, tuple) or len(out) != 2:
-        return None, (
-            f"row_stats must return two things, (mean, var); it returned {result.output_type} "
-            f"({where(case)})."
-        )
-    try:
-        mean, var = (np.asarray(v, dtype=np.float64) for v in out)
-    except (TypeError, ValueError):
-        return None, f"row_stats returned {result.output_type}, not two arrays ({where(case)})."
-    return (mean, var), None
+def _read_stats(case: Case, result):
+    """Reader: row_stats' (mean, var) as float64 arrays, or the problem."""
+    return arrays_output("row_stats", case, result, ("mean", "var"), things="things")
 
 
 def _same(got: np.ndarray, want: np.ndarray) -> bool:
@@ -70,28 +57,34 @@ def _same(got: np.ndarray, want: np.ndarray) -> bool:
     return bool(np.all(np.abs(got - want) <= 1e-9 * scale))
 
 
-def _mean_axes(x: np.ndarray, mean: np.ndarray):
+def _mean_axes(stats: dict, x: np.ndarray, mean: np.ndarray):
     """The axes the student's mean was taken over, or None."""
     for axes in variants.axis_subsets(x.ndim):
-        if _same(mean, x.mean(axis=axes)):
+        if _same(mean, stats[axes, 0][0]):
             return axes
     return None
 
 
 def _each_case(judge_stats):
-    """The judge of a row_stats cell: judge_stats(case, mean, var) -> None | message."""
-    return each_case(_read_stats, lambda case, stats, result: judge_stats(case, *stats))
+    """The judge of a row_stats cell: judge_stats(case, x, stats, mean, var) -> None | message,
+    with stats the oracle's statistics of x, {(axes, ddof): (mean, var)}."""
+
+    def rule(seen):
+        x = seen.case.args[0]
+        return judge_stats(seen.case, x, seen.oracle.statistics(x), *seen.value)
+
+    return each_case(_read_stats, rule)
 
 
 @_each_case
-def _judge_stats_axis(case, mean, var):
-    x = case.args[0]
-    want_mean = x.mean(axis=-1)
-    variances = (x.var(axis=-1), x.var(axis=-1, ddof=1))
+def _judge_stats_axis(case, x, stats, mean, var):
+    last = (x.ndim - 1,)
+    want_mean = stats[last, 0][0]
+    variances = (stats[last, 0][1], stats[last, 1][1])
     if _same(mean, want_mean) and any(_same(var, v) for v in variances):
         return None
-    axes = _mean_axes(x, mean)
-    if axes is not None and axes != (x.ndim - 1,):
+    axes = _mean_axes(stats, x, mean)
+    if axes is not None and axes != last:
         return (
             f"Wrong axis: for {where(case)}, row_stats averages over "
             f"{variants.describe_axes(axes, x.ndim)}. The statistics of a record are over its "
@@ -119,14 +112,13 @@ def _first_gap(got: np.ndarray, want: np.ndarray) -> tuple:
 
 
 @_each_case
-def _judge_stats_variance(case, mean, var):
-    x = case.args[0]
-    axes = _mean_axes(x, mean) or (x.ndim - 1,)
-    population = x.var(axis=axes)
+def _judge_stats_variance(case, x, stats, mean, var):
+    axes = _mean_axes(stats, x, mean) or (x.ndim - 1,)
+    population = stats[axes, 0][1]
     if _same(var, population):
         return None
     n = int(np.prod([x.shape[a] for a in axes]))
-    if _same(var, x.var(axis=axes, ddof=1)):
+    if _same(var, stats[axes, 1][1]):
         return (
             f"Sample variance: for {where(case)}, row_stats divides by n - 1 = {n - 1} "
             f"(np.var(ddof=1), torch.var's default). LayerNorm's variance describes the "
@@ -142,14 +134,13 @@ def _judge_stats_variance(case, mean, var):
     )
 
 
-@_each_case
-def _judge_stats_shape(case, mean, var):
-    want = case.args[0].shape[:-1]
-    for name, value in (("mean", mean), ("var", var)):
+def _judge_stats_shape(seen):
+    want = seen.case.args[0].shape[:-1]
+    for name, value in zip(("mean", "var"), seen.value, strict=True):
         if value.shape != want:
             hint = " (drop keepdims=True)" if value.shape == (*want, 1) else ""
             return (
-                f"Shape: for {where(case)}, row_stats returned a {name} of shape "
+                f"Shape: for {where(seen.case)}, row_stats returned a {name} of shape "
                 f"{value.shape}; one value per record is shape x.shape[:-1] = {want}{hint}."
             )
     return None
@@ -162,6 +153,7 @@ CHECKS = registry(
         _stats_cases,
         _judge_stats_axis,
         "row_stats: statistics over the last axis",
+        misconception="row_stats: statistics over the wrong axes",
         points=2,
     ),
     check_spec(
@@ -170,14 +162,16 @@ CHECKS = registry(
         _stats_cases,
         _judge_stats_variance,
         "row_stats: population variance (divide by d, not d - 1)",
+        misconception="row_stats: the sample variance (d - 1)",
         points=2,
     ),
     check_spec(
         "stats_shape",
         "row_stats",
         _stats_cases,
-        _judge_stats_shape,
+        each_case(_read_stats, _judge_stats_shape),
         "row_stats: one value per record, x.shape[:-1]",
+        misconception="row_stats: statistics of the wrong shape",
         points=1,
     ),
     check_spec(
@@ -186,16 +180,17 @@ CHECKS = registry(
         _stats_cases,
         each_case(normchecks.no_reuse(_read_stats)),
         "row_stats written by hand",
+        misconception="row_stats: a library function called",
         points=1,
     ),
     normchecks.axis_spec(LAYER_NORM, points=3),
     normchecks.centering_spec(LAYER_NORM, points=1),
-    normchecks.divisor_spec(LAYER_NORM, points=2),
-    normchecks.eps_spec(LAYER_NORM, points=2),
-    normchecks.affine_spec(LAYER_NORM, points=2),
+    normchecks.population_variance_spec(LAYER_NORM, points=2),
+    normchecks.eps_placement_spec(LAYER_NORM, points=2),
+    normchecks.gain_and_bias_spec(LAYER_NORM, points=2),
     normchecks.independence_spec(LAYER_NORM, points=2),
-    normchecks.dtype_shape_spec(LAYER_NORM, points=1),
-    normchecks.untouched_spec(LAYER_NORM, points=1),
-    normchecks.cancellation_spec(LAYER_NORM, points=2),
-    normchecks.reuse_spec(LAYER_NORM, points=3),
+    normchecks.dtype_and_shape_spec(LAYER_NORM, points=1),
+    normchecks.input_untouched_spec(LAYER_NORM, points=1),
+    normchecks.numerics_spec(LAYER_NORM, points=2),
+    normchecks.reference_reuse_spec(LAYER_NORM, points=3),
 )

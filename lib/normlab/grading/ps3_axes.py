@@ -12,13 +12,14 @@ that recognises the published red team by name cannot pass.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from normlab_sandbox.cases import Case, Ref
 
 from . import normchecks
 from .evidence import failure_of_call
 from .judges import each_case, returned
 from .normchecks import BATCH_NORM
-from .reference import RED_TEAM
 from .spec import CheckSpec, check_spec, registry
 
 ASSIGNMENT = "ps3_axes"
@@ -83,7 +84,6 @@ _PLANTED_WORDS = {
     "planted.median_centred": "centres on the median",
     "planted.one_pass_float32": "computes E[x^2] - E[x]^2 in float32",
 }
-assert all(name.removeprefix("red_team.") in RED_TEAM for name in _PLANTED_WORDS if "red_" in name)
 
 
 def _witness_case(ref: str, tag: str) -> Case:
@@ -97,7 +97,8 @@ def _read_verdict(case: Case, result) -> tuple[bool | None, str | None]:
     problem = failure_of_call("witness", case, result)
     if problem:
         if case.tag == "planted":
-            problem += " A witness reports what it sees: return False instead of raising."
+            advice = " A witness reports what it sees: return False instead of raising."
+            problem = replace(problem, message=problem.message + advice)
         return None, problem
     out = result.output
     if result.output_type not in ("bool", "numpy.bool", "numpy.bool_"):
@@ -113,8 +114,8 @@ def _accepts_cases(rng, hidden: bool) -> list[Case]:
     return _correct_cases() if hidden else _correct_cases()[:1]
 
 
-def _accepts(case, said, result):
-    if said is not True:
+def _accepts(seen):
+    if seen.value is not True:
         return (
             "False alarm: your witness returned False for a correct LayerNorm (mean and "
             "population variance over the last axis, eps inside the square root). Loosen "
@@ -131,7 +132,8 @@ def _catch_spec(grade_id: str) -> CheckSpec:
         refs = visible + (hidden_refs if hidden else ())
         return _correct_cases()[:1] + [_witness_case(ref, "planted") for ref in refs]
 
-    def verdict(case, said, result):
+    def rule(seen):
+        case, said = seen.case, seen.value
         if case.tag == "correct" and said is not True:
             return (
                 "Your witness also returns False for a correct LayerNorm, so its alarm "
@@ -141,9 +143,15 @@ def _catch_spec(grade_id: str) -> CheckSpec:
             return f"Missed: your witness returned True for {case.label}. To catch it, {hint}."
         return None
 
-    judge = each_case(_read_verdict, verdict)
-    summary = f"witness catches {caught}"
-    return check_spec(grade_id, "witness", make, judge, summary, points=points)
+    return check_spec(
+        grade_id,
+        "witness",
+        make,
+        each_case(_read_verdict, rule),
+        f"witness catches {caught}",
+        misconception=f"the witness misses {caught}",
+        points=points,
+    )
 
 
 def _reuse_cases(rng, hidden: bool) -> list[Case]:
@@ -152,19 +160,20 @@ def _reuse_cases(rng, hidden: bool) -> list[Case]:
 
 CHECKS = registry(
     normchecks.axis_spec(BATCH_NORM, "bn_axis", points=3),
-    normchecks.divisor_spec(BATCH_NORM, "bn_population_variance", points=1),
-    normchecks.eps_spec(BATCH_NORM, "bn_eps_placement", points=1),
-    normchecks.affine_spec(BATCH_NORM, "bn_gain_and_bias", points=1),
+    normchecks.population_variance_spec(BATCH_NORM, "bn_population_variance", points=1),
+    normchecks.eps_placement_spec(BATCH_NORM, "bn_eps_placement", points=1),
+    normchecks.gain_and_bias_spec(BATCH_NORM, "bn_gain_and_bias", points=1),
     normchecks.batch_of_one_spec(BATCH_NORM, "bn_batch_of_one", points=2),
-    normchecks.dtype_shape_spec(BATCH_NORM, "bn_dtype_and_shape", points=1),
-    normchecks.untouched_spec(BATCH_NORM, "bn_input_untouched", points=1),
-    normchecks.reuse_spec(BATCH_NORM, "bn_reference_reuse", points=2),
+    normchecks.dtype_and_shape_spec(BATCH_NORM, "bn_dtype_and_shape", points=1),
+    normchecks.input_untouched_spec(BATCH_NORM, "bn_input_untouched", points=1),
+    normchecks.reference_reuse_spec(BATCH_NORM, "bn_reference_reuse", points=2),
     check_spec(
         "witness_accepts_layer_norm",
         "witness",
         _accepts_cases,
         each_case(_read_verdict, _accepts),
         "witness accepts a correct LayerNorm",
+        misconception="the witness rejects a correct LayerNorm",
         points=3,
     ),
     *(_catch_spec(grade_id) for grade_id in CATCHES),
@@ -174,6 +183,7 @@ CHECKS = registry(
         _reuse_cases,
         each_case(normchecks.no_reuse(returned, "normlab's audit or a library")),
         "witness written by hand",
+        misconception="the witness calls normlab's audit or a library",
         points=2,
     ),
 )

@@ -19,11 +19,11 @@ D_MODEL = 768
 N_NORMS = 2 * N_LAYERS + 1  # two per block (attention, MLP) and a final one
 
 
-def _param_counts(values):
-    ln, problem = number("ln_total", values["ln_total"])
+def _param_counts(seen):
+    ln, problem = number("ln_total", seen.value["ln_total"])
     if problem:
         return problem
-    rms, problem = number("rms_total", values["rms_total"])
+    rms, problem = number("rms_total", seen.value["rms_total"])
     if problem:
         return problem
     want_ln, want_rms = N_NORMS * 2 * D_MODEL, N_NORMS * D_MODEL
@@ -44,13 +44,18 @@ def _param_counts(values):
 CHECKS = registry(
     normchecks.axis_spec(RMS_NORM, "rms_axis", points=2),
     normchecks.centering_spec(RMS_NORM, "rms_no_centering", points=3),
-    normchecks.divisor_spec(RMS_NORM, "rms_mean_square", points=2),
-    normchecks.eps_spec(RMS_NORM, "rms_eps", points=2),
-    normchecks.affine_spec(RMS_NORM, "rms_gain", points=2),
-    normchecks.dtype_shape_spec(RMS_NORM, "rms_dtype_and_shape", points=1),
-    normchecks.untouched_spec(RMS_NORM, "rms_input_untouched", points=1),
-    normchecks.reuse_spec(RMS_NORM, "rms_reference_reuse", points=3),
+    normchecks.population_variance_spec(RMS_NORM, "rms_mean_square", points=2),
+    normchecks.eps_placement_spec(RMS_NORM, "rms_eps", points=2),
+    normchecks.gain_and_bias_spec(RMS_NORM, "rms_gain", points=2),
+    normchecks.dtype_and_shape_spec(RMS_NORM, "rms_dtype_and_shape", points=1),
+    normchecks.input_untouched_spec(RMS_NORM, "rms_input_untouched", points=1),
+    normchecks.reference_reuse_spec(RMS_NORM, "rms_reference_reuse", points=3),
     value_spec(
-        "param_counts", ("ln_total", "rms_total"), _param_counts, "parameter counts", points=4
+        "param_counts",
+        ("ln_total", "rms_total"),
+        _param_counts,
+        "parameter counts",
+        misconception="the parameter counts of a 12-layer model wrong",
+        points=4,
     ),
 )

@@ -23,8 +23,9 @@ import numpy as np
 from normlab_sandbox.cases import Case
 
 from . import normchecks
-from .evidence import amount, failure_of_call, fmt, record, where, worst
+from .evidence import amount, arrays_output, fmt, record, where, worst
 from .judges import each_case, each_pair, returned
+from .oracle import LIVE
 from .random_inputs import messy
 from .spec import check_spec, registry
 
@@ -44,17 +45,18 @@ def bcall(dy, x, gamma=None, eps=None, *, tag="", label="", **meta) -> Case:
     return Case(FUNCTION, "call", args, tag=tag, label=label, meta=meta)
 
 
-def x_hat(x, eps: float) -> tuple[np.ndarray, np.ndarray]:
-    """(x_hat, sigma) in float64: the trusted normalization of each record."""
+def x_hat(oracle, x, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """(x_hat, sigma) in float64: the trusted normalization of each record, from the oracle's
+    statistics (the cases are made with the live one)."""
     x = np.asarray(x, dtype=np.float64)
-    xc = x - x.mean(axis=-1, keepdims=True)
-    sigma = np.sqrt((xc * xc).mean(axis=-1, keepdims=True) + eps)
-    return xc / sigma, sigma
+    mean, var = oracle.statistics(x)[(x.ndim - 1,), 0]
+    sigma = np.sqrt(var[..., None] + eps)
+    return (x - mean[..., None]) / sigma, sigma
 
 
 def orthogonal_dy(rng, x, eps: float) -> np.ndarray:
     """A dy orthogonal, record by record, to the constant vector and to x_hat."""
-    xh, _ = x_hat(x, eps)
+    xh, _ = x_hat(LIVE, x, eps)
     dy = rng.normal(size=np.shape(x))
     dy -= dy.mean(axis=-1, keepdims=True)
     unit = xh - xh.mean(axis=-1, keepdims=True)
@@ -62,28 +64,11 @@ def orthogonal_dy(rng, x, eps: float) -> np.ndarray:
     return dy - unit * (dy * unit).sum(axis=-1, keepdims=True)
 
 
-def triple(case: Case, result) -> tuple[tuple | None, str | None]:
-    """Reader: (dx, dgamma, dbeta) as float64 arrays of the right shapes, or a message."""
-    problem = failure_of_call(FUNCTION, case, result)
-    if problem:
-        return None, problem
-    out = result.output
-    if not isinstance(out, tuple) or len(out) != 3:
-        return None, (
-            f"{FUNCTION} must return three arrays, (dx, dgamma, dbeta); it returned "
-            f"{result.output_type} ({where(case)})."
-        )
-    x = case.args[1]
-    shapes = (x.shape, x.shape[-1:], x.shape[-1:])
-    arrays = []
-    for name, value, shape in zip(("dx", "dgamma", "dbeta"), out, shapes, strict=True):
-        arr = np.asarray(value, dtype=np.float64) if value is not None else np.array(np.nan)
-        if arr.size != int(np.prod(shape)):
-            return None, (
-                f"{name} has shape {arr.shape} for {where(case)}; it should have shape {shape}."
-            )
-        arrays.append(arr.reshape(shape))
-    return tuple(arrays), None
+def triple(case: Case, result):
+    """Reader: (dx, dgamma, dbeta) as float64 arrays of the right shapes, or the problem."""
+    d = case.args[1].shape[-1:]
+    parts, shapes = ("dx", "dgamma", "dbeta"), (case.args[1].shape, d, d)
+    return arrays_output(FUNCTION, case, result, parts, shapes=shapes)
 
 
 def _standard(rng, hidden, *, gamma=True):
@@ -101,7 +86,8 @@ def _first_bad(values: np.ndarray, limit: np.ndarray):
     return tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else None
 
 
-def _dbeta(case, out, result):
+def _dbeta(seen):
+    case, out = seen.case, seen.value
     dy = case.args[0]
     want = dy.reshape(-1, dy.shape[-1]).sum(axis=0)
     index = worst(out[2], want, 1e-9, 1e-12)
@@ -117,9 +103,10 @@ def _dbeta(case, out, result):
     )
 
 
-def _dgamma(case, out, result):
+def _dgamma(seen):
+    case, out = seen.case, seen.value
     dy, x = case.args[0], case.args[1]
-    xh, _ = x_hat(x, case.meta["eps"])
+    xh, _ = x_hat(seen.oracle, x, case.meta["eps"])
     want = (dy * xh).reshape(-1, x.shape[-1]).sum(axis=0)
     index = worst(out[1], want, 1e-4, 1e-9 * (1 + np.abs(want).max()))
     if index is None:
@@ -131,8 +118,8 @@ def _dgamma(case, out, result):
     )
 
 
-def _mean_term(case, out, result):
-    dx = out[0]
+def _mean_term(seen):
+    case, dx = seen.case, seen.value[0]
     total = dx.sum(axis=-1)
     r = _first_bad(total, 1e-8 * (1 + np.abs(dx).max()) * dx.shape[-1])
     if r is None:
@@ -145,9 +132,9 @@ def _mean_term(case, out, result):
     )
 
 
-def _variance_term(case, out, result):
-    dx = out[0]
-    xh, _ = x_hat(case.args[1], case.meta["eps"])
+def _variance_term(seen):
+    case, dx = seen.case, seen.value[0]
+    xh, _ = x_hat(seen.oracle, case.args[1], case.meta["eps"])
     dot = (dx * xh).sum(axis=-1)
     size = np.linalg.norm(dx, axis=-1) * np.linalg.norm(xh, axis=-1)
     r = _first_bad(dot, 1e-4 * size + 1e-12)
@@ -170,8 +157,9 @@ def _gamma_cases(rng, hidden):
     return cases
 
 
-def _gamma(case, a, b, result):
+def _gamma(seen):
     """a: dx with gamma; b: dx for dy * gamma with gamma = 1 (the same inputs, folded)."""
+    case, a, b = seen.case, seen.first, seen.value
     index = worst(a[0], b[0], 1e-8, 1e-10 * (1 + np.abs(b[0]).max()))
     if index is None:
         return None
@@ -208,8 +196,9 @@ def _eps_cases(rng, hidden):
 
 
 def _judge_over(message_head: str, hint: str):
-    def verdict(case, out, result):
-        _, sigma = x_hat(case.args[1], case.meta["eps"])
+    def rule(seen):
+        case, out = seen.case, seen.value
+        _, sigma = x_hat(seen.oracle, case.args[1], case.meta["eps"])
         want = case.args[0] / sigma  # dy orthogonal to 1 and x_hat: dx = g / sigma
         index = worst(out[0], want, 1e-4, 1e-10 * (1 + np.abs(want).max()))
         if index is None:
@@ -222,7 +211,7 @@ def _judge_over(message_head: str, hint: str):
             f"{fmt(want[r] if r else want)}. {hint}"
         )
 
-    return each_case(triple, verdict)
+    return each_case(triple, rule)
 
 
 def _independence_cases(rng, hidden):
@@ -241,10 +230,11 @@ def _independence_cases(rng, hidden):
     return cases
 
 
-def _judge_independence(cases, results):
+def _judge_independence(cases, results, oracle):
     base = {}  # block -> dx of the unchanged batch (each block's base case comes first)
 
-    def verdict(case, out, result):
+    def rule(seen):
+        case, out = seen.case, seen.value
         if case.tag == "base":
             base[case.meta["block"]] = out[0]
             return None
@@ -260,7 +250,7 @@ def _judge_independence(cases, results):
             )
         return None
 
-    return each_case(triple, verdict)(cases, results)
+    return each_case(triple, rule)(cases, results, oracle)
 
 
 def _dtype_cases(rng, hidden):
@@ -281,7 +271,8 @@ THREE_ARRAYS = tuple(
 )
 
 
-def _dtype(case, out, result):
+def _dtype(seen):
+    case, out, result = seen.case, seen.value, seen.result
     if result.output_type not in THREE_ARRAYS:
         return (
             f"Type: {FUNCTION} must return three NumPy arrays (dx, dgamma, dbeta); it returned "
@@ -311,7 +302,8 @@ def _untouched_cases(rng, hidden):
     ]
 
 
-def _untouched(case, out, result):
+def _untouched(seen):
+    case, result = seen.case, seen.result
     if not result.modified_inputs:
         return None
     key = result.modified_inputs[0]
@@ -329,6 +321,7 @@ CHECKS = registry(
         _standard,
         each_case(triple, _dbeta),
         "dbeta: sum of dy over every record",
+        misconception="dbeta not the sum of dy over records",
         points=2,
     ),
     check_spec(
@@ -337,6 +330,7 @@ CHECKS = registry(
         _standard,
         each_case(triple, _dgamma),
         "dgamma: sum of dy * x_hat over records",
+        misconception="dgamma not the sum of dy * x_hat",
         points=2,
     ),
     check_spec(
@@ -345,6 +339,7 @@ CHECKS = registry(
         _standard,
         each_case(triple, _mean_term),
         "dx: the mean term (sums to zero)",
+        misconception="dx without the mean term",
         points=3,
     ),
     check_spec(
@@ -353,6 +348,7 @@ CHECKS = registry(
         _standard,
         each_case(triple, _variance_term),
         "dx: the variance term (dx . x_hat)",
+        misconception="dx without the variance term",
         points=3,
     ),
     check_spec(
@@ -361,6 +357,7 @@ CHECKS = registry(
         _gamma_cases,
         each_pair(triple, _gamma),
         "dx: gamma enters through g = dy * gamma",
+        misconception="gamma misplaced in dx",
         points=2,
     ),
     check_spec(
@@ -369,6 +366,7 @@ CHECKS = registry(
         _scale_cases,
         _judge_over("Scale of dx", "Divide by sigma = sqrt(var + eps), the population std."),
         "dx: divided by sigma",
+        misconception="dx not divided by sigma",
         points=3,
     ),
     check_spec(
@@ -377,6 +375,7 @@ CHECKS = registry(
         _eps_cases,
         _judge_over("eps in the backward pass", "sigma = sqrt(var + eps): eps inside the root."),
         "eps inside sigma, the argument honoured",
+        misconception="eps outside sigma, or ignored",
         points=2,
     ),
     check_spec(
@@ -385,6 +384,7 @@ CHECKS = registry(
         _independence_cases,
         _judge_independence,
         "dx per record",
+        misconception="dx mixes records",
         points=2,
     ),
     check_spec(
@@ -393,6 +393,7 @@ CHECKS = registry(
         _dtype_cases,
         each_case(returned, _dtype),
         "shapes and dtypes of the gradients",
+        misconception="gradients of the wrong type, shape or dtype",
         points=1,
     ),
     check_spec(
@@ -401,6 +402,7 @@ CHECKS = registry(
         _untouched_cases,
         each_case(returned, _untouched),
         "arguments not written into",
+        misconception="writes into its arguments",
         points=1,
     ),
     check_spec(
@@ -409,6 +411,7 @@ CHECKS = registry(
         _standard,
         each_case(normchecks.no_reuse(triple, "a library gradient (or autograd)")),
         "no library gradient or autograd",
+        misconception="a library gradient or autograd called",
         points=4,
     ),
 )

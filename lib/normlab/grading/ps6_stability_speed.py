@@ -61,7 +61,8 @@ def _far_cases(rng, hidden):
     return cases
 
 
-def _far(case32, v64, v32, result32):
+def _far(seen):
+    case32, v64, v32 = seen.case, seen.first, seen.value
     with np.errstate(invalid="ignore"):
         bad = ~(np.abs(v32 - v64) <= 1e-3 * np.abs(v64) + 1e-3)
     if not bad.any():
@@ -81,13 +82,14 @@ def _population_cases(rng, hidden):
     return [_vcase(messy(rng, s), "pop") for s in shapes]
 
 
-def _population(case, got, result):
-    x = case.args[0]
-    want = x.var(axis=-1)
+def _population(seen):
+    case, got, x = seen.case, seen.value, seen.case.args[0]
+    stats = seen.oracle.statistics(x)
+    want = stats[(x.ndim - 1,), 0][1]
     if np.allclose(got, want, rtol=1e-6, atol=0):
         return None
     d = x.shape[-1]
-    if np.allclose(got, x.var(axis=-1, ddof=1), rtol=1e-6, atol=0):
+    if np.allclose(got, stats[(x.ndim - 1,), 1][1], rtol=1e-6, atol=0):
         return (
             f"Sample variance: for {where(case)}, stable_variance divides by d - 1 = {d - 1}; "
             f"LayerNorm's variance is the population variance, divide by d = {d}."
@@ -106,8 +108,8 @@ def _dtype_cases(rng, hidden):
     return [_vcase(messy(rng, s, spread=(0.5, 5)).astype(t), "dtype") for s, t in specs]
 
 
-def _dtype(case, out, result):
-    x = case.args[0]
+def _dtype(seen):
+    case, out, result, x = seen.case, seen.value, seen.result, seen.case.args[0]
     if result.output_type not in ("numpy.ndarray",) and not result.output_type.startswith(
         "numpy.float"
     ):
@@ -189,8 +191,9 @@ def _warmup_cases(rng, hidden):
     return cases
 
 
-def _warmup(case, got, result):
-    calls = result.probe("calls", 0)
+def _warmup(seen):
+    case, got = seen.case, seen.value
+    calls = seen.result.probe("calls", 0)
     if calls != case.meta["calls"]:
         return (
             f"Warm-up: for {where(case)}, fn ran {calls} times; it should run warmup + "
@@ -212,7 +215,8 @@ def _median_cases(rng, hidden):
     return cases
 
 
-def _median(case, got, result):
+def _median(seen):
+    case, got = seen.case, seen.value
     want = case.meta["want"]
     if abs(got - want) <= 1e-9:
         return None
@@ -236,6 +240,7 @@ CHECKS = registry(
         _far_cases,
         each_pair(_read_variance, _far),
         "no cancellation",
+        misconception="the variance cancels far from zero",
         points=3,
     ),
     check_spec(
@@ -244,6 +249,7 @@ CHECKS = registry(
         _population_cases,
         each_case(_read_variance, _population),
         "population variance (divide by d)",
+        misconception="not the population variance (d - 1?)",
         salt="population_variance",
         points=2,
     ),
@@ -253,6 +259,7 @@ CHECKS = registry(
         _dtype_cases,
         each_case(returned, _dtype),
         "one variance per record, the input's dtype",
+        misconception="the variance of the wrong type, shape or dtype",
         points=1,
     ),
     check_spec(
@@ -261,6 +268,7 @@ CHECKS = registry(
         lambda rng, hidden: _population_cases(rng, False),
         each_case(_read_by_hand),
         "written from sums and means, not np.var",
+        misconception="np.var or a library called",
         salt="population_variance",
         points=1,
     ),
@@ -270,6 +278,7 @@ CHECKS = registry(
         _warmup_cases,
         each_case(_read_seconds, _warmup),
         "warm-up untimed",
+        misconception="the warm-up runs timed, or too many or few runs",
         points=3,
     ),
     check_spec(
@@ -278,6 +287,7 @@ CHECKS = registry(
         _median_cases,
         each_case(_read_seconds, _median),
         "median, not mean",
+        misconception="the mean (or another statistic), not the median",
         points=3,
     ),
 )

@@ -14,25 +14,27 @@ and zeroes a cell that writes to stderr.
 `summary` re-runs every visible check on the notebook's namespace and prints how many
 pass and the points they cover; it never raises.
 
-`find_check` (lookup and arity) and `run_check` (cases, runs, judge) are the resolution
-`check` shares with the sandboxed grader (`normlab.course`), which runs the cases in
-another process.
+`find_check` (lookup and arity) and `run_check` (cases, runs, judge: a `Verdict`) are the
+resolution `check` shares with the sandboxed grader (`normlab.course`), which runs the cases
+in another process. Both judge with the live oracle (`normlab.grading.oracle`); `run_check`
+takes another (a student download's replay of recorded expectations) as `oracle=`.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
+from .catalog import CHECKS
+from .oracle import LIVE
 from .runner import run_case
 from .spec import DEFAULT_SEED, CheckSpec
+from .verdict import Verdict
 
 _current: dict[str, str] = {}
 
 
 def use_assignment(assignment: str) -> None:
     """Say which assignment's checks `check` runs (the notebook's setup cell calls this)."""
-    from . import CHECKS
-
     if assignment not in CHECKS:
         raise KeyError(f"unknown assignment {assignment!r}; expected one of {', '.join(CHECKS)}")
     _current["assignment"] = assignment
@@ -43,8 +45,6 @@ def find_check(assignment: str, grade_id: str, count: int) -> CheckSpec:
 
     KeyError when there is no such cell, TypeError when `count` is not its number of targets.
     """
-    from . import CHECKS
-
     spec = CHECKS.get(assignment, {}).get(grade_id)
     if spec is None:
         raise KeyError(grade_id)
@@ -61,16 +61,23 @@ class CheckerError(Exception):
     scores the cell 0); the original exception is its __cause__."""
 
 
-def run_check(spec: CheckSpec, run_one, *, hidden: bool = False, seed: int = DEFAULT_SEED):
-    """The judge's message for one battery of `spec` (None: it passes); run_one(case) ->
-    Result runs each case wherever the student's code lives (its exceptions pass through)."""
+def run_check(
+    spec: CheckSpec,
+    run_one,
+    *,
+    hidden: bool = False,
+    seed: int = DEFAULT_SEED,
+    oracle=LIVE,
+) -> Verdict:
+    """The `Verdict` on one battery of `spec`; run_one(case) -> Result runs each case wherever
+    the student's code lives (its exceptions pass through); expectations come from `oracle`."""
     try:
         cases = spec.make_cases(seed, hidden=hidden)
     except Exception as exc:
         raise CheckerError(f"the check could not build its cases: {exc}") from exc
     results = [run_one(case) for case in cases]
     try:
-        return spec.judge(cases, results)
+        return spec.judge(cases, results, oracle)
     except Exception as exc:
         raise CheckerError(f"the check could not judge: {exc}") from exc
 
@@ -110,9 +117,9 @@ def check(
     __tracebackhide__ = True  # IPython and pytest: show the message, not this frame
     spec = find_check(assignment or _chosen(), grade_id, len(targets))
     namespace = dict(zip(spec.targets, targets, strict=True))
-    message = run_check(spec, partial(run_case, namespace), hidden=hidden, seed=seed)
-    if message is not None:
-        raise AssertionError(message)
+    verdict = run_check(spec, partial(run_case, namespace), hidden=hidden, seed=seed)
+    if not verdict.passed:
+        raise AssertionError(verdict.message)
     if not hidden:
         print(passed_line(spec) + "\n", end="")  # one write: one stream message
 
@@ -121,13 +128,11 @@ def summary(namespace: dict) -> None:
     """Print how many visible checks pass on `namespace` (the notebook's `globals()`) and
     the points they cover, with a line per check; never raises."""
     try:
-        from . import CHECKS
-
         specs = CHECKS[_chosen()].values()
         lines, passed, earned = [], 0, 0.0
         for spec in specs:
             try:
-                ok = run_check(spec, partial(run_case, namespace)) is None
+                ok = run_check(spec, partial(run_case, namespace)).passed
             except Exception:  # noqa: BLE001 (a check that cannot run does not pass)
                 ok = False
             passed += ok

@@ -7,25 +7,35 @@ import numpy as np
 from normlab_sandbox.cases import Case
 
 from .evidence import fmt
-from .judges import read_all, returned
+from .judges import Seen, read_all, returned
 from .spec import CheckSpec, check_spec
 
 
 def value_spec(
-    grade_id: str, targets: tuple[str, ...], judge_values, summary: str, *, points: float
+    grade_id: str,
+    targets: tuple[str, ...],
+    rule,
+    summary: str,
+    *,
+    misconception: str,
+    points: float,
 ) -> CheckSpec:
-    """A check that reads `targets` and calls judge_values(dict name -> value) -> None | str."""
+    """A check that reads `targets` and judges them together: rule(seen) sees them as
+    `seen.value`, a dict name -> value (and the first case as `seen.case`)."""
 
     def make(rng, hidden: bool) -> list[Case]:
         return [Case(name, "get", tag="value", label=name) for name in targets]
 
-    def judge(cases, results):
+    def judge(cases, results, oracle):
         values, problem = read_all(returned, cases, results)
         if problem:
             return problem
-        return judge_values({case.target: value for case, value in zip(cases, values, strict=True)})
+        named = {case.target: value for case, value in zip(cases, values, strict=True)}
+        return rule(Seen(cases[0], named, results[0], oracle))
 
-    return check_spec(grade_id, targets, make, judge, summary, points=points)
+    return check_spec(
+        grade_id, targets, make, judge, summary, misconception=misconception, points=points
+    )
 
 
 def number(name: str, value) -> tuple[float | None, str | None]:

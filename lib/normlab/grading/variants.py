@@ -14,16 +14,18 @@ are one formula with four choices:
 - eps:     "inside" the square root (the paper), "outside" (added to s), "none",
            or "fixed" (a constant that ignores the eps argument).
 
-Each classic misconception is one wrong choice. A judge computes every member
-of the family for the inputs of a case (with gamma = 1, beta = 0) and asks which
-members the student's output matches; one grade cell then reads one choice. That
-is how a bug loses the points of its own misconception and no others: a
-student who divides by d - 1 still takes the right axis, and the axis cell says so.
+Each classic misconception is one wrong choice. A judge has every member of the
+family computed for the inputs of a case (with gamma = 1, beta = 0; through its
+oracle, `normlab.grading.oracle`, which `family` backs) and asks which members the
+student's output matches; one grade cell then reads one choice. That is how a bug
+loses the points of its own misconception and no others: a student who divides by
+d - 1 still takes the right axis, and the axis cell says so.
 """
 
 from __future__ import annotations
 
 import itertools
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -73,40 +75,11 @@ def _scale(m2: np.ndarray, mode: str, eps: float, fixed: float) -> np.ndarray:
     return np.sqrt(m2 + fixed)
 
 
-def members(ndim: int) -> list[Variant]:
-    """Every variant for an input of `ndim` axes."""
-    found = []
-    for axes in axis_subsets(ndim):
-        for center in (True, False):
-            for divisor in ("n", "n-1", "1"):
-                for mode in ("inside", "outside", "none"):
-                    found.append(Variant(axes, center, divisor, mode))
-                for fixed in FIXED_EPS:
-                    found.append(Variant(axes, center, divisor, "fixed", fixed))
-    return found
-
-
-def normalize(x, variant: Variant, eps: float) -> np.ndarray:
-    """The variant's output for x (float64, gamma = 1, beta = 0)."""
+def family(x, eps: float) -> dict[Variant, np.ndarray]:
+    """Every variant's output on x (float64, gamma = 1, beta = 0), in a fixed order: judges
+    pick the first of equally close ones."""
     x = np.asarray(x, dtype=np.float64)
-    xc, m2 = _moments(x, variant.axes, variant.center, variant.divisor)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return xc / _scale(m2, variant.eps_mode, eps, variant.fixed_eps)
-
-
-def _close(y: np.ndarray, z: np.ndarray) -> bool:
-    with np.errstate(invalid="ignore"):
-        same = np.abs(y - z) <= MATCH_ATOL + MATCH_RTOL * np.abs(z)
-    return bool(np.all(same | (np.isnan(y) & np.isnan(z))))
-
-
-def matching(x, eps: float, y) -> list[Variant]:
-    """The variants whose output on x equals y (to about 1e-6, NaN where NaN)."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if y.shape != x.shape:
-        return []
-    found = []
+    outputs = {}
     for axes in axis_subsets(x.ndim):
         for center in (True, False):
             for divisor in ("n", "n-1", "1"):
@@ -115,9 +88,31 @@ def matching(x, eps: float, y) -> list[Variant]:
                     for fixed in FIXED_EPS if mode == "fixed" else (0.0,):
                         with np.errstate(divide="ignore", invalid="ignore"):
                             z = xc / _scale(m2, mode, eps, fixed)
-                        if _close(y, z):
-                            found.append(Variant(axes, center, divisor, mode, fixed))
-    return found
+                        outputs[Variant(axes, center, divisor, mode, fixed)] = z
+    return outputs
+
+
+def same(y, z) -> bool:
+    """Is the output y the variant's output z (to about 1e-6, NaN where NaN)?"""
+    y = np.asarray(y, dtype=np.float64)
+    if y.shape != np.shape(z):
+        return False
+    with np.errstate(invalid="ignore"):
+        close = np.abs(y - z) <= MATCH_ATOL + MATCH_RTOL * np.abs(z)
+    return bool(np.all(close | (np.isnan(y) & np.isnan(z))))
+
+
+def statistics(x) -> dict[tuple[tuple[int, ...], int], tuple[np.ndarray, np.ndarray]]:
+    """(axes, ddof) -> (mean, variance) of x over those axes (float64), for every non-empty set
+    of axes and ddof 0 (the population variance) and 1 (the sample variance)."""
+    x = np.asarray(x, dtype=np.float64)
+    with warnings.catch_warnings():  # the sample variance of one number: NaN, not a warning
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return {
+            (axes, ddof): (x.mean(axis=axes), x.var(axis=axes, ddof=ddof))
+            for axes in axis_subsets(x.ndim)
+            for ddof in (0, 1)
+        }
 
 
 def describe_axes(axes: tuple[int, ...], ndim: int) -> str:

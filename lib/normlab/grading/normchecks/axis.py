@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from normlab_sandbox.cases import Case
@@ -12,7 +10,7 @@ from .. import variants
 from ..evidence import where
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
-from .family_judge import evidence_of_difference, family_judge
+from .family import evidence_of_difference, family_judge, input_of, output_of
 from .kind import NormKind, call
 
 
@@ -41,29 +39,31 @@ def axis_spec(kind: NormKind, grade_id: str = "axis", *, points: float) -> Check
                 shapes += [(7,), (1, 6)]
         return [call(kind, messy(rng, s), tag="axis") for s in shapes]
 
-    def accept(v, case):
-        return v.axes == kind.correct_axes(np.ndim(case.args[0]))
-
-    def explain(v, case, x, y, result):
+    def explain(seen, closest):
+        x, y = input_of(seen), seen.value
+        if closest is None:
+            if _axis_property_holds(kind, x, y):
+                return None
+            return (
+                f"Wrong axis: for {where(seen.case)}, the output is not each {kind.unit} "
+                f"rescaled by its own statistics: {kind.title} takes its mean and variance "
+                f"over {where_}."
+            )
         right = kind.correct_axes(x.ndim)
-        z = variants.normalize(x, replace(v, axes=right), case.meta["eps"])
-        evidence = evidence_of_difference(y, z)
+        evidence = evidence_of_difference(y, output_of(seen, closest, axes=right))
         return (
-            f"Wrong axis: for {where(case)}, {kind.function} takes its statistics over "
-            f"{variants.describe_axes(v.axes, x.ndim)}. {kind.title} takes them over "
+            f"Wrong axis: for {where(seen.case)}, {kind.function} takes its statistics over "
+            f"{variants.describe_axes(closest.axes, x.ndim)}. {kind.title} takes them over "
             f"{variants.describe_axes(right, x.ndim)}, for any number of leading axes "
             f"(use axis=-1{' and keepdims=True' if not kind.leading_axes else ''})." + evidence
         )
 
-    def fallback(case, x, y, result):
-        if _axis_property_holds(kind, x, y):
-            return None
-        return (
-            f"Wrong axis: for {where(case)}, the output is not each "
-            f"{'feature' if kind.leading_axes else 'record'} rescaled by its own statistics: "
-            f"{kind.title} takes its mean and variance over {where_}."
-        )
-
-    summary = f"{kind.title}: statistics over {where_}"
-    judge = family_judge(kind, accept, explain, fallback)
-    return check_spec(grade_id, kind.function, make, judge, summary, points=points)
+    return check_spec(
+        grade_id,
+        kind.function,
+        make,
+        family_judge(kind, "axes", explain),
+        f"{kind.title}: statistics over {where_}",
+        misconception=f"{kind.title}: statistics over the wrong axes",
+        points=points,
+    )

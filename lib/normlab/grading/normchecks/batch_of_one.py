@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from normlab_sandbox.cases import Case
 
-from ..evidence import failure_of_call, where
+from ..evidence import failure_of_call, undefined, where
 from ..judges import each_case
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
+from ..verdict import NOT_WRITTEN, Verdict
 from .kind import NormKind, call
 
 
@@ -28,9 +29,10 @@ def batch_of_one_spec(
             cases += [call(kind, messy(rng, (1, 1, 4)), tag="one")]
         return cases
 
-    def verdict(case, error, result):
+    def rule(seen):
+        case, error = seen.case, seen.value
         if case.tag == "two" or (error and error[0] == "NotImplementedError"):
-            return failure_of_call(kind.function, case, result)
+            return failure_of_call(kind.function, case, seen.result)
         if error is None:
             return (
                 f"Batch of one: for {where(case)} {kind.function} returned an output. One "
@@ -38,12 +40,19 @@ def batch_of_one_spec(
                 f"beta. Batch-norm needs a crowd; raise ValueError with a message."
             )
         if error[0] != "ValueError":
-            return (
+            message = (
                 f"Batch of one: for {where(case)} {kind.function} raised {error[0]} "
                 f"({error[1]}); raise ValueError saying the batch is too small."
             )
+            return Verdict(NOT_WRITTEN, message) if undefined(case, seen.result) else message
         return None
 
-    judge = each_case(_raised, verdict)
-    summary = "a single record raises ValueError (batch-norm needs a crowd)"
-    return check_spec(grade_id, kind.function, make, judge, summary, points=points)
+    return check_spec(
+        grade_id,
+        kind.function,
+        make,
+        each_case(_raised, rule),
+        "a single record raises ValueError (batch-norm needs a crowd)",
+        misconception="a batch of one normalized instead of refused",
+        points=points,
+    )

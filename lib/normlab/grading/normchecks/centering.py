@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from .. import variants
 from ..evidence import fmt, record, where
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
-from .family_judge import evidence_of_difference, family_judge
+from .family import evidence_of_difference, family_judge, input_of, output_of
 from .kind import NormKind, call
 
 
@@ -23,12 +20,11 @@ def centering_spec(kind: NormKind, grade_id: str = "centering", *, points: float
         cases = [call(kind, messy(rng, s, offset=6.0), tag="centering") for s in shapes]
         return [call(kind, np.array([[1.0, 2.0, 3.0, 4.0]]), tag="centering"), *cases]
 
-    def accept(v, case):
-        return v.center == kind.center
-
-    def explain(v, case, x, y, result):
-        z = variants.normalize(x, replace(v, center=kind.center), case.meta["eps"])
-        evidence = evidence_of_difference(y, z)
+    def explain(seen, closest):
+        case, y = seen.case, seen.value
+        if closest is None:
+            return _property(kind, case, input_of(seen), y)
+        evidence = evidence_of_difference(y, output_of(seen, closest, center=kind.center))
         if kind.center:
             return (
                 f"No centring: for {where(case)}, {kind.function} does not subtract the mean "
@@ -40,28 +36,36 @@ def centering_spec(kind: NormKind, grade_id: str = "centering", *, points: float
             f"LayerNorm; RMSNorm divides each record, as it is, by its root mean square." + evidence
         )
 
-    def fallback(case, x, y, result):
-        if kind.center:
-            axes = kind.correct_axes(x.ndim)
-            mean = y.mean(axis=axes)
-            bad = ~(np.abs(mean) <= 1e-6 * (1 + np.abs(y).max()))
-            if bad.any():
-                r = np.argwhere(bad)[0]
-                return (
-                    f"No centring: for {where(case)}, output record {record(r)} has mean "
-                    f"{fmt(mean[tuple(r)])}, not 0: subtract each record's mean."
-                )
-            return None
-        flat_x, flat_y = x.reshape(-1, x.shape[-1]), y.reshape(-1, y.shape[-1])
-        for i, (xr, yr) in enumerate(zip(flat_x, flat_y, strict=True)):
-            ratio = yr / xr
-            if not np.allclose(ratio, ratio[0], rtol=1e-6):
-                return (
-                    f"Centring: for {where(case)}, output record {i} is not the input record "
-                    f"times one number: RMSNorm must not shift the record."
-                )
-        return None
+    return check_spec(
+        grade_id,
+        kind.function,
+        make,
+        family_judge(kind, "center", explain),
+        "subtracts the mean" if kind.center else "does not subtract the mean",
+        misconception="the mean not subtracted" if kind.center else "the mean subtracted",
+        points=points,
+    )
 
-    summary = "subtracts the mean" if kind.center else "does not subtract the mean"
-    judge = family_judge(kind, accept, explain, fallback)
-    return check_spec(grade_id, kind.function, make, judge, summary, points=points)
+
+def _property(kind: NormKind, case, x, y) -> str | None:
+    """No member of the family matches: is the output centred (or, for RMSNorm, unshifted)?"""
+    if kind.center:
+        axes = kind.correct_axes(x.ndim)
+        mean = y.mean(axis=axes)
+        bad = ~(np.abs(mean) <= 1e-6 * (1 + np.abs(y).max()))
+        if bad.any():
+            r = np.argwhere(bad)[0]
+            return (
+                f"No centring: for {where(case)}, output record {record(r)} has mean "
+                f"{fmt(mean[tuple(r)])}, not 0: subtract each record's mean."
+            )
+        return None
+    flat_x, flat_y = x.reshape(-1, x.shape[-1]), y.reshape(-1, y.shape[-1])
+    for i, (xr, yr) in enumerate(zip(flat_x, flat_y, strict=True)):
+        ratio = yr / xr
+        if not np.allclose(ratio, ratio[0], rtol=1e-6):
+            return (
+                f"Centring: for {where(case)}, output record {i} is not the input record "
+                f"times one number: RMSNorm must not shift the record."
+            )
+    return None

@@ -13,7 +13,7 @@ from ..spec import CheckSpec, check_spec
 from .kind import NormKind, call
 
 
-def dtype_shape_spec(
+def dtype_and_shape_spec(
     kind: NormKind, grade_id: str = "dtype_and_shape", *, points: float
 ) -> CheckSpec:
     def make(rng, hidden: bool) -> list[Case]:
@@ -25,11 +25,11 @@ def dtype_shape_spec(
             for shape, dtype in specs
         ]
 
-    def verdict(case, y, result):
-        x = case.args[0]
-        if result.output_type != "numpy.ndarray":
+    def rule(seen):
+        case, y, x = seen.case, seen.value, seen.case.args[0]
+        if seen.result.output_type != "numpy.ndarray":
             return (
-                f"Type: for {where(case)}, {kind.function} returned {result.output_type}, "
+                f"Type: for {where(case)}, {kind.function} returned {seen.result.output_type}, "
                 f"not a NumPy array."
             )
         if y.shape != x.shape:
@@ -46,6 +46,12 @@ def dtype_shape_spec(
             )
         return None
 
-    judge = each_case(returned, verdict)
-    summary = "returns an array of the input's shape and dtype"
-    return check_spec(grade_id, kind.function, make, judge, summary, points=points)
+    return check_spec(
+        grade_id,
+        kind.function,
+        make,
+        each_case(returned, rule),
+        "returns an array of the input's shape and dtype",
+        misconception="the output's type, shape or dtype wrong",
+        points=points,
+    )

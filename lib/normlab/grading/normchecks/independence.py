@@ -52,7 +52,7 @@ def independence_spec(
 
     order = {"base": 0, "other": 1, "again": 2, "changed": 3, "alone": 4}
 
-    def judge(cases, results):
+    def judge(cases, results, oracle):
         outputs, problem = read_all(an_array, cases, results)
         if problem:
             return problem
@@ -69,8 +69,15 @@ def independence_spec(
                         return message
         return None
 
-    summary = "records independent: alone = in a batch, no state"
-    return check_spec(grade_id, kind.function, make, judge, summary, points=points)
+    return check_spec(
+        grade_id,
+        kind.function,
+        make,
+        judge,
+        "records independent: alone = in a batch, no state",
+        misconception="records influence each other, or state kept between calls",
+        points=points,
+    )
 
 
 def _independence_message(kind: NormKind, case: Case, y, x0, y0) -> str | None:

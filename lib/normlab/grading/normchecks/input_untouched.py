@@ -11,7 +11,7 @@ from ..spec import CheckSpec, check_spec
 from .kind import NormKind, call
 
 
-def untouched_spec(
+def input_untouched_spec(
     kind: NormKind, grade_id: str = "input_untouched", *, points: float
 ) -> CheckSpec:
     def make(rng, hidden: bool) -> list[Case]:
@@ -25,17 +25,23 @@ def untouched_spec(
             )
         return cases
 
-    def verdict(case, output, result):
-        if not result.modified_inputs:
+    def rule(seen):
+        if not seen.result.modified_inputs:
             return None
-        key = result.modified_inputs[0]
+        key = seen.result.modified_inputs[0]
         name = kind.param_names[key] if isinstance(key, int) else key
         return (
             f"Input modified: {kind.function} wrote into its argument {name} "
-            f"({where(case)}). In-place updates such as `{name} -= ...` change the "
+            f"({where(seen.case)}). In-place updates such as `{name} -= ...` change the "
             f"caller's array; compute into a new array instead."
         )
 
-    judge = each_case(returned, verdict)
-    summary = "does not write into its arguments"
-    return check_spec(grade_id, kind.function, make, judge, summary, points=points)
+    return check_spec(
+        grade_id,
+        kind.function,
+        make,
+        each_case(returned, rule),
+        "does not write into its arguments",
+        misconception="writes into its arguments",
+        points=points,
+    )

@@ -9,7 +9,7 @@ import numpy as np
 from normlab_sandbox.cases import Case
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class NormKind:
     """What the student's normalization should be."""
 
@@ -39,10 +39,36 @@ class NormKind:
     def signature(self) -> str:
         return f"{self.function}({', '.join(self.param_names[:-1])}, eps={self.default_eps:g})"
 
+    @property
+    def unit(self) -> str:
+        """What one set of statistics describes: a feature (batch-norm) or a record."""
+        return "feature" if self.leading_axes else "record"
 
-LAYER_NORM = NormKind("layer_norm", "LayerNorm", True, False, True, 1e-5)
-BATCH_NORM = NormKind("batch_norm", "batch-norm", True, True, True, 1e-5)
-RMS_NORM = NormKind("rms_norm", "RMSNorm", False, False, False, 1e-6)
+
+LAYER_NORM = NormKind(
+    function="layer_norm",
+    title="LayerNorm",
+    center=True,
+    leading_axes=False,
+    has_beta=True,
+    default_eps=1e-5,
+)
+BATCH_NORM = NormKind(
+    function="batch_norm",
+    title="batch-norm",
+    center=True,
+    leading_axes=True,
+    has_beta=True,
+    default_eps=1e-5,
+)
+RMS_NORM = NormKind(
+    function="rms_norm",
+    title="RMSNorm",
+    center=False,
+    leading_axes=False,
+    has_beta=False,
+    default_eps=1e-6,
+)
 
 
 def call(kind: NormKind, x, *, gamma=None, beta=None, eps=None, tag="", label="", **meta) -> Case:

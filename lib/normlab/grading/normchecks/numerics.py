@@ -1,4 +1,4 @@
-"""cancellation (the numerics cell): float32 far from zero (offset 1e4) as good as near zero."""
+"""numerics: float32 far from zero (offset 1e4) as good as near zero."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ..spec import CheckSpec, check_spec
 from .kind import NormKind, call
 
 
-def cancellation_spec(kind: NormKind, grade_id: str = "numerics", *, points: float) -> CheckSpec:
+def numerics_spec(kind: NormKind, grade_id: str = "numerics", *, points: float) -> CheckSpec:
     """float32 far from zero: the student's own float64 answer on the same numbers is the yardstick.
 
     The records sit at an offset of 1e4 with a spread of about 1. The student's
@@ -35,19 +35,26 @@ def cancellation_spec(kind: NormKind, grade_id: str = "numerics", *, points: flo
             cases.append(call(kind, far32, tag="float32", pair=pair, label=label))
         return cases
 
-    def judge_pair(case32, y64, y32, result32):
+    def rule(seen):
+        y64, y32 = seen.first, seen.value
         index = worst(y32, y64, 0.0, 2e-2 * (1 + np.abs(y64).max()))
         if index is None:
             return None
         r = tuple(index[:-1])
         return (
-            f"Numerics: for {where(case32)}, record {record(r)} gives {fmt(y32[r])}, but "
+            f"Numerics: for {where(seen.case)}, record {record(r)} gives {fmt(y32[r])}, but "
             f"your own function on the same numbers in float64 gives {fmt(y64[r])}"
-            f"{warned(result32)}. Far from zero, E[x^2] - E[x]^2 subtracts two huge, "
+            f"{warned(seen.result)}. Far from zero, E[x^2] - E[x]^2 subtracts two huge, "
             f"nearly equal numbers and the variance cancels (it can even turn negative): "
             f"subtract the mean first, then average the squares (two passes)."
         )
 
-    judge = each_pair(an_array, judge_pair)
-    summary = "float32 records far from zero (no cancellation)"
-    return check_spec(grade_id, kind.function, make, judge, summary, points=points)
+    return check_spec(
+        grade_id,
+        kind.function,
+        make,
+        each_pair(an_array, rule),
+        "float32 records far from zero (no cancellation)",
+        misconception="the variance cancels in float32 far from zero",
+        points=points,
+    )

@@ -1,4 +1,5 @@
-"""reuse: no library normalization called (the tripwire's report, read by every reuse cell)."""
+"""reference_reuse: no library normalization called (the tripwire's report, read by every
+reuse cell)."""
 
 from __future__ import annotations
 
@@ -41,11 +42,19 @@ def no_reuse(read, library: str = "a library implementation"):
     return read_calls
 
 
-def reuse_spec(kind: NormKind, grade_id: str = "reference_reuse", *, points: float) -> CheckSpec:
+def reference_reuse_spec(
+    kind: NormKind, grade_id: str = "reference_reuse", *, points: float
+) -> CheckSpec:
     def make(rng, hidden: bool) -> list[Case]:
         shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
         return [call(kind, messy(rng, s), tag="reuse") for s in shapes]
 
-    judge = each_case(no_reuse(returned))
-    summary = "written by hand: no library normalization called"
-    return check_spec(grade_id, kind.function, make, judge, summary, points=points)
+    return check_spec(
+        grade_id,
+        kind.function,
+        make,
+        each_case(no_reuse(returned)),
+        "written by hand: no library normalization called",
+        misconception="a library normalization called",
+        points=points,
+    )

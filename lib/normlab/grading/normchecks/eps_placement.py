@@ -1,4 +1,4 @@
-"""eps: inside the square root, the argument honoured, the default right.
+"""eps_placement: eps inside the square root, the argument honoured, the default right.
 
 For LayerNorm and batch-norm eps inside the root is the papers' formula (Ba, Kiros and
 Hinton, 2016, arXiv:1607.06450; Ioffe and Szegedy, 2015). For RMSNorm it is ps4's
@@ -10,17 +10,15 @@ machine epsilon), so the message calls the other placement a different conventio
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from normlab_sandbox.cases import Case
 
 from .. import variants
-from ..evidence import fmt, record, warned, where, worst
+from ..evidence import fmt, record, warned, where
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
-from .family_judge import correct_variant, evidence_of_difference, family_judge
+from .family import correct_variant, evidence_of_difference, family_judge, input_of, output_of
 from .kind import NormKind, call
 
 
@@ -43,12 +41,11 @@ def _eps_block(rng, kind: NormKind) -> np.ndarray:
 ZHANG_SENNRICH_EPS = 1e-8  # their code's default, added to the rms
 
 
-def _is_zhang_sennrich(x, y, axes) -> bool:
-    """Is y RMSNorm with Zhang and Sennrich's default, x / (rms + 1e-8)?"""
-    rms = np.sqrt((x * x).mean(axis=axes, keepdims=True))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = x / (rms + ZHANG_SENNRICH_EPS)
-    return worst(y, z, variants.MATCH_RTOL, variants.MATCH_ATOL) is None
+def _zhang_sennrich(seen, kind: NormKind):
+    """RMSNorm with Zhang and Sennrich's default, x / (rms + 1e-8), on the case's input."""
+    x = input_of(seen)
+    variant = variants.Variant(kind.correct_axes(x.ndim), False, "n", "outside")
+    return seen.oracle.family(x, ZHANG_SENNRICH_EPS)[variant]
 
 
 def _other_convention(kind: NormKind, case: Case, computed: str) -> str:
@@ -64,7 +61,9 @@ def _other_convention(kind: NormKind, case: Case, computed: str) -> str:
     )
 
 
-def eps_spec(kind: NormKind, grade_id: str = "eps_placement", *, points: float) -> CheckSpec:
+def eps_placement_spec(
+    kind: NormKind, grade_id: str = "eps_placement", *, points: float
+) -> CheckSpec:
     def make(rng, hidden: bool) -> list[Case]:
         block = _eps_block(rng, kind)
         small = "features" if kind.leading_axes else "records"
@@ -80,25 +79,23 @@ def eps_spec(kind: NormKind, grade_id: str = "eps_placement", *, points: float) 
             ]
         return cases
 
-    def accept(v, case):
-        eps = case.meta["eps"]
-        return v.eps_mode == "inside" or (v.eps_mode == "fixed" and v.fixed_eps == eps)
-
-    def explain(v, case, x, y, result):
-        eps = case.meta["eps"]
-        z = variants.normalize(x, replace(v, eps_mode="inside", fixed_eps=0.0), eps)
-        evidence = evidence_of_difference(y, z) + warned(result)
-        if v.eps_mode == "outside" and not kind.center:
-            computed = "(x - mu) / (sigma + eps)" if v.center else "x / (rms + eps)"
+    def explain(seen, closest):
+        if closest is None:
+            return _property(seen, kind)
+        case = seen.case
+        z = output_of(seen, closest, eps_mode="inside", fixed_eps=0.0)
+        evidence = evidence_of_difference(seen.value, z) + warned(seen.result)
+        if closest.eps_mode == "outside" and not kind.center:
+            computed = "(x - mu) / (sigma + eps)" if closest.center else "x / (rms + eps)"
             return _other_convention(kind, case, computed) + evidence
-        if v.eps_mode == "outside":
+        if closest.eps_mode == "outside":
             return (
                 f"eps outside the square root: for {where(case)}, {kind.function} computes "
                 f"(x - mu) / (sigma + eps). The paper adds eps to the variance, inside the "
                 f"root: (x - mu) / sqrt(sigma^2 + eps); the two differ on records of small "
                 f"variance." + evidence
             )
-        if v.eps_mode == "none":
+        if closest.eps_mode == "none":
             return (
                 f"No eps: for {where(case)}, {kind.function} divides by sqrt(sigma^2) alone, "
                 f"so a record of zero variance gives 0/0 = NaN and one of tiny variance is "
@@ -107,36 +104,45 @@ def eps_spec(kind: NormKind, grade_id: str = "eps_placement", *, points: float) 
         if case.meta["eps_passed"] is None:
             return (
                 f"Default eps: for {where(case)} (eps not passed), {kind.function} uses eps = "
-                f"{v.fixed_eps:g}; its default must be eps={kind.default_eps:g}, as in "
+                f"{closest.fixed_eps:g}; its default must be eps={kind.default_eps:g}, as in "
                 f"{kind.signature()}." + evidence
             )
         return (
-            f"eps ignored: for {where(case)}, {kind.function} used eps = {v.fixed_eps:g} "
+            f"eps ignored: for {where(case)}, {kind.function} used eps = {closest.fixed_eps:g} "
             f"instead of the eps it was given. Use the argument." + evidence
         )
 
-    def fallback(case, x, y, result):
-        eps = case.meta["eps"]
-        z = variants.normalize(x, correct_variant(kind, x.ndim), eps)
-        if not np.all(np.isfinite(y)):
-            r = tuple(np.argwhere(~np.isfinite(y))[0])
-            return (
-                f"eps: for {where(case)}, your output has {y[r]} at {record(r)}"
-                f"{warned(result)}: a record of zero variance must give beta, eps inside the "
-                f"square root keeps the division finite."
-            )
-        if not kind.center and _is_zhang_sennrich(x, y, kind.correct_axes(x.ndim)):
-            return _other_convention(kind, case, "x / (rms + 1e-8)") + evidence_of_difference(y, z)
-        got, want = kind.statistic(y), kind.statistic(z)
-        bad = ~(np.abs(got - want) <= 1e-3 * np.abs(want) + 1e-9)
-        if bad.any():
-            r = tuple(np.argwhere(bad)[0])
-            return (
-                f"eps: for {where(case)}, output record {record(r)} has {kind.statistic_name} "
-                f"{fmt(got[r])}; eps = {eps:g} inside the square root gives {fmt(want[r])}."
-            )
-        return None
+    return check_spec(
+        grade_id,
+        kind.function,
+        make,
+        family_judge(kind, "eps", explain),
+        "eps inside the square root, the argument honoured",
+        misconception="eps outside the square root, missing or ignored",
+        points=points,
+    )
 
-    summary = "eps inside the square root, the argument honoured"
-    judge = family_judge(kind, accept, explain, fallback)
-    return check_spec(grade_id, kind.function, make, judge, summary, points=points)
+
+def _property(seen, kind: NormKind) -> str | None:
+    """No member of the family matches: is the output finite, with the statistic eps gives?"""
+    case, y, eps = seen.case, seen.value, seen.case.meta["eps"]
+    z = output_of(seen, correct_variant(kind, y.ndim))
+    if not np.all(np.isfinite(y)):
+        r = tuple(np.argwhere(~np.isfinite(y))[0])
+        zero = "beta" if kind.has_beta else "0"
+        return (
+            f"eps: for {where(case)}, your output has {y[r]} at {record(r)}"
+            f"{warned(seen.result)}: a {kind.unit} of zero {kind.statistic_name} must give "
+            f"{zero}, eps inside the square root keeps the division finite."
+        )
+    if not kind.center and variants.same(y, _zhang_sennrich(seen, kind)):
+        return _other_convention(kind, case, "x / (rms + 1e-8)") + evidence_of_difference(y, z)
+    got, want = kind.statistic(y), kind.statistic(z)
+    bad = ~(np.abs(got - want) <= 1e-3 * np.abs(want) + 1e-9)
+    if bad.any():
+        r = tuple(np.argwhere(bad)[0])
+        return (
+            f"eps: for {where(case)}, output record {record(r)} has {kind.statistic_name} "
+            f"{fmt(got[r])}; eps = {eps:g} inside the square root gives {fmt(want[r])}."
+        )
+    return None

@@ -1,4 +1,4 @@
-"""affine: gamma (and beta) per feature, applied after normalizing."""
+"""gain_and_bias: gamma (and beta) per feature, applied after normalizing."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from ..spec import CheckSpec, check_spec
 from .kind import NormKind, call
 
 
-def affine_spec(kind: NormKind, grade_id: str = "gain_and_bias", *, points: float) -> CheckSpec:
+def gain_and_bias_spec(
+    kind: NormKind, grade_id: str = "gain_and_bias", *, points: float
+) -> CheckSpec:
     """gamma (and beta) scale and shift each normalized feature: judged against the student's
     own output with gamma = 1 and beta = 0, so no other misconception can leak in."""
 
@@ -34,19 +36,26 @@ def affine_spec(kind: NormKind, grade_id: str = "gain_and_bias", *, points: floa
             cases.append(call(kind, x, gamma=g, beta=b, tag="affine", pair=pair))
         return cases
 
-    def judge_pair(affine_case, y1, yg, result):
-        gamma = np.asarray(affine_case.args[1], dtype=np.float64)
-        beta = np.asarray(affine_case.args[2], dtype=np.float64) if kind.has_beta else 0.0
+    def rule(seen):
+        y1, yg = seen.first, seen.value
+        gamma = np.asarray(seen.case.args[1], dtype=np.float64)
+        beta = np.asarray(seen.case.args[2], dtype=np.float64) if kind.has_beta else 0.0
         expected = gamma * y1 + beta
         scale = 1.0 + np.abs(expected).max()
         index = worst(yg, expected, 1e-6, 1e-8 * scale)
         if index is None:
             return None
-        return _affine_message(kind, affine_case, y1, yg, gamma, beta, expected, index)
+        return _affine_message(kind, seen.case, y1, yg, gamma, beta, expected, index)
 
-    judge = each_pair(an_array, judge_pair)
-    summary = "gamma (and beta) per feature, after normalizing"
-    return check_spec(grade_id, kind.function, make, judge, summary, points=points)
+    return check_spec(
+        grade_id,
+        kind.function,
+        make,
+        each_pair(an_array, rule),
+        "gamma (and beta) per feature, after normalizing",
+        misconception=f"{'gamma and beta' if kind.has_beta else 'gamma'} misapplied",
+        points=points,
+    )
 
 
 def _affine_message(kind, case, y1, yg, gamma, beta, expected, index) -> str:

@@ -1,22 +1,19 @@
-"""divisor: population variance / mean square, dividing by n, not n - 1."""
+"""population_variance: the population variance / mean square, dividing by n, not n - 1."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from .. import variants
 from ..evidence import fmt, record, where
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
-from .family_judge import evidence_of_difference, family_judge
+from .family import evidence_of_difference, family_judge, input_of, output_of
 from .kind import NormKind, call
 
 
-def divisor_spec(
+def population_variance_spec(
     kind: NormKind, grade_id: str = "population_variance", *, points: float
 ) -> CheckSpec:
     stat = kind.statistic_name
@@ -26,14 +23,22 @@ def divisor_spec(
         shapes = [(3, 4), (2, 3, 5)] + ([(8, 8), (2, 2, 3, 6)] if hidden else [])
         return [call(kind, messy(rng, s, spread=(2.0, 40.0)), tag="divisor") for s in shapes]
 
-    def accept(v, case):
-        return v.divisor == "n"
-
-    def explain(v, case, x, y, result):
-        n = int(np.prod([x.shape[a] for a in v.axes]))
-        z = variants.normalize(x, replace(v, divisor="n"), case.meta["eps"])
-        evidence = evidence_of_difference(y, z)
-        if v.divisor == "n-1":
+    def explain(seen, closest):
+        case, x, y = seen.case, input_of(seen), seen.value
+        if closest is None:
+            m2 = kind.statistic(y)
+            bad = ~(np.abs(m2 - 1) <= 1e-4)
+            if not bad.any():
+                return None
+            r = tuple(np.argwhere(bad)[0])
+            return (
+                f"Scale: for {where(case)}, output {kind.unit} {record(r)} has {stat} "
+                f"{fmt(m2[r])}, not 1: divide by the square root of the population {stat} "
+                f"(divide by n, not n - 1)."
+            )
+        n = int(np.prod([x.shape[a] for a in closest.axes]))
+        evidence = evidence_of_difference(y, output_of(seen, closest, divisor="n"))
+        if closest.divisor == "n-1":
             return (
                 f"Sample variance: for {where(case)}, {kind.function} divides the sum of squares "
                 f"by n - 1 = {n - 1} (np.var(ddof=1), torch.var's default). {kind.title} uses "
@@ -46,18 +51,12 @@ def divisor_spec(
             f"so your outputs are sqrt({n}) times too small." + evidence
         )
 
-    def fallback(case, x, y, result):
-        m2 = kind.statistic(y)
-        bad = ~(np.abs(m2 - 1) <= 1e-4)
-        if bad.any():
-            r = tuple(np.argwhere(bad)[0])
-            return (
-                f"Scale: for {where(case)}, output {'feature' if kind.leading_axes else 'record'} "
-                f"{record(r)} has {stat} {fmt(m2[r])}, not 1: divide by the square root of the "
-                f"population {stat} (divide by n, not n - 1)."
-            )
-        return None
-
-    summary = f"population {stat}: divide by n, not n - 1"
-    judge = family_judge(kind, accept, explain, fallback)
-    return check_spec(grade_id, kind.function, make, judge, summary, points=points)
+    return check_spec(
+        grade_id,
+        kind.function,
+        make,
+        family_judge(kind, "divisor", explain),
+        f"population {stat}: divide by n, not n - 1",
+        misconception=f"the sample {stat} (n - 1), or a sum of squares",
+        points=points,
+    )

@@ -1,0 +1,19 @@
+"""The course's checks: every assignment's `CheckSpec`s by grade_id, in the course's order.
+
+One module per assignment (`psN_<name>.py`) defines `ASSIGNMENT` (its id) and `CHECKS`
+(its specs, `spec.registry(...)`); this module only lists them. A new assignment is one
+more import and one more entry in `_COURSE`.
+"""
+
+from __future__ import annotations
+
+from . import ps1_by_hand, ps2_layer_norm, ps3_axes, ps4_rmsnorm, ps5_backward, ps6_stability_speed
+from .spec import CheckSpec
+
+# the assignments' modules, in the course's order
+_COURSE = (ps1_by_hand, ps2_layer_norm, ps3_axes, ps4_rmsnorm, ps5_backward, ps6_stability_speed)
+CHECKS: dict[str, dict[str, CheckSpec]] = {module.ASSIGNMENT: module.CHECKS for module in _COURSE}
+# the assignment ids, in the course's order
+ASSIGNMENTS: tuple[str, ...] = tuple(CHECKS)
+# manually graded cells (no CheckSpec): the rubric is in the source notebook
+MANUAL: dict[str, tuple[str, ...]] = {ps6_stability_speed.ASSIGNMENT: ps6_stability_speed.MANUAL}

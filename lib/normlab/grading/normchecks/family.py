@@ -1,0 +1,80 @@
+"""The judge shared by the cells that read one choice of the family.
+
+A normalization is four choices (`normlab.grading.variants`): axes, center, divisor, eps.
+The judge asks the oracle for every member of the family on the case's input and which
+of them the student's output matches. A match that is right on this cell's choice passes;
+otherwise the cell's `explain` rule says what is wrong, shown the closest match (the fewest
+wrong choices), or None when the output matches no member (then it checks the property
+itself, and may pass).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .. import variants
+from ..evidence import fmt, record, worst
+from ..judges import an_array, each_case
+from .kind import NormKind
+
+CHOICES = ("axes", "center", "divisor", "eps")
+
+
+def wrong_choices(v: variants.Variant, kind: NormKind, ndim: int, eps: float) -> set[str]:
+    """The choices on which variant v differs from the correct `kind` (of an ndim input)."""
+    right_eps = v.eps_mode == "inside" or (v.eps_mode == "fixed" and v.fixed_eps == eps)
+    wrong = (
+        v.axes != kind.correct_axes(ndim),
+        v.center != kind.center,
+        v.divisor != "n",
+        not right_eps,
+    )
+    return {choice for choice, bad in zip(CHOICES, wrong, strict=True) if bad}
+
+
+def family_judge(kind: NormKind, choice: str, explain):
+    """The judge of a cell that reads `choice` (one of CHOICES): a case passes when a
+    matching variant is right on it; else explain(seen, closest) -> message | None."""
+    if choice not in CHOICES:
+        raise ValueError(f"no choice {choice!r}; the family's are {CHOICES}")
+
+    def rule(seen):
+        x, eps = input_of(seen), seen.case.meta["eps"]
+        outputs = seen.oracle.family(x, eps)
+        matches = [v for v, z in outputs.items() if variants.same(seen.value, z)]
+        wrong = {v: wrong_choices(v, kind, x.ndim, eps) for v in matches}
+        if any(choice not in w for w in wrong.values()):
+            return None
+        closest = min(matches, key=lambda v: len(wrong[v])) if matches else None
+        return explain(seen, closest)
+
+    return each_case(an_array, rule)
+
+
+def input_of(seen) -> np.ndarray:
+    """The input x of the normalization, in float64 (its first argument)."""
+    return np.asarray(seen.case.args[0], dtype=np.float64)
+
+
+def output_of(seen, variant: variants.Variant, **change) -> np.ndarray:
+    """The output of `variant` (with `change`d choices, e.g. center=True) on the case's input."""
+    outputs = seen.oracle.family(input_of(seen), seen.case.meta["eps"])
+    return outputs[replace(variant, **change)]
+
+
+def correct_variant(kind: NormKind, ndim: int) -> variants.Variant:
+    """The member of the family the student should have written."""
+    return variants.Variant(kind.correct_axes(ndim), kind.center, "n", "inside")
+
+
+def evidence_of_difference(y, z) -> str:
+    """The record where the output y differs most from z (the same variant, this choice right)."""
+    index = worst(y, z, variants.MATCH_RTOL, variants.MATCH_ATOL)
+    if index is None:
+        index = (0,) * np.ndim(y)
+    r = tuple(index[:-1])
+    if not r:
+        return f" You returned {fmt(y)}; expected {fmt(z)}."
+    return f" Record {record(r)}: you returned {fmt(y[r])}; expected {fmt(z[r])}."

@@ -1,0 +1,38 @@
+"""The oracle: the one seam through which judges reach what a correct answer would be.
+
+A judge compares what the student's code returned with expectations. Those that come from
+the graders' private reference (`reference`) or from the family of misconceptions
+(`variants`) are asked of the oracle the judge is given, `judge(cases, results, oracle)`:
+
+    oracle.reference(name, *args, **kwargs)   the reference's function `name`, e.g.
+                                              reference("param_count", "rms_norm", 512)
+    oracle.family(x, eps)                     {Variant: output}: every member of the family
+                                              on x (float64, gamma = 1, beta = 0)
+    oracle.statistics(x)                      {(axes, ddof): (mean, var)} of x, float64
+
+Every argument is a case's input or a constant, never what the student returned, so the
+answers for a battery are fixed before the student's code runs. The grader and a notebook's
+`check` use `LIVE`, backed by the live reference and variants; a student download can back
+the same three methods with a replay of the answers recorded, for the visible cases, when it
+is built, and run every visible check with no implementation of any answer inside.
+"""
+
+from __future__ import annotations
+
+from . import reference, variants
+
+
+class LiveOracle:
+    """The oracle backed by the graders' private copy of the reference and by `variants`."""
+
+    def reference(self, name: str, *args, **kwargs):
+        return reference.PUBLIC[name](*args, **kwargs)
+
+    def family(self, x, eps: float) -> dict:
+        return variants.family(x, eps)
+
+    def statistics(self, x) -> dict:
+        return variants.statistics(x)
+
+
+LIVE = LiveOracle()
