@@ -21,6 +21,7 @@ import os
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
     CheckCellMetadata,
+    ClearHiddenTests,
     ClearOutput,
     DeduplicateIds,
     GetGrades,
@@ -28,8 +29,7 @@ from nbgrader.preprocessors import (
 )
 
 from normlab.course.hidden_tests import RestoreHiddenTests
-
-from normlab.grading.feedback import ConciseErrors, HideHiddenTests
+from normlab.grading.feedback import ConciseErrors
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 
@@ -59,10 +59,11 @@ c.AssignLatePenalties.plugin_class = "normlab.course.late.PercentPerDay"
 c.PercentPerDay.percent_per_day = 10
 c.PercentPerDay.grace_minutes = 15
 
-# feedback: no hidden-test source, no tracebacks quoting the graders' code
+# feedback: no hidden-test source (nbgrader's own ClearHiddenTests, which its feedback
+# leaves out by default), no tracebacks quoting the graders' code
 c.GenerateFeedback.preprocessors = [
     GetGrades,
-    HideHiddenTests,
+    ClearHiddenTests,
     ConciseErrors,
     CSSHTMLHeaderPreprocessor,
 ]

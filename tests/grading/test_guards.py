@@ -1,13 +1,16 @@
-"""run_case's guards, the tripwire, the private reference copy, and the feedback preprocessors."""
+"""run_case's guards, the tripwire, the private reference copy, and the feedback's steps."""
 
 from __future__ import annotations
 
 import sys
 import warnings
+from pathlib import Path
 
 import nbformat
 import numpy as np
 import pytest
+from nbgrader.preprocessors import ClearHiddenTests
+from traitlets.config.loader import PyFileConfigLoader
 
 import normlab
 from normlab import grading
@@ -22,8 +25,10 @@ from normlab.grading import (
     use_assignment,
 )
 from normlab.grading import reference as private
-from normlab.grading.feedback import ConciseErrors, HideHiddenTests, without_hidden_tests
+from normlab.grading.feedback import ConciseErrors
 from normlab_sandbox.tripwire import TRIPWIRE_REMOVED, Tripwire
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def correct_ln(x, gamma, beta, eps=1e-5):
@@ -162,7 +167,12 @@ def test_witness_refs_are_anonymous_closures():
     assert fn.__name__ == "norm_fn" and fn.__module__ == "normlab.grading.trusted"
 
 
-def test_feedback_preprocessors_hide_hidden_tests_and_tracebacks():
+def test_feedback_clears_hidden_tests_with_nbgraders_step_and_cuts_tracebacks():
+    """The course's nbgrader_config.py puts nbgrader's ClearHiddenTests and ConciseErrors into
+    generate_feedback (whose default shows hidden tests)."""
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(REPO)).load_config()
+    steps = config.GenerateFeedback.preprocessors
+    assert ClearHiddenTests in steps and ConciseErrors in steps
     source = "\n".join(
         [
             'check("axis", f)',
@@ -171,8 +181,8 @@ def test_feedback_preprocessors_hide_hidden_tests_and_tracebacks():
             "### END HIDDEN TESTS",
         ]
     )
-    assert without_hidden_tests(source) == 'check("axis", f)'
     cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = {"grade": True, "grade_id": "axis", "points": 3}
     cell.outputs = [
         nbformat.v4.new_output(
             "error",
@@ -185,9 +195,9 @@ def test_feedback_preprocessors_hide_hidden_tests_and_tracebacks():
         )
     ]
     nb = nbformat.v4.new_notebook(cells=[cell])
-    nb, _ = HideHiddenTests()(nb, {})  # __call__: runs only when enabled
-    nb, _ = ConciseErrors()(nb, {})
-    assert "hidden=True" not in nb.cells[0].source
+    for step in (ClearHiddenTests, ConciseErrors):
+        nb, _ = step()(nb, {})  # __call__: runs only when enabled
+    assert nb.cells[0].source == 'check("axis", f)'
     assert nb.cells[0].outputs[0]["traceback"] == ["AssertionError: Wrong axis: ..."]
 
 
