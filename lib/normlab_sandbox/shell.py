@@ -1,7 +1,8 @@
 """Run notebook cells in an IPython shell and collect their outputs as nbformat dicts.
 
 A Jupyter kernel would do the same over ZeroMQ; here the shell lives in the sandbox kernel
-itself, so starting one costs a fork, not a new interpreter. Outputs keep their order: stream
+itself (a fresh interpreter per submission, see `normlab.course.kernel_process`), and no
+second process or socket stands between them. Outputs keep their order: stream
 text (consecutive writes to one stream are merged), `execute_result`, `display_data` and
 `error`, each capped in size so a chatty cell cannot flood the grader.
 

@@ -33,10 +33,17 @@ from contextlib import contextmanager
 from pathlib import Path
 
 TRIPWIRE_REMOVED = "tripwire removed"
-# normlab's package folder: installed, or checked out, next to this one
+# normlab's package folder. Not asked of the import system: finding `normlab` would import
+# it (its __init__ loads the reference), and in the grading kernel `normlab` is a stand-in.
+# The two packages are installed side by side from lib/ (one wheel, or one editable
+# checkout), so normlab's folder is this package's sibling; tests/grading/test_guards.py
+# checks it is the folder `import normlab` loads.
 NORMLAB_DIR = Path(__file__).resolve().parents[1] / "normlab"
 
 _NORMLAB_PREFIXES = tuple({str(NORMLAB_DIR) + os.sep, os.path.realpath(NORMLAB_DIR) + os.sep})
+# normlab's subpackages that are the graders' own code, not a normalization a student could
+# reuse: the checks (`normlab.grading`) and the grader (`normlab.course`). A test checks that
+# every other module of normlab is watched.
 _NORMLAB_EXEMPT = ("grading", "course")
 
 _TORCH_PY = {

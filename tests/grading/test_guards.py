@@ -26,6 +26,7 @@ from normlab.grading import (
 )
 from normlab.grading import reference as private
 from normlab.grading.feedback import ConciseErrors
+from normlab_sandbox import tripwire
 from normlab_sandbox.tripwire import TRIPWIRE_REMOVED, Tripwire
 
 REPO = Path(__file__).resolve().parents[2]
@@ -97,6 +98,17 @@ def test_tripwire_ignores_the_graders_private_copy():
     with wire.active():
         private.layer_norm(np.ones((2, 3)))
     assert wire.calls == []
+
+
+def test_tripwire_watches_every_module_of_normlab_but_the_graders_own():
+    """Its normlab folder is the one `import normlab` loads, and only grading and course are
+    exempt: a call into any other normlab module (the bench's fast LayerNorm too) is reuse."""
+    folder = Path(normlab.__file__).resolve().parent
+    assert tripwire.NORMLAB_DIR.resolve() == folder
+    for path in sorted(folder.rglob("*.py")):
+        top = path.relative_to(folder).parts[0]
+        label = tripwire.label_for(str(path), "f")
+        assert (label is None) == (top in ("grading", "course")), path
 
 
 def test_tripwire_notices_when_it_is_removed():

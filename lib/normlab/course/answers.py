@@ -1,7 +1,7 @@
 """The grader's answers to the sandbox kernel's questions, and what the questions reveal.
 
 A question arrives when the student's code calls something that lives only in the grader (see
-`kernel/channel.py`):
+`normlab_sandbox/channel.py`):
 
 - "ref": a trusted callable the running check handed over (a `Ref`: the correct LayerNorm or
   a planted wrong one for ps3's witness, ps6's scripted clock). Answered with the grader's own
