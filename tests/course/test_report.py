@@ -11,6 +11,8 @@ from demo_course import PS2, REPO, build_course, demo_class
 from security_course import normlab_course
 
 from normlab.course.class_report import Row, column
+from normlab.course.notebook import cell_category
+from normlab.course.outputs import error
 from normlab.grading import CHECKS, cell_verdict
 from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASSED, TIMED_OUT
 
@@ -112,6 +114,23 @@ def test_rewording_a_message_changes_no_count():
 )
 def test_the_column_of_a_lost_cell(entry, counted):
     assert column(entry) == counted
+
+
+@pytest.mark.parametrize(
+    ("failed", "errors", "verdict", "category"),
+    [
+        (False, [], PASSED, PASSED),
+        (True, [error("AssertionError", "Wrong axis: ...")], "axis", "axis"),
+        (True, [error("NameError", "name 'f' is not defined")], NOT_WRITTEN, NOT_WRITTEN),
+        (True, [], PASSED, CRASHED),  # the check passed, the cell wrote to stderr
+        # cells the kernel ran (not check calls): by what they raised
+        (True, [error("AssertionError", "wrong")], None, "stats_axis"),
+        (True, [error("NotImplementedError", "")], None, NOT_WRITTEN),
+        (True, [error("ZeroDivisionError", "division by zero")], None, CRASHED),
+    ],
+)
+def test_a_test_cell_that_ran_gets_its_category(failed, errors, verdict, category):
+    assert cell_category("stats_axis", failed, errors, verdict) == category
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,8 @@ count); the message is what a student reads. A category is one of four outcomes,
     passed        the battery passed (no message)
     not written   the answer is missing: not defined, still `...`, or NotImplementedError
     crashed       the student's code failed outside any misconception: it raised, its kernel
-                  died, or the cell wrote to stderr (which nbgrader scores 0)
+                  died, or the cell wrote to stderr (which nbgrader scores 0); also a cell
+                  whose check could not run at all (a course bug, which scores 0 too)
     timed out     the cell ran past its timeout or the notebook's budget
 
 or else the name of the misconception the check caught: a stable identifier, by default the
@@ -25,11 +26,6 @@ CRASHED = "crashed"
 TIMED_OUT = "timed out"
 # every category that is not one of these names a misconception
 OUTCOMES = (PASSED, NOT_WRITTEN, CRASHED, TIMED_OUT)
-
-
-def is_misconception(category: str) -> bool:
-    """Does `category` name a misconception (rather than an outcome such as "crashed")?"""
-    return category not in OUTCOMES
 
 
 @dataclass(frozen=True)
