@@ -16,12 +16,12 @@ from pathlib import Path
 import numpy as np
 from test_verdicts import submissions
 
-from normlab.grading import CHECKS, DEFAULT_SEED, ps1_by_hand, run_cases
-from normlab.grading.oracle import LIVE
+from normlab.grading import CHECKS, DEFAULT_SEED, ps1_by_hand, run_cases, variants_family
+from normlab.grading.oracle import LIVE, WRONG
 
 GRADING = Path(ps1_by_hand.__file__).parent
 # the modules that may compute expectations themselves: the oracle, and what it is backed by
-BACKING = {"oracle.py", "reference.py", "variants.py"}
+BACKING = {"oracle.py", "reference.py", "variants.py", "variants_family.py"}
 # the run side: hands the student's code trusted callables (ps3's correct LayerNorm)
 RUN_SIDE = {"trusted.py"}
 CONSTANTS = [ps1_by_hand.R]  # a judge's own input: ps1's record [1, 2, 3, 4]
@@ -32,13 +32,14 @@ COMPUTING = {"family", "statistics"}  # what variants computes (the rest is word
 
 def _reaches(tree: ast.AST) -> set[str]:
     """What a module takes to compute expectations: the reference module, variants' family or
-    statistics."""
+    statistics, variants_family."""
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             module, names = (node.module or "").rsplit(".", 1)[-1], {a.name for a in node.names}
-            if module == "reference" or (not node.module and "reference" in names):
-                found.add("reference")
+            for backing in ("reference", "variants_family"):
+                if module == backing or (not node.module and backing in names):
+                    found.add(backing)
             if module == "variants":
                 found |= {f"variants.{name}" for name in names & COMPUTING}
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
@@ -56,6 +57,15 @@ def test_no_judge_reaches_the_reference_or_the_variants_but_through_its_oracle()
         "reference",
         "variants.family",
         "variants.statistics",
+        "variants_family",
+    }
+
+
+def test_the_oracle_answers_ps7s_wrong_implementations_by_name():
+    x = np.random.default_rng(0).normal(size=(2, 6, 3))
+    assert np.array_equal(LIVE.wrong("strided_groups", x, 3), variants_family.strided_groups(x, 3))
+    assert set(WRONG) == {
+        f.__name__ for f in variants_family.GROUP_NORM + variants_family.BATCH_NORM_BACKWARD
     }
 
 

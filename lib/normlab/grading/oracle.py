@@ -1,25 +1,30 @@
 """The oracle: the one seam through which judges reach what a correct answer would be.
 
 A judge compares what the student's code returned with expectations. Those that come from
-the graders' private reference (`reference`) or from the family of misconceptions
-(`variants`) are asked of the oracle the judge is given, `judge(cases, results, oracle)`:
+the graders' private reference (`reference`) or from the misconceptions (`variants`,
+`variants_family`) are asked of the oracle the judge is given, `judge(cases, results, oracle)`:
 
     oracle.reference(name, *args, **kwargs)   the reference's function `name`, e.g.
                                               reference("param_count", "rms_norm", 512)
     oracle.family(x, eps)                     {Variant: output}: every member of the family
                                               on x (float64, gamma = 1, beta = 0)
     oracle.statistics(x)                      {(axes, ddof): (mean, var)} of x, float64
+    oracle.wrong(name, *args, **kwargs)       ps7's wrong implementation `name`
+                                              (`variants_family`) on a case's inputs
 
 Every argument is a case's input or a constant, never what the student returned, so the
 answers for a battery are fixed before the student's code runs. The grader and a notebook's
 `check` use `LIVE`, backed by the live reference and variants; a student download can back
-the same three methods with a replay of the answers recorded, for the visible cases, when it
-is built, and run every visible check with no implementation of any answer inside.
+the same methods with a replay of the answers recorded, for the visible cases, when it is
+built, and run every visible check with no implementation of any answer inside.
 """
 
 from __future__ import annotations
 
-from . import reference, variants
+from . import reference, variants, variants_family
+
+# ps7's wrong group norms and batch-norm backwards, by function name
+WRONG = {f.__name__: f for f in variants_family.GROUP_NORM + variants_family.BATCH_NORM_BACKWARD}
 
 
 class LiveOracle:
@@ -33,6 +38,9 @@ class LiveOracle:
 
     def statistics(self, x) -> dict:
         return variants.statistics(x)
+
+    def wrong(self, name: str, *args, **kwargs):
+        return WRONG[name](*args, **kwargs)
 
 
 LIVE = LiveOracle()
