@@ -9,6 +9,11 @@ modes: in train mode each record is normalized with its batch's statistics, in e
 running averages collected during training. The run reports accuracy on the training records
 both ways; the difference is the train/eval gap. LayerNorm (Ba, Kiros and Hinton, 2016,
 arXiv:1607.06450) and RMSNorm read each record alone, so their gap is zero by construction.
+
+With `track_updates` the run also records Karpathy's update-to-data ratio (makemore, part 3):
+for every linear layer's weight, log10 of the standard deviation of the step Adam just took over
+the standard deviation of the weight itself. Around -3 the weights move by a thousandth of their
+size per step; much higher and they churn, much lower and they hardly learn.
 """
 
 from __future__ import annotations
@@ -41,6 +46,12 @@ class ClassifierRun:
     stats_init: LayerStats | None
     stats_final: LayerStats | None
     model: MLP
+    update_ratios: np.ndarray | None = None  # (steps, depth + 1) log10 step/weight, per linear
+
+    @property
+    def initial_loss(self) -> float:
+        """The loss of the first mini-batch, before any step (ln 3 for a blind 3-class guess)."""
+        return float(self.losses[0])
 
     @property
     def final_loss(self) -> float:
@@ -72,6 +83,13 @@ def _accuracy_both_modes(model: MLP, x, y, batch_size: int, generator) -> tuple[
     return accuracies[0], accuracies[1]
 
 
+def _update_ratios(weights: list[torch.Tensor], before: list[torch.Tensor]) -> list[float]:
+    """log10(std(w - w_before) / std(w_before)) for each weight: the step relative to the weight."""
+    return [
+        float(torch.log10((w - b).std() / b.std())) for w, b in zip(weights, before, strict=True)
+    ]
+
+
 def train_classifier(
     norm: str,
     *,
@@ -80,16 +98,20 @@ def train_classifier(
     lr: float = 1e-3,
     depth: int = 6,
     width: int = 64,
+    init_scale: float | None = None,
     points_per_class: int = 200,
     turns: float = 1.25,
     seed: int = 0,
     data_seed: int = 0,
     snapshot: bool = False,
+    track_updates: bool = False,
 ) -> ClassifierRun:
     """Train MLP(norm) on 3-arm spirals with Adam; `snapshot` keeps layer stats at both ends.
 
     `seed` fixes the initial weights and the order of the batches; `data_seed` the points
-    (training set from data_seed, test set from data_seed + 1).
+    (training set from data_seed, test set from data_seed + 1). `init_scale` is the hidden
+    linears' initialisation as a multiple of Kaiming's for tanh (None: torch's default).
+    `track_updates` records every linear weight's update-to-data ratio at every step.
     """
     if batch_size < 1 or steps < 1 or not lr > 0:
         raise ValueError(
@@ -103,9 +125,11 @@ def train_classifier(
     x_test, y_test = spirals(points_per_class, turns=turns, seed=data_seed + 1)
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
-    model = MLP(norm, depth=depth, width=width)
+    model = MLP(norm, depth=depth, width=width, init_scale=init_scale)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)
     stats_init = layer_stats(model, x, y) if snapshot else None
+    weights = [linear.weight for linear in (*model.linears, model.readout)]
+    ratios = np.empty((steps, len(weights))) if track_updates else None
 
     losses = np.empty(steps)
     model.train()
@@ -114,8 +138,12 @@ def train_classifier(
         loss = nn.functional.cross_entropy(model(x[batch]), y[batch])
         optimizer.zero_grad()
         loss.backward()
+        before = [w.detach().clone() for w in weights] if track_updates else None
         optimizer.step()
         losses[step] = loss.item()
+        if track_updates:
+            with torch.no_grad():
+                ratios[step] = _update_ratios(weights, before)
 
     train_mode, eval_mode = _accuracy_both_modes(model, x, y, batch_size, generator)
     with torch.no_grad():
@@ -133,4 +161,5 @@ def train_classifier(
         stats_init=stats_init,
         stats_final=layer_stats(model, x, y) if snapshot else None,
         model=model,
+        update_ratios=ratios,
     )

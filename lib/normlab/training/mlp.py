@@ -9,7 +9,11 @@ Ioffe and Szegedy (2015, arXiv:1502.03167), who normalize a layer's pre-activati
                 Sennrich, 2019, arXiv:1910.07467)
     none        the identity, the baseline
 
-Everything else (widths, torch's default initialisation, tanh) is the same in all four.
+Everything else (widths, initialisation, tanh) is the same in all four. The hidden linears start
+either from torch's default (`init_scale=None`: uniform with std 1 / sqrt(3 fan_in), about a third
+of Kaiming's for tanh) or from Kaiming's normal initialisation for tanh (He et al., 2015,
+arXiv:1502.01852; gain 5/3 as `torch.nn.init.calculate_gain("tanh")`) times `init_scale`, with
+zero biases. The read-out keeps torch's default in every case.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from torch import nn
 from ..torch_twins import LayerNorm, RMSNorm
 
 NORMS = ("none", "batch_norm", "layer_norm", "rms_norm")
+TANH_GAIN = 5 / 3  # torch.nn.init.calculate_gain("tanh")
 
 
 def make_norm(kind: str, width: int) -> nn.Module:
@@ -35,19 +40,40 @@ def make_norm(kind: str, width: int) -> nn.Module:
     raise ValueError(f"norm must be one of {NORMS}; got {kind!r}")
 
 
+@torch.no_grad()
+def kaiming_tanh_(linear: nn.Linear, scale: float) -> None:
+    """Weights from N(0, (scale * 5/3)^2 / fan_in), biases zero: `scale` times Kaiming for tanh."""
+    # std = gain / sqrt(fan_in) keeps a tanh layer's output variance steady (He et al., 2015)
+    std = scale * TANH_GAIN / linear.in_features**0.5
+    linear.weight.normal_(0.0, std)
+    linear.bias.zero_()
+
+
 class MLP(nn.Module):
     """`depth` hidden layers of `width` units (Linear -> norm -> tanh), then a linear read-out."""
 
     def __init__(
-        self, norm: str, *, inputs: int = 2, width: int = 64, depth: int = 6, classes: int = 3
+        self,
+        norm: str,
+        *,
+        inputs: int = 2,
+        width: int = 64,
+        depth: int = 6,
+        classes: int = 3,
+        init_scale: float | None = None,
     ):
         super().__init__()
         if depth < 1 or width < 1:
             raise ValueError(f"need depth >= 1 and width >= 1; got {depth}, {width}")
+        if init_scale is not None and not init_scale > 0:
+            raise ValueError(f"init_scale must be None or > 0; got {init_scale!r}")
         fan_in = [inputs] + [width] * (depth - 1)
         self.linears = nn.ModuleList(nn.Linear(n, width) for n in fan_in)
         self.norms = nn.ModuleList(make_norm(norm, width) for _ in range(depth))
         self.readout = nn.Linear(width, classes)
+        if init_scale is not None:
+            for linear in self.linears:
+                kaiming_tanh_(linear, init_scale)
 
     def forward_with_hidden(self, x: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """The logits (B, classes) and every hidden layer's tanh output (B, width)."""
