@@ -78,7 +78,8 @@ def run_config(config: Config, steps: int = STEPS) -> dict:
         "test_accuracy": run.test_accuracy,
         "final_loss": run.final_loss,  # NaN if the run diverged
         "initial_loss": run.initial_loss,
-        "first_step_below_half": first_step_below(run.losses, 0.5),  # None: never
+        # 20-step moving average (fewer in a run that short); None: never below 0.5
+        "first_step_below_half": first_step_below(run.losses, 0.5, window=min(20, steps)),
         "train_loss_eval_mode": run.train_loss_eval_mode,
         "seconds": time.perf_counter() - start,
     }

@@ -1,0 +1,145 @@
+"""The initialisation knob, the update-to-data ratio and chapter 9's recorded sweep."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+from normlab import training  # noqa: E402
+from normlab.training import grid  # noqa: E402
+from normlab.training.mlp import MLP  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+TINY = dict(depth=2, width=8, points_per_class=20, steps=5, batch_size=8)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("scale", [0.25, 1.0, 4.0])
+def test_init_scale_draws_kaimings_tanh_std_times_the_scale_and_zero_biases(scale):
+    torch.manual_seed(0)
+    model = MLP("none", width=512, depth=3, init_scale=scale)
+    # He et al. (2015): std = gain / sqrt(fan_in), tanh's gain 5/3 (torch's calculate_gain)
+    gain = torch.nn.init.calculate_gain("tanh")
+    for linear in model.linears:
+        expected = scale * gain / math.sqrt(linear.in_features)
+        n = linear.weight.numel()
+        # the sample std of n normal draws is within 5 standard errors (std / sqrt(2n))
+        assert abs(float(linear.weight.detach().std()) - expected) < 5 * expected / math.sqrt(2 * n)
+        assert torch.count_nonzero(linear.bias) == 0
+
+
+def test_no_init_scale_keeps_torchs_default_initialisation():
+    torch.manual_seed(3)
+    default = MLP("none", width=8, depth=2)
+    torch.manual_seed(3)
+    plain = [torch.nn.Linear(2, 8), torch.nn.Linear(8, 8)]
+    for ours, theirs in zip(default.linears, plain, strict=True):
+        torch.testing.assert_close(ours.weight, theirs.weight, rtol=0, atol=0)
+
+
+def test_a_tiny_initialisation_starts_at_the_loss_of_a_blind_guess():
+    run = training.train_classifier("none", init_scale=1e-4, seed=0, **TINY)
+    assert run.initial_loss == run.losses[0]
+    # hidden activations ~ 0, so the logits are the read-out's bias: close to uniform
+    assert abs(run.initial_loss - math.log(3)) < 0.05
+
+
+def test_update_ratios_are_log10_of_each_steps_size_over_the_weights():
+    run = training.train_classifier(
+        "layer_norm", init_scale=1.0, seed=2, track_updates=True, **{**TINY, "steps": 1}
+    )
+    torch.manual_seed(2)
+    start = MLP("layer_norm", width=TINY["width"], depth=TINY["depth"], init_scale=1.0)
+    before = [m.weight.detach().double() for m in (*start.linears, start.readout)]
+    after = [m.weight.detach().double() for m in (*run.model.linears, run.model.readout)]
+    expected = [
+        np.log10(float((a - b).std() / b.std())) for a, b in zip(after, before, strict=True)
+    ]
+    assert run.update_ratios.shape == (1, TINY["depth"] + 1)
+    np.testing.assert_allclose(run.update_ratios[0], expected, rtol=1e-5)
+    # Adam's first step moves every weight by lr (its update is lr * sign(g) at step 1)
+    assert np.all(run.update_ratios[0] < 0)
+
+
+def test_tracking_updates_does_not_change_the_run():
+    plain = training.train_classifier("batch_norm", init_scale=2.0, seed=1, **TINY)
+    tracked = training.train_classifier(
+        "batch_norm", init_scale=2.0, seed=1, track_updates=True, **TINY
+    )
+    np.testing.assert_array_equal(plain.losses, tracked.losses)
+    assert plain.update_ratios is None and tracked.update_ratios.shape == (5, 3)
+
+
+def test_the_grid_has_every_combination_once_deep_runs_last():
+    configs = grid.configs()
+    assert len(configs) == len(set(configs)) == 5 * 2 * 3 * 4 * 3
+    assert len(grid.SCALES) >= 5 and 1.0 in grid.SCALES
+    assert len(grid.DEPTHS) >= 2 and len(grid.LEARNING_RATES) >= 3 and len(grid.SEEDS) >= 3
+    depths = [c.depth for c in configs]
+    assert depths == sorted(depths)
+
+
+def test_a_recorded_run_is_the_run_of_its_config():
+    config = grid.Config("rms_norm", 2, 0.5, 1e-3, 1)
+    record = grid.run_config(config, steps=4)
+    run = training.train_classifier("rms_norm", depth=2, init_scale=0.5, seed=1, steps=4)
+    assert record["test_accuracy"] == run.test_accuracy
+    assert record["final_loss"] == run.final_loss
+    assert record["initial_loss"] == run.losses[0]
+    assert record["first_step_below_half"] == training.first_step_below(run.losses, 0.5, 4)
+    assert {"norm", "depth", "init_scale", "lr", "seed", "seconds"} <= record.keys()
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location(
+        "training_sweep", REPO / "scripts" / "training_sweep.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_sweep_script_writes_a_labelled_record_the_chapter_can_read(tmp_path):
+    script = _load_script()
+    argv = ["--norms", "none", "layer_norm", "--depths", "2", "--scales", "1", "4"]
+    argv += ["--lrs", "1e-3", "--seeds", "0", "--steps", "3", "--out-dir", str(tmp_path)]
+    assert script.main(argv) == 0
+    (path,) = tmp_path.glob("training-sweep-*.json")
+    record = grid.newest_record(tmp_path)
+    assert record == json.loads(path.read_text())
+    for key in ("date_utc", "cpu_model", "python", "numpy", "torch", "commit"):
+        assert key in record["machine"]
+    assert record["settings"]["seeds"] == [0] and record["settings"]["steps"] == 3
+    assert len(record["runs"]) == 4 and record["seconds_total"] > 0
+    run = grid.find_run(record, grid.Config("layer_norm", 2, 4.0, 1e-3, 0))
+    assert (
+        run["test_accuracy"]
+        == grid.run_config(grid.Config("layer_norm", 2, 4.0, 1e-3, 0), steps=3)["test_accuracy"]
+    )
+    table = grid.seed_table(record, "test_accuracy", depth=2)
+    assert set(table) == {(n, 2, s, 1e-3) for n in ("none", "layer_norm") for s in (1.0, 4.0)}
+    with pytest.raises(KeyError, match="no run"):
+        grid.find_run(record, grid.Config("batch_norm", 2, 4.0, 1e-3, 0))
+
+
+def test_no_record_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="scripts/training_sweep.py"):
+        grid.newest_record(tmp_path)
+
+
+def test_bad_init_scale_is_refused():
+    with pytest.raises(ValueError, match="init_scale must be None or > 0"):
+        MLP("none", init_scale=0.0)
