@@ -123,11 +123,26 @@ def use() -> None:
         set_matplotlib_formats("retina")
 
 
-def new(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 3.6, **subplot_kw):
-    """A new Figure in the course style and its axes (one Axes, or an array of them)."""
+def new(
+    nrows: int = 1,
+    ncols: int = 1,
+    *,
+    width: float = 6.4,
+    height: float = 3.6,
+    sharex: bool | str = False,
+    sharey: bool | str = False,
+    **subplot_kw,
+):
+    """A new Figure in the course style and its axes (one Axes, or an array of them).
+
+    `sharex` / `sharey` as matplotlib's `subplots` ("row", "col", True); other keywords go to
+    every Axes (e.g. projection="3d").
+    """
     use()
     fig = Figure(figsize=(width, height), layout="constrained")
-    axes = fig.subplots(nrows, ncols, squeeze=True, subplot_kw=subplot_kw or None)
+    axes = fig.subplots(
+        nrows, ncols, squeeze=True, sharex=sharex, sharey=sharey, subplot_kw=subplot_kw or None
+    )
     return fig, axes
 
 
@@ -230,3 +245,36 @@ def draw_record_block(ax, kind: str, shape=(3, 4, 6), record=(0, 1), feature: in
     lit = shared_cells(kind, shape, record=record, feature=feature)  # (B, T, d)
     labels = (f"features d = {d}", f"batch B = {batch}", f"tokens T = {tokens}")
     draw_block(ax, lit, kind, labels)
+
+
+# -- chapters 1 and 9: what each layer of a deep network holds ----------------------------------
+
+
+def layer_colors(n: int) -> list:
+    """n colours from dark (the first layer) to light (the last), viridis: tellable apart."""
+    cmap = matplotlib.colormaps["viridis"]
+    return [cmap(0.9 * i / max(n - 1, 1)) for i in range(n)]
+
+
+def draw_layer_densities(ax, values, bins, *, label: bool = False) -> None:
+    """One density curve per layer on `ax` (values: one array per layer), coloured by depth."""
+    bins = np.asarray(bins)
+    centres = (bins[:-1] + bins[1:]) / 2
+    for layer, (v, shade) in enumerate(zip(values, layer_colors(len(values)), strict=True)):
+        density, _ = np.histogram(v, bins=bins, density=True)
+        ax.plot(
+            centres,
+            density,
+            color=shade,
+            linewidth=1.2,
+            label=f"layer {layer + 1}" if label else None,
+        )
+
+
+def draw_median_band(ax, x, curves, color_value, *, label=None, linestyle="-", alpha=0.2):
+    """The median of several curves (one per seed, rows of `curves`) and the band they span."""
+    curves = np.asarray(curves, dtype=float)  # (seeds, len(x))
+    ax.fill_between(
+        x, curves.min(axis=0), curves.max(axis=0), color=color_value, alpha=alpha, linewidth=0
+    )
+    ax.plot(x, np.median(curves, axis=0), color=color_value, linestyle=linestyle, label=label)

@@ -5,6 +5,8 @@ variance. Two algebraically equal formulas behave very differently in floating p
 
     one pass:  sigma^2 = mean(r^2) - mean(r)^2     two large numbers, subtracted
     two pass:  sigma^2 = mean((r - mu)^2)          small numbers, summed
+    Welford:   one pass that updates the mean and the sum of squared deviations together
+               (Welford, 1962, Technometrics 4(3)); what fused kernels use
 
 For a record sitting at an offset c far from zero with spread s, mean(r^2) is about c^2 and the
 subtraction loses about log10(c^2 / s^2) digits; float32 has about 7, so at c = 1e4, s = 1 none
@@ -37,6 +39,23 @@ def two_pass_variance(x) -> np.ndarray:
     x = _floating(x)
     centred = x - x.mean(axis=-1, keepdims=True)  # (..., d)
     return (centred * centred).mean(axis=-1)
+
+
+def welford_variance(x) -> np.ndarray:
+    """Welford's one-pass variance over the last axis, in x's own dtype. Shape x.shape[:-1].
+
+    One feature at a time, every record at once: the running mean moves by delta / n and the
+    sum of squared deviations m2 grows by delta * (r_k - new mean), both small numbers.
+    """
+    x = _floating(x)
+    mean = np.zeros(x.shape[:-1], dtype=x.dtype)  # (...,) the mean of the first n features
+    m2 = np.zeros_like(mean)  # (...,) their sum of squared deviations from it
+    for k in range(x.shape[-1]):
+        n = k + 1
+        delta = x[..., k] - mean  # distance from the old mean
+        mean = mean + delta / x.dtype.type(n)
+        m2 = m2 + delta * (x[..., k] - mean)  # old distance times new distance
+    return m2 / x.dtype.type(x.shape[-1])
 
 
 def records_at_offset(offset: float, *, rows: int, d: int, dtype=np.float32, seed: int = 0):

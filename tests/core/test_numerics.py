@@ -54,3 +54,22 @@ def test_variance_error_judges_against_the_exact_variance_of_the_same_values():
     assert numerics.variance_error(numerics.two_pass_variance, x) < 1e-6
     assert numerics.variance_error(numerics.one_pass_variance, x) > 0.1
     assert numerics.variance_error(lambda a: normlab.row_stats(a)[1], x) < 1e-6
+
+
+def test_welford_agrees_with_numpy_in_float64_for_any_leading_axes():
+    x = np.random.default_rng(3).normal(5.0, 2.0, size=(3, 4, 17))
+    np.testing.assert_allclose(numerics.welford_variance(x), x.var(axis=-1), rtol=1e-12)
+    assert numerics.welford_variance(np.array([1.0, 2.0, 3.0, 4.0])) == 1.25
+    assert numerics.welford_variance(np.full((2, 5), 7.0)).tolist() == [0.0, 0.0]
+
+
+def test_welford_in_float32_far_from_zero_avoids_the_cancellation():
+    x = numerics.records_at_offset(1e4, rows=2000, d=64)
+    assert numerics.welford_variance(x).dtype == np.float32
+    welford = numerics.variance_error(numerics.welford_variance, x)
+    two_pass = numerics.variance_error(numerics.two_pass_variance, x)
+    one_pass = numerics.variance_error(numerics.one_pass_variance, x)
+    # its running mean is rounded at the offset's scale, so it is not as exact as two passes,
+    # but the error stays a rounding error (about 1e-4 here) instead of exceeding the answer
+    assert two_pass < welford < 1e-3, (welford, two_pass)
+    assert one_pass > 1000 * welford

@@ -74,6 +74,22 @@ def test_update_ratios_are_log10_of_each_steps_size_over_the_weights():
     assert np.all(run.update_ratios[0] < 0)
 
 
+def test_relative_weight_change_compares_the_end_with_the_start():
+    run = training.train_classifier("none", init_scale=1.0, seed=4, track_updates=True, **TINY)
+    torch.manual_seed(4)
+    start = MLP("none", width=TINY["width"], depth=TINY["depth"], init_scale=1.0)
+    for change, begin, end in zip(
+        run.relative_weight_change(),
+        (*start.linears, start.readout),
+        (*run.model.linears, run.model.readout),
+        strict=True,
+    ):
+        w0, w1 = begin.weight.detach().double(), end.weight.detach().double()
+        assert change == pytest.approx(float((w1 - w0).norm() / w0.norm()), rel=1e-5)
+    with pytest.raises(ValueError, match="track_updates=True"):
+        training.train_classifier("none", **TINY).relative_weight_change()
+
+
 def test_tracking_updates_does_not_change_the_run():
     plain = training.train_classifier("batch_norm", init_scale=2.0, seed=1, **TINY)
     tracked = training.train_classifier(
@@ -119,7 +135,7 @@ def test_the_sweep_script_writes_a_labelled_record_the_chapter_can_read(tmp_path
     assert script.main(argv) == 0
     (path,) = tmp_path.glob("training-sweep-*.json")
     record = grid.newest_record(tmp_path)
-    assert record == json.loads(path.read_text())
+    assert record == {**json.loads(path.read_text()), "path": str(path)}
     for key in ("date_utc", "cpu_model", "python", "numpy", "torch", "commit"):
         assert key in record["machine"]
     assert record["settings"]["seeds"] == [0] and record["settings"]["steps"] == 3
@@ -143,3 +159,17 @@ def test_no_record_is_a_clear_error(tmp_path):
 def test_bad_init_scale_is_refused():
     with pytest.raises(ValueError, match="init_scale must be None or > 0"):
         MLP("none", init_scale=0.0)
+
+
+def test_runs_in_parallel_processes_give_the_same_bits_as_here():
+    jobs = {
+        (norm, seed): dict(norm=norm, seed=seed, init_scale=2.0, **TINY)
+        for norm in ("none", "layer_norm", "batch_norm")
+        for seed in (0, 1)
+    }
+    side_by_side = training.run_all(training.train_classifier, jobs, workers=2)
+    here = training.run_all(training.train_classifier, jobs, workers=1)
+    assert list(side_by_side) == list(jobs)
+    for key in jobs:
+        np.testing.assert_array_equal(side_by_side[key].losses, here[key].losses)
+        assert side_by_side[key].test_accuracy == here[key].test_accuracy

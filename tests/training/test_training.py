@@ -139,17 +139,6 @@ def test_the_loss_falls_on_the_spirals():
     assert run.test_accuracy > 0.6  # chance is 1/3
 
 
-def test_the_sweep_returns_one_run_per_norm_batch_size_and_seed_in_order():
-    small = dict(depth=1, width=4, points_per_class=10, steps=3)
-    runs = training.batch_size_sweep(
-        norms=("batch_norm", "layer_norm"), batch_sizes=(2, 4, 8), seeds=(0, 1), **small
-    )
-    assert [(r.norm, r.batch_size, r.seed) for r in runs] == [
-        (n, b, s) for n in ("batch_norm", "layer_norm") for b in (2, 4, 8) for s in (0, 1)
-    ]
-    assert all(len(r.losses) == 3 for r in runs)
-
-
 # -- the transformer runs and the warm-up --------------------------------------------------------
 
 
@@ -207,7 +196,6 @@ def test_tail_mean_averages_the_last_share_of_the_steps():
         (lambda: training.spirals(5, classes=1), "classes >= 2"),
         (lambda: training.reversal_batch(2, 1, 4, torch.Generator()), "tokens >= 2"),
         (lambda: MLP("none", depth=0), "depth >= 1"),
-        (lambda: training.batch_size_sweep(batch_sizes=()), "at least one value"),
         (lambda: training.smooth([1.0, 2.0], 3), "window must be in 1..2"),
         (lambda: training.tail_mean([1.0], share=0), "share >= 1"),
         (lambda: training.tail_mean([]), "at least one loss"),

@@ -7,7 +7,8 @@ Small, seeded, CPU-only runs on data the course makes in code (nothing is downlo
     layer_stats  per-layer activations and their gradients, as in Karpathy's makemore
     classifier   train the network on the spirals; batch-norm's train/eval gap
     curves       smooth a loss curve; the first step it gets below a level; its tail's mean
-    sweep        the batch-size sweep, batch-norm against LayerNorm (CS231n assignment 2)
+    grid         the recorded sweep of init scale, depth and learning rate, per norm
+    parallel     independent runs side by side, one per CPU core
     schedule     the linear learning-rate warm-up
     sequence     a small pre-LN or post-LN transformer trained with or without warm-up
 
@@ -25,9 +26,9 @@ from .curves import first_step_below, smooth, tail_mean
 from .data import reversal_batch, spirals
 from .layer_stats import LayerStats, layer_stats
 from .mlp import MLP, NORMS
+from .parallel import run_all
 from .schedule import warmup_lr
 from .sequence import SequenceRun, train_sequence_model
-from .sweep import batch_size_sweep
 
 __all__ = [
     "MLP",
@@ -35,10 +36,10 @@ __all__ = [
     "ClassifierRun",
     "LayerStats",
     "SequenceRun",
-    "batch_size_sweep",
     "first_step_below",
     "layer_stats",
     "reversal_batch",
+    "run_all",
     "smooth",
     "spirals",
     "tail_mean",

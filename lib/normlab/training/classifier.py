@@ -47,6 +47,19 @@ class ClassifierRun:
     stats_final: LayerStats | None
     model: MLP
     update_ratios: np.ndarray | None = None  # (steps, depth + 1) log10 step/weight, per linear
+    initial_weights: list[np.ndarray] | None = None  # every linear's weight before step 0
+
+    def relative_weight_change(self) -> np.ndarray:
+        """(depth + 1,) ||W_end - W_start|| / ||W_start|| per linear (needs track_updates)."""
+        if self.initial_weights is None:
+            raise ValueError("relative_weight_change needs a run with track_updates=True")
+        ends = [linear.weight.detach().numpy() for linear in _linears(self.model)]
+        return np.array(
+            [
+                np.linalg.norm(end - start) / np.linalg.norm(start)
+                for end, start in zip(ends, self.initial_weights, strict=True)
+            ]
+        )
 
     @property
     def initial_loss(self) -> float:
@@ -62,6 +75,11 @@ class ClassifierRun:
     def train_eval_gap(self) -> float:
         """Training accuracy with batch statistics minus with running statistics."""
         return self.train_accuracy_train_mode - self.train_accuracy_eval_mode
+
+
+def _linears(model: MLP) -> list[nn.Linear]:
+    """The hidden linears, then the read-out: the layers whose weights the ratios follow."""
+    return [*model.linears, model.readout]
 
 
 def _accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
@@ -128,8 +146,9 @@ def train_classifier(
     model = MLP(norm, depth=depth, width=width, init_scale=init_scale)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)
     stats_init = layer_stats(model, x, y) if snapshot else None
-    weights = [linear.weight for linear in (*model.linears, model.readout)]
+    weights = [linear.weight for linear in _linears(model)]
     ratios = np.empty((steps, len(weights))) if track_updates else None
+    initial = [w.detach().numpy().copy() for w in weights] if track_updates else None
 
     losses = np.empty(steps)
     model.train()
@@ -162,4 +181,5 @@ def train_classifier(
         stats_final=layer_stats(model, x, y) if snapshot else None,
         model=model,
         update_ratios=ratios,
+        initial_weights=initial,
     )

@@ -86,13 +86,16 @@ def run_config(config: Config, steps: int = STEPS) -> dict:
 
 
 def newest_record(results_dir) -> dict:
-    """The newest `training-sweep-*.json` in `results_dir` (names sort by their UTC date)."""
+    """The newest `training-sweep-*.json` in `results_dir` (names sort by their UTC date).
+
+    The record as written, plus "path": the file it was read from.
+    """
     found = sorted(Path(results_dir).glob(f"{PREFIX}*.json"))
     if not found:
         raise FileNotFoundError(
             f"no {PREFIX}*.json in {results_dir}: run scripts/training_sweep.py to record one"
         )
-    return json.loads(found[-1].read_text())
+    return {**json.loads(found[-1].read_text()), "path": str(found[-1])}
 
 
 def find_run(record: dict, config: Config) -> dict:
