@@ -227,12 +227,24 @@ def draw_block(ax, lit: np.ndarray, color_name: str, labels: tuple[str, str, str
     ax.set_box_aspect((across, depth * 1.3, down), zoom=1.1)
     ax.view_init(elev=20, azim=-60)
     ax.set_axis_off()
-    # axis names in the panel's own 2-D coordinates (3-D text would be clipped)
+    # axis names beside the block's edges, projected to 2-D (3-D text would be clipped), a
+    # cell's width away from the wireframe so they never sit on it
     across_label, depth_label, down_label = labels
-    text = {"transform": ax.transAxes, "fontsize": 9, "ha": "center"}
-    ax.text2D(0.30, 0.06, f"{across_label}  \u2192", rotation=-8, **text)
-    ax.text2D(0.93, 0.22, f"{depth_label}  \u2192", rotation=38, **text)
-    ax.text2D(0.0, 0.52, f"\u2190  {down_label}", rotation=90, va="center", **text)
+    ends = [c.max() for c in (x, y, z)]  # the block's far corner
+    text = {"fontsize": 9, "ha": "center", "va": "center"}
+    _edge_label(ax, (ends[0] / 2, -1.0, -0.8), f"{across_label}  \u2192", rotation=-8, **text)
+    _edge_label(
+        ax, (ends[0] + 1.0, ends[1] / 2, -0.8), f"{depth_label}  \u2192", rotation=38, **text
+    )
+    _edge_label(ax, (-1.2, -0.5, ends[2] / 2), f"\u2190  {down_label}", rotation=90, **text)
+
+
+def _edge_label(ax, point, label: str, **text) -> None:
+    """Write `label` at the 3-D `point`, projected onto the Axes' 2-D plane."""
+    from mpl_toolkits.mplot3d import proj3d
+
+    px, py, _ = proj3d.proj_transform(*point, ax.get_proj())
+    ax.text2D(px, py, label, transform=ax.transData, **text)
 
 
 def draw_record_block(ax, kind: str, shape=(3, 4, 6), record=(0, 1), feature: int = 2) -> None:

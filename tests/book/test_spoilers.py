@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from book_pages import REPO, html_path, toc_files
+from book_pages import REPO, html_path, part_files, toc_files
 
 from normlab.grading import ASSIGNMENTS
 
@@ -49,15 +49,21 @@ ANSWERS = {
     "layer_norm_backward": [
         ("backward.py", "layer_norm_backward"),
         ("backward_stages.py", "staged_layer_norm_backward"),
+        # the six stages: chained, their backward methods are the answer
+        *(
+            ("backward_stages.py", stage)
+            for stage in ("Mean", "Centre", "Variance", "InverseStd", "XHat", "ScaleShift")
+        ),
     ],
     "batch_norm_backward": [("backward.py", "batch_norm_backward")],
+    "group_norm": [("group_norm.py", "group_norm")],
     "stable_variance": [("stats.py", "centered_and_var"), ("numerics.py", "two_pass_variance")],
     "time_median": [("bench/timing.py", "time_interleaved")],
 }
 
 # Functions that DESIGN.md's contracts give to a problem set whose notebook is not written yet:
 # their reference is folded already. Drop an entry once solutions/<ps>/ defines the function.
-ANNOUNCED = {"batch_norm_backward": {"ps7_family"}}
+ANNOUNCED = {"batch_norm_backward": {"ps7_family"}, "group_norm": {"ps7_family"}}
 
 FENCE = re.compile(r"^\s{0,3}(?P<fence>`{3,}|:{3,})(?P<info>.*)$")
 DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<arg>.*)$")
@@ -209,12 +215,19 @@ def test_every_literalinclude_of_reference_code_is_folded_inside_only_not_term()
 
 
 def test_the_folded_functions_are_the_ones_the_report_lists():
-    """Chapters 2, 7, 10, 11 and 12 fold reference code (issue 11's list and beyond)."""
+    """Chapters 2, 6, 7, 10, 11 and 12 fold reference code (issues 11 and 19, and beyond)."""
     folded = {(page.stem, include["pyobject"]) for page, include, _ in reference_includes()}
     assert folded == {
         ("02_layer_norm_derived", "layer_norm"),
         ("07_rms_norm", "rms_norm"),
         ("07_rms_norm", "rms_norm_eps_outside"),
+        ("06_family", "group_norm"),
+        ("10_backward", "Mean"),
+        ("10_backward", "Centre"),
+        ("10_backward", "Variance"),
+        ("10_backward", "InverseStd"),
+        ("10_backward", "XHat"),
+        ("10_backward", "ScaleShift"),
         ("10_backward", "staged_layer_norm_backward"),
         ("10_backward", "layer_norm_backward"),
         ("10_backward", "batch_norm_backward"),
@@ -362,6 +375,28 @@ def test_default_build_folds_the_reference_until_the_reader_opens_it(
         fold.locator("summary").click()
         assert fold.locator("pre").first.is_visible()
         assert DEFINES_REFERENCE.search(fold.locator("pre").first.inner_text())
+    assert not browser_page.problems(), browser_page.problems()
+
+
+def shown_answers(pre_texts: list[str]) -> list[str]:
+    """The code blocks that define a reference function or class with a body (not a stub)."""
+    return [t for t in pre_texts if DEFINES_REFERENCE.search(t) and "NotImplementedError" not in t]
+
+
+def test_a_stub_is_not_an_answer_but_a_definition_is():
+    stub = "def layer_norm(x, gamma, beta, eps=1e-5):\n    raise NotImplementedError()"
+    answer = "def layer_norm(x, gamma, beta, eps=1e-5):\n    return (x - x.mean(-1)) / 2"
+    fragment = "mean = x.mean(axis=tuple(range(x.ndim - 1)), keepdims=True)"
+    assert shown_answers([stub, fragment]) == [] and shown_answers([answer]) == [answer]
+    assert shown_answers(["class Variance:\n    def backward(self): ..."])
+
+
+@pytest.mark.parametrize("toc_file", part_files("Chapters") + part_files("Exercises"))
+def test_no_chapter_or_exercise_page_shows_an_answer_unasked(browser_page, site_url, toc_file):
+    """Every code block in view, before the reader opens anything, is free of answers."""
+    browser_page.goto(site_url + html_path(toc_file))
+    visible = browser_page.page.evaluate(VISIBLE_PRE_TEXTS)
+    assert not shown_answers(visible), "an answer in view"
     assert not browser_page.problems(), browser_page.problems()
 
 

@@ -134,7 +134,8 @@ def _measured(ax, doc: dict, device: str, name: str, intensities: np.ndarray) ->
                 marker="o",
                 linestyle="none",
                 color=figures.color(r["impl"]),
-                label=f"{series_label(r)}, {dtype}, d = {d_model} (measured, ours)",
+                label=f"{series_label(r)}, {dtype}, d = {d_model} (measured, ours; "
+                "at the nominal intensity)",
             )
 
 
@@ -185,6 +186,9 @@ def roofline_figure(datasheet: dict, cpu_doc: dict | None = None, gpu_doc: dict 
             ha="right",
             va="top",
             fontsize=8,
+            # a white ground, so a roof line crossing the label does not strike it through
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0},
+            zorder=3,
         )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")

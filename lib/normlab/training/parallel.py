@@ -17,16 +17,20 @@ from multiprocessing import get_context
 _pools: dict[int, ProcessPoolExecutor] = {}
 
 
-def _one_thread() -> None:
+def _worker_setup() -> None:
+    """One torch thread; and Ctrl-C (or a kernel's shutdown) is the parent's to handle."""
+    import signal
+
     import torch
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
     if workers not in _pools:
         _pools[workers] = ProcessPoolExecutor(
-            workers, mp_context=get_context("spawn"), initializer=_one_thread
+            workers, mp_context=get_context("spawn"), initializer=_worker_setup
         )
     return _pools[workers]
 
