@@ -320,12 +320,12 @@ VISIBLE_PRE_TEXTS = """Array.from(document.querySelectorAll("article pre"))
     .map(pre => pre.innerText)"""
 
 
-def _folded_pages() -> dict[str, list[str]]:
-    """{toc file: [pyobjects folded on that page]}."""
-    pages: dict[str, list[str]] = {}
+def _folded_pages() -> dict[str, set[str]]:
+    """{toc file: the titles of its folds}; one fold may hold several includes (ch. 10's stages)."""
+    pages: dict[str, set[str]] = {}
     for page, include, _ in reference_includes():
         toc = page.relative_to(REPO).with_suffix("").as_posix()
-        pages.setdefault(toc, []).append(include["pyobject"])
+        pages.setdefault(toc, set()).add(dict(include["around"]).get("dropdown"))
     return pages
 
 
