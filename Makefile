@@ -7,6 +7,8 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 A      ?= ps2_layer_norm
 JOBS   ?=
+# make grade's --isolation: auto (= strict, refused where bubblewrap cannot sandbox) or basic
+ISOLATION ?= auto
 PORT   ?= 8000
 
 .PHONY: install lock book test lint release grade report export bench serve clean
@@ -48,7 +50,7 @@ release: install
 
 # JOBS empty: the grader's own default, one worker per CPU
 grade: install
-	$(PY) -m normlab.course grade $(A) $(if $(JOBS),--jobs $(JOBS))
+	$(PY) -m normlab.course grade $(A) $(if $(JOBS),--jobs $(JOBS)) --isolation $(ISOLATION)
 
 report: install
 	$(PY) -m normlab.course report $(A)

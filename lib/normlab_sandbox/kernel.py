@@ -2,8 +2,18 @@
 
     python -I -m normlab_sandbox.kernel FD
 
-The grader (`normlab.course.kernel_process`) starts it, inside bubblewrap under strict
-isolation, with the environment it chose, and talks to it on the socket FD. First the setup:
+This docstring is the one description of the protocol between the grader (its end is
+`normlab.course.kernel_process`, its replacements `normlab.course.kernel_session`) and this
+kernel, on the socket FD.
+
+Framing (`wire`): every message is one frame, a 16-byte header (a magic, the length, the CRC32
+of the payload, the CRC32 of the header) and a payload of plain data (no pickle). Both ends read
+with a `wire.FrameReader`, which keeps the bytes of a partial frame when a deadline passes, so
+a timeout never leaves the stream mid-message; a frame cut by its sender and followed by
+another fails a checksum and reads as `LostSync`, never as a garbled length.
+
+Setup. The grader starts the kernel (inside bubblewrap under strict isolation) with the
+environment it chose and sends
 
     {"op": "setup", "uid", "workdir", "files", "limits"}, then `files` frames
     {"op": "file", "path", "data"}                              -> {"op": "ready"}
@@ -11,22 +21,48 @@ isolation, with the environment it chose, and talks to it on the socket FD. Firs
 in that order: the uid (given when the grader runs as root: the grading slot's own
 unprivileged uid, taken before anything else), the private working folder with the
 submission's files (its notebooks left out: the autograded copy holds the restored hidden
-tests), then the resource limits. Then it answers four requests, one at a time, each with
-exactly one reply:
+tests), then the resource limits.
 
-    {"op": "cell", "id", "source"}           run a cell -> {"outputs", "error"}
-    {"op": "names", "id", "names"}           which of these names the notebook defines, and
-                                             which of them are stalled (below)
-    {"op": "case", "id", "case", "names"}    run one check `Case` through `run_case`
+Requests, one at a time, each with an "id"; every frame the kernel sends while it serves one
+carries that id, and exactly one of them is the reply {"op": "done", "id", ...}:
+
+    {"op": "cell", "source"}                 run a cell -> {"outputs", "error"}
+    {"op": "names", "names"}                 which of these names the notebook defines, and
+                                             which are stalled -> {"defined", "stalled":
+                                             {name: why}}
+    {"op": "stall", "names": {name: why}}    stall the objects these names hold now -> {}
+                                             (`why`: [verdict category, message])
+    {"op": "case", "case", "names"}          run one check `Case` through `run_case`
                                              -> {"result", "outputs"}
-    {"op": "bye"}                            exit
+    {"op": "bye"}                            exit (no reply)
 
-While a case runs, the student's code may make the kernel ask the grader questions (see
-`channel`); those frames come before the reply. SIGINT (the grader's timeout) is blocked
-except while student code runs, so an interrupt can only stop student code; an interrupted
-case replies {"interrupted": true}. A function of the notebook that was running when an
-interrupt stopped it is *stalled* until the notebook defines that name again: the grader
-calls it no more, so a function that never returns costs one timeout, not one per check.
+Questions. While a case runs, the student's code may reach what lives only in the grader
+(see `channel` and `standins`); these frames come before the reply:
+
+    {"op": "ask", "id", "seq", "kind", ...}  -> the grader's {"op": "answer", "id", "seq",
+                                                "value" | "error"}
+    {"op": "note", "id", "kind", "name"}     a call the grader notes; no answer
+
+The grader paces its answers: past a small allowance of CPU per request, it answers no faster
+than keeps its own CPU within a few percent of the request's time.
+
+Interrupts. The grader's timeout is a SIGINT, a KeyboardInterrupt in student code only, never
+in the middle of the kernel's own send or receive (`channel.Interrupts`). An interrupted cell or
+case replies {"interrupted": true, "running": [names]}, the notebook's functions that were
+running; the grader stalls them (a `stall` request): a stalled function is not called again
+until the notebook defines that name again, so a function that never returns costs one
+timeout, not one per check. No reply `GRACE_S` after the interrupt: the grader kills the kernel.
+
+Replacement. A kernel that dies (`os._exit`, a signal, the CPU limit), ignores the interrupt,
+breaks its harness or loses its place on the channel (a frame that fails its checksum, a frame
+out of turn or with another id) is killed. At the next request the grader starts a fresh one
+and replays what the dead one had been sent: the cells that ran to their end and the stalls, in
+order, then stalls the function that was being called (a case's target) as crashed, with the
+reason. Every other function is graded as before; a notebook gets a few replacements at most.
+
+The kernel exits with HARNESS_FAILED (70) when its own request loop fails, SETUP_FAILED (71)
+when it could not set itself up, LOST_SYNC (72) when its channel broke (a send cut halfway, a
+frame it cannot read, an answer to another question, a message that is no request).
 
 Standard library, IPython and NumPy only (this runs in the sandbox kernel).
 """
@@ -45,7 +81,6 @@ from .cases import WIRE_TYPES
 from .guarded import run_case
 from .shell import captured, make_shell, run_cell
 
-_SIGINT = {signal.SIGINT}
 RLIMITS = {
     "memory_bytes": resource.RLIMIT_AS,
     "cpu_seconds": resource.RLIMIT_CPU,
@@ -58,24 +93,6 @@ PR_SET_PDEATHSIG = 1
 
 class SetupError(RuntimeError):
     """The kernel could not set itself up; it must not run student code."""
-
-
-class _StudentCode:
-    """Let SIGINT in (as KeyboardInterrupt) only inside this block."""
-
-    def __enter__(self):
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGINT)
-
-    def __exit__(self, *exc):
-        signal.pthread_sigmask(signal.SIG_BLOCK, _SIGINT)
-        return False
-
-
-def _drop_pending_interrupt() -> None:
-    """A timeout that fired just as the previous reply left must not hit the next request."""
-    while signal.SIGINT in signal.sigpending():
-        signal.sigtimedwait(_SIGINT, 0)
 
 
 # --- setup --------------------------------------------------------------------------------
@@ -104,13 +121,17 @@ def become(uid: int) -> None:
 
 
 def set_limits(limits: dict) -> None:
-    """Lower the soft and hard limits (never raise them); no core dumps."""
+    """Lower the soft and hard limits (never raise them); no core dumps. The CPU limit's hard
+    one is a second later, so that the kernel ends with SIGXCPU (the reason a student reads),
+    not with the SIGKILL that Linux sends first when both are reached at once."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     for key, value in limits.items():
         which = RLIMITS[key]
         _, hard = resource.getrlimit(which)
-        cap = int(value) if hard == resource.RLIM_INFINITY else min(int(value), hard)
-        resource.setrlimit(which, (cap, cap))
+        finite = hard != resource.RLIM_INFINITY
+        cap = min(int(value), hard) if finite else int(value)
+        later = cap + 1 if key == "cpu_seconds" else cap
+        resource.setrlimit(which, (cap, min(later, hard) if finite else later))
 
 
 def receive_files(link: channel.Channel, workdir: str, count: int) -> None:
@@ -146,74 +167,86 @@ def set_up(link: channel.Channel) -> None:
 # --- requests -----------------------------------------------------------------------------
 
 
+REQUESTS = ("cell", "names", "stall", "case")
+
+
+def running_functions(error: BaseException, user_ns: dict, names=()) -> list[str]:
+    """The notebook's functions on `error`'s traceback, then `names` (those defined)."""
+    codes = {
+        value.__code__: name
+        for name, value in list(user_ns.items())
+        if type(value) is types.FunctionType
+    }
+    found = []
+    tb = error.__traceback__
+    while tb is not None:
+        name = codes.get(tb.tb_frame.f_code)
+        if name is not None and name not in found:
+            found.append(name)
+        tb = tb.tb_next
+    return found + [n for n in names if n in user_ns and n not in found]
+
+
 class Stalled:
-    """The notebook's functions a timeout stopped, by name, while the name still holds them."""
+    """The notebook's objects the grader stalled, by name, while the name still holds them."""
 
     def __init__(self) -> None:
-        self.functions: dict[str, object] = {}
+        self.functions: dict[str, tuple[object, object]] = {}
 
-    def note(self, error: BaseException, user_ns: dict, names=()) -> None:
-        """Mark `names` and every notebook function on `error`'s traceback as stalled."""
-        codes = {
-            value.__code__: name
-            for name, value in list(user_ns.items())
-            if type(value) is types.FunctionType
-        }
-        tb = error.__traceback__
-        while tb is not None:
-            name = codes.get(tb.tb_frame.f_code)
-            if name is not None:
-                self.functions[name] = user_ns[name]
-            tb = tb.tb_next
-        for name in names:
+    def mark(self, names: dict, user_ns: dict) -> None:
+        for name, why in names.items():
             if name in user_ns:
-                self.functions[name] = user_ns[name]
+                self.functions[name] = (user_ns[name], why)
 
-    def among(self, names, user_ns: dict) -> list[str]:
-        """Which of `names` still hold a stalled function."""
-        return [n for n in names if n in self.functions and user_ns.get(n) is self.functions[n]]
+    def among(self, names, user_ns: dict) -> dict:
+        """{name: why} for those of `names` that still hold a stalled object."""
+        held = {n: self.functions[n] for n in names if n in self.functions}
+        return {n: reason for n, (obj, reason) in held.items() if user_ns.get(n) is obj}
 
 
-def _serve_case(shell, stalled: Stalled, request) -> dict:
+def _serve_case(shell, link: channel.Channel, request) -> dict:
     """Run one check case through `run_case` on the notebook's objects."""
-    user_ns = shell.user_ns
+    user_ns, case = shell.user_ns, request["case"]
     namespace = {t: user_ns[n] for t, n in request["names"].items() if n in user_ns}
-    with captured(shell):
-        try:
-            with _StudentCode():
-                result = run_case(namespace, request["case"], standins.resolve)
-        except KeyboardInterrupt as stopped:
-            stalled.note(stopped, user_ns, [request["names"].get(request["case"].target)])
-            raise
+    link.noted = set()
+    try:
+        with captured(shell), link.interrupts.student_code():
+            result = run_case(namespace, case, standins.resolve)
+    except KeyboardInterrupt as stopped:
+        target = request["names"].get(case.target)
+        return {"interrupted": True, "running": running_functions(stopped, user_ns, [target])}
+    finally:
+        link.noted = None
     return {"result": result, "outputs": list(shell.collector.items)}
 
 
-def _serve_cell(shell, stalled: Stalled, source: str) -> dict:
-    with _StudentCode():
+def _serve_cell(shell, link: channel.Channel, source: str) -> dict:
+    with link.interrupts.student_code():
         reply = run_cell(shell, source)
     error = shell.last_execution_result.error_in_exec
     if isinstance(error, KeyboardInterrupt):
-        stalled.note(error, shell.user_ns)
+        reply.update(interrupted=True, running=running_functions(error, shell.user_ns))
     return reply
 
 
-def handle(shell, stalled: Stalled, request) -> dict:
-    """The reply to one request (without its id)."""
-    op = request.get("op")
+def handle(shell, link: channel.Channel, stalled: Stalled, request: dict) -> dict:
+    """The reply to one request (without its op and id)."""
+    op = request["op"]
     try:
         if op == "cell":
-            return _serve_cell(shell, stalled, request["source"])
-        if op == "names":
-            names = request["names"]
-            return {
-                "defined": [n for n in names if n in shell.user_ns],
-                "stalled": stalled.among(names, shell.user_ns),
-            }
+            return _serve_cell(shell, link, request["source"])
         if op == "case":
-            return _serve_case(shell, stalled, request)
-    except KeyboardInterrupt:
-        return {"interrupted": True}
-    return {"failure": f"unknown request {op!r}"}
+            return _serve_case(shell, link, request)
+        if op == "stall":
+            stalled.mark(request["names"], shell.user_ns)
+            return {}
+        names = request["names"]
+        return {
+            "defined": [n for n in names if n in shell.user_ns],
+            "stalled": stalled.among(names, shell.user_ns),
+        }
+    except KeyboardInterrupt:  # it landed outside the student's own code
+        return {"interrupted": True, "running": []}
 
 
 def serve(link: channel.Channel) -> None:
@@ -223,24 +256,23 @@ def serve(link: channel.Channel) -> None:
     sys.argv = ["grading-sandbox"]
     link.send({"op": "ready"})
     while True:
-        try:
-            request = link.receive()
-        except (EOFError, OSError):
+        request = link.receive()
+        op = request.get("op") if isinstance(request, dict) else None
+        if op == "bye":
             os._exit(0)
-        if not isinstance(request, dict) or request.get("op") == "bye":
-            os._exit(0)
-        _drop_pending_interrupt()
-        reply = handle(shell, stalled, request)
-        reply.update(op="done", id=request.get("id"))
+        if op not in REQUESTS or "id" not in request:
+            os._exit(wire.LOST_SYNC)  # no request: the two ends are out of step
+        link.request = request["id"]
+        reply = {**handle(shell, link, stalled, request), "op": "done", "id": link.request}
         try:
             link.send(reply)
-        except Exception as exc:  # noqa: BLE001 (a reply that will not encode fails its cell)
-            link.send({"op": "done", "id": request.get("id"), "failure": f"reply: {exc}"[:500]})
+        except wire.WireError as exc:  # a reply that will not encode fails its cell
+            link.send({"op": "done", "id": link.request, "failure": f"reply: {exc}"[:500]})
 
 
 def main() -> None:
-    signal.pthread_sigmask(signal.SIG_BLOCK, _SIGINT)
     link = channel.connect(socket.socket(fileno=int(sys.argv[1])), WIRE_TYPES)
+    link.interrupts.install()
     try:
         set_up(link)
     except Exception as exc:  # noqa: BLE001 (no student code runs in a kernel not set up)

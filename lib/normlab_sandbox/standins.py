@@ -12,8 +12,9 @@ trusted helpers would be.
 - `import torch` succeeds (an unused import costs nothing) but using it raises `Unavailable`;
   the grader hears of each use, so a call to a torch normalization shows as reuse.
 - NumPy's `var`, `std`, `nanvar` and `nanstd` (also `ndarray.var` and `ndarray.std`) are
-  computed by the grader, which notes each call made while a check runs (ps6 asks for a
-  variance written by hand), so hiding the call from the in-kernel tripwire gains nothing.
+  computed here, by NumPy, but the first call of each in a check case is noted to the grader
+  (ps6 asks for a variance written by hand), so hiding the call from the in-kernel tripwire
+  gains nothing; the stand-ins carry the tripwire labels of the functions they wrap.
 - `resolve(ref, made)` stands in for `normlab.grading.trusted.resolve` inside the kernel:
   the trusted callable a check hands over (`Ref`) becomes a `RefProxy`, whose calls the
   grader answers with the real object, which it keeps.
@@ -30,7 +31,8 @@ import types
 
 import numpy
 
-from .channel import Unavailable, ask
+from . import tripwire
+from .channel import Unavailable, ask, note
 
 STAND_IN_PACKAGES = ("normlab", "torch")
 
@@ -145,23 +147,26 @@ class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
 
-def _numpy_stand_in(label: str):
-    """NumPy's variance or standard deviation, computed (and noted) by the grader."""
+def _numpy_stand_in(label: str, original):
+    """`original` (NumPy's variance or standard deviation), noted to the grader once per case;
+    not again from inside another stand-in (np.std calls np.var)."""
 
-    def stand_in(a, axis=None, dtype=None, out=None, ddof=0, *more, **kwargs):
-        if more:  # x.var(axis, dtype, out, ddof, keepdims): keepdims is the only one left
-            kwargs["keepdims"] = more[0]
-        kwargs = {k: v for k, v in kwargs.items() if v is not numpy._NoValue}
-        if dtype is not None:
-            kwargs["dtype"] = numpy.dtype(dtype).str
-        value = ask("numpy", name=label, args=(a,), kwargs={"axis": axis, "ddof": ddof, **kwargs})
-        if out is None:
-            return value
-        numpy.copyto(out, value)
-        return out
+    def stand_in(*args, **kwargs):
+        if not _inside:
+            note("numpy", label)
+        _inside.append(label)
+        try:
+            return original(*args, **kwargs)
+        finally:
+            _inside.pop()
 
-    stand_in.__name__ = stand_in.__qualname__ = label.rsplit(".", 1)[-1]
+    stand_in.__name__ = stand_in.__qualname__ = original.__name__
+    stand_in.__code__ = stand_in.__code__.replace(co_name=original.__name__)  # one per label
+    tripwire.label_as(stand_in.__code__, label)
     return stand_in
+
+
+_inside: list[str] = []  # the stand-ins running now
 
 
 def _install_numpy_stand_ins() -> None:
@@ -171,16 +176,16 @@ def _install_numpy_stand_ins() -> None:
     from numpy._core import _methods
     from numpy.lib import _nanfunctions_impl
 
-    _methods._var = _numpy_stand_in("numpy.var")
-    _methods._std = _numpy_stand_in("numpy.std")
+    _methods._var = _numpy_stand_in("numpy.var", _methods._var)
+    _methods._std = _numpy_stand_in("numpy.std", _methods._std)
     for name in ("nanvar", "nanstd"):
-        stand_in = _numpy_stand_in(f"numpy.{name}")
+        stand_in = _numpy_stand_in(f"numpy.{name}", getattr(_nanfunctions_impl, name))
         setattr(_nanfunctions_impl, name, stand_in)
         setattr(numpy, name, stand_in)
 
 
 def install() -> None:
-    """Forget every loaded normlab or torch module and serve stand-ins from now on; hand
+    """Forget every loaded normlab or torch module and serve stand-ins from now on; note
     NumPy's variance functions to the grader."""
     for name in list(sys.modules):
         if name.split(".")[0] in STAND_IN_PACKAGES:

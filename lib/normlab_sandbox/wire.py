@@ -5,9 +5,14 @@ data: None, bool, int, float, complex, str, bytes, lists, tuples, dicts, NumPy a
 `allow_pickle=False`, so never object arrays), NumPy scalars, and the dataclasses named in an
 explicit registry (the grader and the kernel pass `cases.WIRE_TYPES`). Anything else is sent
 as an `Opaque` (its type name and a short repr), which a checker sees as "not an array".
-Messages are length-prefixed JSON frames with a size cap, and decoding stops at a depth cap,
-so a hostile reply can fail its own cells but never run code in the grader or exhaust its
-memory.
+Decoding stops at a depth cap, so a hostile reply can fail its own cells but never run code in
+the grader or exhaust its memory.
+
+Frames: a 16-byte header (a magic, the payload's length, the CRC32 of the payload, the CRC32 of
+those 12 bytes) and the payload, at most 64 MiB. A `FrameReader` keeps the bytes of a frame not
+yet complete when a deadline passes, so a timeout never leaves the stream mid-frame; a frame cut
+by its sender and followed by another one fails a CRC, so it is read as `LostSync`, never as a
+garbled length. The protocol on top is described once, in `normlab_sandbox.kernel`.
 
 Standard library and NumPy only (this runs in the sandbox kernel too).
 """
@@ -19,6 +24,8 @@ import dataclasses
 import io
 import json
 import struct
+import time
+import zlib
 
 import numpy as np
 
@@ -27,11 +34,20 @@ MAX_DEPTH = 64  # nesting of lists, tuples, dicts and dataclasses
 MAX_REPR = 200  # characters of repr kept for an unserializable value
 HARNESS_FAILED = 70  # the kernel's exit status when its own request loop fails
 SETUP_FAILED = 71  # ... when it could not set itself up (it never ran student code)
-_HEADER = struct.Struct(">Q")
+LOST_SYNC = 72  # ... when its channel to the grader broke (a frame of its own was cut)
+MAGIC = b"NLw1"
+_HEAD = struct.Struct(">4sII")  # magic, payload length, payload CRC32; then the CRC32 of those
+_CHECK = struct.Struct(">I")
+HEADER_BYTES = _HEAD.size + _CHECK.size
 
 
 class WireError(Exception):
     """A frame or value that breaks the protocol (too big, malformed, an unknown type)."""
+
+
+class LostSync(WireError):
+    """The stream is no longer at a frame boundary (a frame was cut, or bytes that are no
+    frame arrived): nothing more read from it can be trusted."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,30 +64,67 @@ class Opaque:
 # --- framing ------------------------------------------------------------------------------
 
 
-def send_frame(sock, payload: bytes) -> None:
-    """Write one length-prefixed frame to a connected socket."""
+def frame(payload: bytes) -> bytes:
+    """`payload` as one frame (header and payload)."""
     if len(payload) > MAX_FRAME_BYTES:
         raise WireError(f"a frame of {len(payload)} bytes exceeds the {MAX_FRAME_BYTES} cap")
-    sock.sendall(_HEADER.pack(len(payload)) + payload)
+    head = _HEAD.pack(MAGIC, len(payload), zlib.crc32(payload))
+    return head + _CHECK.pack(zlib.crc32(head)) + payload
 
 
-def _recv_exact(sock, n: int) -> bytes:
-    chunks, got = [], 0
-    while got < n:
-        chunk = sock.recv(min(n - got, 1 << 20))
-        if not chunk:
-            raise EOFError("the other side closed the connection")
-        chunks.append(chunk)
-        got += len(chunk)
-    return b"".join(chunks)
+def send_frame(sock, payload: bytes) -> None:
+    """Write one frame to a connected socket."""
+    sock.sendall(frame(payload))
 
 
-def recv_frame(sock) -> bytes:
-    """Read one frame; EOFError when the peer is gone, WireError when it is oversized."""
-    (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
-    if size > MAX_FRAME_BYTES:
-        raise WireError(f"the kernel announced a {size}-byte reply (cap {MAX_FRAME_BYTES})")
-    return _recv_exact(sock, size)
+class FrameReader:
+    """The frames arriving on a socket, one at a time; bytes of a frame that is not complete
+    yet stay in `buffer` for the next `read`."""
+
+    def __init__(self, sock) -> None:
+        self.sock = sock
+        self.buffer = bytearray()
+
+    def read(self, deadline: float | None = None) -> bytes:
+        """The next frame's payload. TimeoutError once `deadline` (time.monotonic) has passed
+        (nothing is lost: call again), EOFError when the peer is gone, LostSync when what
+        arrived is no frame, WireError when a frame announces more than the cap."""
+        while True:
+            payload = self._take()
+            if payload is not None:
+                return payload
+            if deadline is None:
+                self.sock.settimeout(None)
+            else:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                self.sock.settimeout(left)
+            chunk = self.sock.recv(1 << 20)
+            if not chunk:
+                raise EOFError("the other side closed the connection")
+            self.buffer += chunk
+
+    def _take(self) -> bytes | None:
+        """A whole frame's payload out of the buffer, or None while it is incomplete."""
+        head = bytes(self.buffer[:HEADER_BYTES])
+        if not MAGIC.startswith(head[: len(MAGIC)]):
+            raise LostSync(f"bytes that are not a frame ({head[:8]!r}...)")
+        if len(head) < HEADER_BYTES:
+            return None
+        _, size, crc = _HEAD.unpack_from(head)
+        if zlib.crc32(head[: _HEAD.size]) != _CHECK.unpack_from(head, _HEAD.size)[0]:
+            raise LostSync("a frame header that fails its checksum (a frame was cut)")
+        if size > MAX_FRAME_BYTES:
+            raise WireError(f"a frame of {size} bytes announced (cap {MAX_FRAME_BYTES})")
+        end = HEADER_BYTES + size
+        if len(self.buffer) < end:
+            return None
+        payload = bytes(self.buffer[HEADER_BYTES:end])
+        del self.buffer[:end]
+        if zlib.crc32(payload) != crc:
+            raise LostSync("a frame that fails its checksum (a frame was cut)")
+        return payload
 
 
 def send_message(sock, message, registry=None) -> None:
@@ -79,9 +132,9 @@ def send_message(sock, message, registry=None) -> None:
     send_frame(sock, dumps(message, registry))
 
 
-def recv_message(sock, registry=None):
-    """Receive one frame and decode it (see `loads`)."""
-    return loads(recv_frame(sock), registry)
+def recv_message(reader: FrameReader, registry=None, deadline: float | None = None):
+    """Read one frame and decode it (see `FrameReader.read` and `loads`)."""
+    return loads(reader.read(deadline), registry)
 
 
 # --- values -------------------------------------------------------------------------------

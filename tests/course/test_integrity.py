@@ -99,7 +99,7 @@ def test_a_submission_that_never_returns_is_graded_within_one_timeout(attack_cou
 
 def test_a_dead_kernel_is_recorded_with_zeros_and_a_reason(attack_course):
     record = attack_course.record(attack_student("exit_kernel"))
-    assert record["kernel"] == "died" and "exited with code 3" in record["reason"]
+    assert record["kernel"] == "replaced" and "exited with code 3" in record["reason"]
     after = [c for c in record["cells"] if c["status"] in ("kernel died", "not run")]
     assert after and all(c["message"] for c in after)
     scores = attack_course.scores()[attack_student("exit_kernel")]

@@ -130,14 +130,16 @@ def test_a_loop_is_interrupted_at_the_timeout_and_the_kernel_lives_on(kernel):
     assert run(kernel, "print('alive')") == "alive\n"
 
 
-def test_a_function_stopped_by_a_timeout_is_stalled_until_redefined(kernel):
+def test_an_interrupt_names_the_running_functions_which_stay_stalled_until_redefined(kernel):
     run(kernel, "def spin(x):\n    while True:\n        pass\n\ndef other(x):\n    return x\n")
-    with pytest.raises(Interrupted):
+    with pytest.raises(Interrupted) as stopped:
         run(kernel, "spin(1)", timeout=1.0)
+    assert stopped.value.running == ["spin"]
+    kernel.request({"op": "stall", "names": {"spin": "spin looped"}}, 20, Answers())
     ask = {"op": "names", "names": ["spin", "other"]}
-    assert kernel.request(ask, 20, Answers())["stalled"] == ["spin"]
+    assert kernel.request(ask, 20, Answers())["stalled"] == {"spin": "spin looped"}
     run(kernel, "def spin(x):\n    return x\n")
-    assert kernel.request(ask, 20, Answers())["stalled"] == []
+    assert kernel.request(ask, 20, Answers())["stalled"] == {}
 
 
 def test_a_loop_that_ignores_the_interrupt_is_killed(kernel):

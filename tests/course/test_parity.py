@@ -119,13 +119,15 @@ def test_feedback_shows_the_judges_message_and_no_grader_records(course_copy):
     assert not list((course_copy.root / "feedback").rglob("*.json"))
 
 
-def test_basic_isolation_gives_the_same_scores(course_copy, honest_course):
-    """What a grader without root gets: the verdict still outside the kernel, same scores."""
+def test_basic_isolation_gives_the_same_scores_and_says_so_first(course_copy, honest_course):
+    """What a grader without bubblewrap gets when it asks: the verdict still outside the
+    kernel, the same scores."""
     done = normlab_course(
         course_copy.root, "grade", PS2, "--force", "--isolation", "basic", "--no-progress"
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "basic isolation" in done.stdout + done.stderr
+    assert "with basic isolation, as asked" in done.stdout.splitlines()[0]
+    assert json.loads(run_record(course_copy.root, PS2).read_text())["isolation"] == "basic"
     assert course_copy.scores() == honest_course.scores()
 
 
@@ -136,18 +138,20 @@ exit 1
 """
 
 
-def test_where_bwrap_cannot_sandbox_auto_says_why_and_strict_refuses(course_copy, tmp_path):
-    """A system without unprivileged user namespaces (here: a bwrap that fails as it would)."""
+@pytest.mark.parametrize("mode", ["auto", "strict"])
+def test_where_bwrap_cannot_sandbox_grading_is_refused_in_one_line(course_copy, tmp_path, mode):
+    """A system without unprivileged user namespaces (here: a bwrap that fails as it would):
+    nothing is graded, and one line says why and what to do."""
     (tmp_path / "bwrap").write_text(NO_USER_NAMESPACES)
     (tmp_path / "bwrap").chmod(0o755)
-    grade = ("grade", PS2, "--force", "--no-progress")
-    auto = normlab_course(course_copy.root, *grade, path_first=tmp_path)
-    assert auto.returncode == 0, auto.stdout + auto.stderr
-    lines = [line for line in auto.stderr.splitlines() if "basic isolation" in line]
-    assert len(lines) == 1 and "non-privileged user namespaces" in lines[0], auto.stderr
-    strict = normlab_course(course_copy.root, *grade, "--isolation", "strict", path_first=tmp_path)
-    assert strict.returncode != 0 and "strict isolation is not possible" in strict.stderr
-    assert "non-privileged user namespaces" in strict.stderr
+    before = course_copy.export_rows()
+    grade = ("grade", PS2, "--force", "--no-progress", "--isolation", mode)
+    done = normlab_course(course_copy.root, *grade, path_first=tmp_path)
+    assert done.returncode != 0 and done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert "refusing to run students' code without strict isolation" in line
+    assert "non-privileged user namespaces" in line and "--isolation basic" in line
+    assert course_copy.export_rows() == before
 
 
 def test_grading_outside_a_course_says_so_and_creates_nothing(tmp_path):

@@ -7,6 +7,7 @@ import io
 import json
 import pickle
 import socket
+import zlib
 
 import numpy as np
 import pytest
@@ -73,8 +74,9 @@ def test_depth_and_size_are_capped():
         deep = [deep]
     with pytest.raises(wire.WireError):
         wire.dumps(deep)
+    head = wire._HEAD.pack(wire.MAGIC, wire.MAX_FRAME_BYTES + 1, 0)
     left, right = socket.socketpair()
     with left, right:
-        left.sendall(wire._HEADER.pack(wire.MAX_FRAME_BYTES + 1))
-        with pytest.raises(wire.WireError):
-            wire.recv_frame(right)
+        left.sendall(head + wire._CHECK.pack(zlib.crc32(head)))
+        with pytest.raises(wire.WireError, match="announced"):
+            wire.FrameReader(right).read()

@@ -59,7 +59,8 @@ def _parser() -> argparse.ArgumentParser:
             choices=["auto", "strict", "basic"],
             default="auto",
             help="strict: each kernel in a bubblewrap sandbox (needs bwrap and user namespaces, "
-            "or root); basic: limits only; auto (default): strict where possible, else basic",
+            "or root); auto (default): strict, refusing to grade where it is not possible; "
+            "basic: limits only, the kernels can read what this user can (ask for it knowingly)",
         )
         sub.add_argument(
             "--memory-gib",

@@ -13,8 +13,8 @@ A question arrives when the student's code calls something that lives only in th
   with the label the in-kernel tripwire would give; anything else in normlab is refused and
   noted. Between cases (a notebook cell) nothing is answered: the reference is not there to
   precompute with.
-- "numpy": NumPy's var, std, nanvar or nanstd, which live only here: always answered (they
-  are ordinary NumPy), and noted while a case runs, with the tripwire's labels.
+- "numpy" (a note, not a question): NumPy's var, std, nanvar or nanstd, computed in the kernel,
+  whose first call in a case the kernel reports; noted with the tripwire's labels.
 - "torch": torch is not in the sandbox; a call to one of its normalizations or its autograd is
   noted, and every call is refused.
 
@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import types
 
-import numpy as np
-
 import normlab
 from normlab.grading import trusted
 from normlab_sandbox.cases import Case, Ref
@@ -35,12 +33,7 @@ from normlab_sandbox.tripwire import label_for
 ANSWERED = frozenset(
     ["layer_norm", "row_stats", "batch_norm", "rms_norm", "layer_norm_backward", "param_count"]
 )
-NUMPY_ANSWERED = {
-    "numpy.var": np.var,
-    "numpy.std": np.std,
-    "numpy.nanvar": np.nanvar,
-    "numpy.nanstd": np.nanstd,
-}
+NUMPY_NOTED = frozenset(["numpy.var", "numpy.std", "numpy.nanvar", "numpy.nanstd"])
 TORCH_NOTED = (
     "norm",
     "Norm",
@@ -104,8 +97,10 @@ class Answers:
             return self._ref(question.get("ref"), str(question.get("attr", "")), args, kwargs)
         if kind == "library":
             return self._library(str(question.get("path", "")), args, kwargs)
-        if kind == "numpy":
-            return self._numpy(str(question.get("name", "")), args, kwargs)
+        if kind == "numpy":  # a note: no answer goes back
+            if question.get("name") in NUMPY_NOTED:
+                self.note(question["name"])
+            return {}
         if kind == "torch":
             path = str(question.get("path", "torch"))
             if any(word in path.rsplit(".", 1)[-1] for word in TORCH_NOTED):
@@ -124,15 +119,6 @@ class Answers:
                 return _error("Unavailable", f"no attribute {attr!r}")
             target = getattr(target, attr, None)
         return _call(target, args, kwargs)
-
-    def _numpy(self, name: str, args, kwargs) -> dict:
-        fn = NUMPY_ANSWERED.get(name)
-        if fn is None:
-            return _error("Unavailable", f"the grader does not answer {name[:40]!r}")
-        self.note(name)
-        if isinstance(kwargs.get("dtype"), str):
-            kwargs = {**kwargs, "dtype": np.dtype(kwargs["dtype"])}
-        return _call(fn, args, kwargs)
 
     def _library(self, path: str, args, kwargs) -> dict:
         parts = path.split(".")

@@ -1,7 +1,9 @@
-"""Grading throughput: serial `nbgrader autograde` against `python -m normlab.course grade`.
+"""Grading throughput: serial `nbgrader autograde` against `python -m normlab.course grade`;
+and the grader's CPU while a student's function loops.
 
     python -m normlab.course.bench                    # 12 ps2 submissions, --jobs = CPUs
     python -m normlab.course.bench --size 24 --jobs 4 --repeat 3 --json
+    python -m normlab.course.bench --loop 60          # a 60 s loop: the grader's CPU meanwhile
 
 Run it in a checkout of the course: it builds a demo course from the checkout
 (`tests/demo_course.py`: the course's own config and ps2 source, a class with one
@@ -10,7 +12,11 @@ from the same fresh state, each as a whole command (start-up included), `repeat`
 alternation so that a busy machine slows both alike.
 Reports the median wall time of each, their ratio, CPU seconds per submission (the command and
 every process under it), and whether every student's every cell got the same score in both
-gradebooks. It is a measurement, not a test: nothing here asserts a speed.
+gradebooks. With `--loop SECONDS` it grades, with that cell timeout, a submission whose
+row_stats loops calling `x.var` and `np.mean` next to its twin whose row_stats raises at once,
+and reports the grading worker's CPU that the loop cost (the difference between the two) as a
+share of the loop's wall time, and both scores. It is a measurement, not a test: nothing here
+asserts a speed.
 """
 
 from __future__ import annotations
@@ -32,10 +38,17 @@ from nbgrader.api import Gradebook
 
 import normlab
 
-from .records import assignment_folder, run_record
+from .records import assignment_folder, notebook_record, run_record
 
 PS2 = "ps2_layer_norm"
 DEMO = Path("tests") / "demo_course.py"
+LOOPING_ROW_STATS = (
+    "def row_stats(x):\n"
+    "    x = np.asarray(x, dtype=np.float64)\n"
+    "    while True:\n"
+    "        mean, var = np.mean(x, axis=-1), x.var(axis=-1)\n"
+)
+RAISING_ROW_STATS = "def row_stats(x):\n    raise NotImplementedError()\n"
 
 
 def load_demo(checkout: Path | None = None):
@@ -87,21 +100,56 @@ def scores(course: Path, assignment: str = PS2) -> dict[tuple[str, str], float |
     return found
 
 
-def run(size: int, jobs: int, repeat: int, demo) -> dict:
+def grade_command(jobs: int, isolation: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "normlab.course",
+        "grade",
+        PS2,
+        "--jobs",
+        str(jobs),
+        "--isolation",
+        isolation,
+        "--no-progress",
+    ]
+
+
+def loop(seconds: float, isolation: str, demo) -> dict:
+    """The grading worker's CPU while a student's row_stats loops for `seconds` (see the
+    module docstring)."""
+    with tempfile.TemporaryDirectory(prefix="grading-loop-") as tmp:
+        extra = f"c.Execute.timeout = {seconds}\n"
+        course = demo.build_course(Path(tmp) / "course", config_extra=extra)
+        twins = {"looping": LOOPING_ROW_STATS, "raising": RAISING_ROW_STATS}
+        for student, row_stats in twins.items():
+            answers = {"row_stats_answer": row_stats, "layer_norm_answer": demo.LAYER_NORM}
+            demo.submit(course, student, answers)
+        timed(grade_command(1, isolation), course, demo.course_env())
+        runs = json.loads(run_record(course, PS2).read_text())
+        record = json.loads(notebook_record(course, PS2, "looping", PS2).read_text())
+        graded = scores(course)
+    worker = {s["student"]: s for s in runs["students"]}
+    looped = sum(c["seconds"] for c in record["cells"] if c["status"] == "timed out")
+    cpu = worker["looping"]["worker_cpu_seconds"] - worker["raising"]["worker_cpu_seconds"]
+    total = {s: sum(v or 0 for (who, _), v in graded.items() if who == s) for s in twins}
+    return {
+        "isolation": runs["isolation"],
+        "loop_wall_s": round(looped, 2),
+        "grader_cpu_s": round(cpu, 3),
+        "grader_cpu_share": round(cpu / looped, 4) if looped else None,
+        "looping_submission_s": worker["looping"]["seconds"],
+        "looping_score": total["looping"],
+        "raising_score": total["raising"],
+    }
+
+
+def run(size: int, jobs: int, repeat: int, demo, isolation: str = "auto") -> dict:
     with tempfile.TemporaryDirectory(prefix="grading-bench-") as tmp:
         template = demo.build_course(Path(tmp) / "template")
         demo.demo_class(template, size)
         serial_cmd = [*demo.nbgrader_command(), "autograde", PS2]
-        parallel_cmd = [
-            sys.executable,
-            "-m",
-            "normlab.course",
-            "grade",
-            PS2,
-            "--jobs",
-            str(jobs),
-            "--no-progress",
-        ]
+        parallel_cmd = grade_command(jobs, isolation)
         rows = {"serial": [], "parallel": []}
         same = True
         for i in range(repeat):
@@ -146,8 +194,16 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=2, help="alternating runs of each")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--checkout", type=Path, help="the course checkout (default: here)")
+    parser.add_argument("--isolation", default="auto", choices=["auto", "strict", "basic"])
+    parser.add_argument(
+        "--loop", type=float, metavar="SECONDS", help="measure the grader's CPU during a loop"
+    )
     args = parser.parse_args(argv)
-    result = run(args.size, args.jobs, args.repeat, load_demo(args.checkout))
+    if args.loop:
+        found = loop(args.loop, args.isolation, load_demo(args.checkout))
+        print(json.dumps(found, indent=1) if args.json else _loop_text(found))
+        return 0
+    result = run(args.size, args.jobs, args.repeat, load_demo(args.checkout), args.isolation)
     if args.json:
         print(json.dumps(result, indent=1))
     else:
@@ -163,6 +219,18 @@ def main(argv=None) -> int:
             f"{result['cells_compared']} cells: {result['identical_scores']}"
         )
     return 0 if result["identical_scores"] else 1
+
+
+def _loop_text(found: dict) -> str:
+    return (
+        f"a student's row_stats loops {found['loop_wall_s']:.1f} s calling x.var and np.mean "
+        f"({found['isolation']} isolation):\n"
+        f"  the grading worker's CPU meanwhile: {found['grader_cpu_s']:.2f} s "
+        f"({100 * found['grader_cpu_share']:.1f}% of the loop's wall time)\n"
+        f"  the looping submission: {found['looping_submission_s']:.1f} s, "
+        f"{found['looping_score']:g}/25 (its twin whose row_stats raises: "
+        f"{found['raising_score']:g}/25)"
+    )
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ bubblewrap is the sandbox Flatpak uses (https://github.com/containers/bubblewrap
 world of its own:
 
 - new IPC, PID, network, UTS and cgroup namespaces: no other process to see or signal, no
-  network but a down loopback; a normal user's bwrap also makes a user namespace (and
+  network but a loopback of its own (bwrap brings `lo` up inside the namespace: 127.0.0.1
+  reaches the sandbox itself, nothing else); a normal user's bwrap also makes a user namespace (and
   forbids the kernel to make more), root's is privileged and the kernel then takes the
   grading slot's own uid (see `kernel.become`);
 - a root built from an allow-list, read-only: the operating system's /usr (and the /bin and

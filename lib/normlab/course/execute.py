@@ -11,8 +11,8 @@ unchanged (a cell past it is interrupted, as with `interrupt_on_timeout`; the ke
 `c.SandboxExecute.notebook_budget`, the seconds a whole notebook may take (default: three
 cell timeouts, at least 60 s), and what the grading worker sets in its copy of the config
 (the run's isolation, the worker's slot, the course root for the records). For each notebook
-it writes a record (see `records`): the isolation used, whether the kernel died and why, and
-each test cell's status, message and seconds.
+it writes a record (see `records`): the isolation used, whether the kernel was replaced or
+died and why (see `kernel_session`), and each test cell's status, message and seconds.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute
 from traitlets import Any, Float, Integer, Unicode
 
-from .kernel_process import KernelDied, NoKernel, start_kernel
+from .kernel_process import start_kernel
+from .kernel_session import KernelSession
 from .notebook import NotebookRun
 from .records import notebook_record
 
@@ -54,10 +55,8 @@ class SandboxExecute(Execute):
         timeout = float(self.timeout) if self.timeout else NO_TIMEOUT_CAP_S
         budget = self.notebook_budget or max(BUDGET_CELL_TIMEOUTS * timeout, MIN_BUDGET_S)
         started = time.monotonic()
-        try:
-            kernel = start_kernel(self.isolation, self.slot, resources["metadata"]["path"])
-        except KernelDied as refused:  # the submission's files cannot go in
-            kernel = NoKernel(refused.reason)
+        folder = resources["metadata"]["path"]
+        kernel = KernelSession(lambda: start_kernel(self.isolation, self.slot, folder), timeout)
         try:
             record = NotebookRun(kernel, info["assignment"], timeout, budget).run(nb)
         finally:

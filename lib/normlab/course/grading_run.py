@@ -3,7 +3,8 @@
 Run from an nbgrader course root (the cwd), like `nbgrader autograde`. Submissions are found
 where nbgrader looks (`submitted/<student>/<assignment>/`); one already autograded is skipped
 unless `force`, as nbgrader does; with a `shard` (see `shard`) only that part of the class is
-graded, so several graders can share one class and one gradebook. `jobs` worker processes
+graded, so several graders can share one class and one gradebook. The first line printed says
+the isolation (see `isolation`: strict, or basic when asked for). `jobs` worker processes
 (see `worker`) take submissions from a queue; each result is shown on the bar as it lands.
 The run's record, one entry per student (graded, failed and why, seconds, CPU), is merged
 into `reports/<assignment>/grading-run.json` under the course root, under a lock, since
@@ -18,7 +19,6 @@ import json
 import multiprocessing
 import os
 import resource
-import sys
 import time
 
 from tqdm import tqdm
@@ -28,6 +28,12 @@ from .nbgrader_app import exchange_root, grading_config, load_app, require_assig
 from .records import run_record
 from .shard import Shard
 from .worker import worker_main
+
+ISOLATION_LINES = {
+    "strict": "grading {assignment} with strict isolation: each kernel in a bubblewrap sandbox",
+    "basic": "grading {assignment} with basic isolation, as asked (--isolation basic): the "
+    "kernels can read and write what this user can (see instructors/threat_model.md)",
+}
 
 
 def _children_cpu() -> float:
@@ -95,11 +101,7 @@ def grade(
     chosen = iso.choose(
         isolation, coursedir, exchange_root(app), jobs, limits or iso.Limits(), uid_base
     )
-    if chosen.mode == "basic":
-        why = f": strict is not possible here, {chosen.reason}" if chosen.reason else ""
-        print(
-            f"grading with basic isolation{why} (see instructors/threat_model.md)", file=sys.stderr
-        )
+    print(ISOLATION_LINES[chosen.mode].format(assignment=assignment), flush=True)
     started, cpu = time.monotonic(), _children_cpu()
     outcomes = _run_workers(app, config, chosen, assignment, force, todo, jobs, progress)
     summary = {
@@ -107,6 +109,7 @@ def grade(
         "shard": str(shard) if shard else None,
         "jobs": jobs,
         "isolation": chosen.mode,
+        "isolation_asked": isolation,
         "graded": sum(o["status"] == "graded" for o in outcomes),
         "failed": sorted(o["student"] for o in outcomes if o["status"] == "failed"),
         "skipped": skipped,

@@ -12,7 +12,8 @@ it everywhere, and each grading slot's kernels then run as that slot's own unpri
 are not limited at all). `basic` is what any user can have without bubblewrap: a private
 working folder, a scrubbed environment and resource limits; it does not stop a submission
 from reading files the grader's user can read or from signalling the grader's processes.
-`auto` picks strict when bubblewrap works here and basic otherwise, and says why.
+`auto` (the default) is strict: where bubblewrap cannot sandbox, the grader refuses to run
+untrusted code, in one line that says why and what to do; basic is only ever asked for.
 """
 
 from __future__ import annotations
@@ -85,7 +86,6 @@ class Isolation:
     expose: tuple[str, ...] = ()
     limits: Limits = field(default_factory=Limits)
     uid_base: int = DEFAULT_UID_BASE
-    reason: str | None = None  # why strict was not possible, when auto chose basic
 
     def launch(self, slot: int, basic_home: str) -> Launch:
         """How grading slot `slot` starts a kernel; `basic_home` is the empty private folder
@@ -167,19 +167,19 @@ def choose(
     limits: Limits,
     uid_base: int = DEFAULT_UID_BASE,
 ) -> Isolation:
-    """The isolation for this run; `mode` is "auto", "strict" or "basic"."""
+    """The isolation for this run; `mode` is "auto" (= "strict") or "basic"."""
     if mode not in ("auto", "strict", "basic"):
         raise SystemExit(f"unknown isolation {mode!r}: use auto, strict or basic")
+    if mode == "basic":
+        return Isolation("basic", limits=limits)
     expose = tuple(python_paths())
-    missing = None if mode == "basic" else bwrap.unavailable(expose, limits.tmp_bytes)
-    if missing and mode == "strict":
+    missing = bwrap.unavailable(expose, limits.tmp_bytes)
+    if missing:
         raise SystemExit(
-            f"strict isolation is not possible: {missing}. Install bubblewrap and allow "
-            "unprivileged user namespaces (or grade as root), or pass --isolation basic "
-            "(see instructors/threat_model.md)"
+            f"refusing to run students' code without strict isolation: {missing}. Install "
+            "bubblewrap and allow unprivileged user namespaces (or grade as root), or pass "
+            "--isolation basic to grade without it knowingly (see instructors/threat_model.md)"
         )
-    if mode == "basic" or missing:
-        return Isolation("basic", limits=limits, reason=missing)
     if os.geteuid() == 0:
         check_uids(uid_base, slots)
     hide = course_secrets(coursedir, exchange_root)

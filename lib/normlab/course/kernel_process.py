@@ -1,14 +1,16 @@
-"""The grader's side of the sandbox: one kernel process per submission, and its socket.
+"""The grader's side of the sandbox: one kernel process, and its socket.
 
 `start_kernel` starts `python -I -m normlab_sandbox.kernel` as the isolation says (inside
 bubblewrap under strict, see `bwrap`; a plain child process under basic), sends it the setup
 (the slot's uid when the grader is root, the private working folder, the submission's files
 but its notebooks, the limits) and waits until it is ready. `Kernel.request` sends one request
-at a time and enforces the timeout: at the timeout the kernel gets SIGINT (KeyboardInterrupt in
-the student's code), and if no reply comes within `GRACE_S` the whole sandbox is killed. Any
-way the kernel stops answering (a timeout it ignores, `os._exit`, a segfault, the memory or
-CPU limit, a broken reply) raises `KernelDied` with a reason a student can read. See
-instructors/threat_model.md.
+at a time, answers the kernel's questions, paces those answers, and enforces the timeout: at
+the timeout the kernel gets SIGINT (KeyboardInterrupt in the student's code), and if no reply
+comes within `GRACE_S` the whole sandbox is killed. Any way the kernel stops answering (a
+timeout it ignores, `os._exit`, a segfault, the memory or CPU limit, a frame that fails its
+checksum, a message out of turn) kills it and raises `KernelDied` with a reason a student can
+read; `kernel_session` then replaces it. The protocol is described once, in
+`normlab_sandbox.kernel`; what it defends, in instructors/threat_model.md.
 
 Every kernel is a fresh interpreter: about 0.2 s of CPU to import NumPy and IPython, which a
 zygote (one pre-imported process forked per kernel) saved until the kernels moved into
@@ -28,11 +30,14 @@ from pathlib import Path
 
 from normlab_sandbox import wire
 from normlab_sandbox.cases import WIRE_TYPES
-from normlab_sandbox.wire import HARNESS_FAILED, SETUP_FAILED
+from normlab_sandbox.wire import HARNESS_FAILED, LOST_SYNC, SETUP_FAILED
 
 from .isolation import Isolation
 
 GRACE_S = 2.0  # after the interrupt, before the kill: a loop ends within timeout + 5 s
+ANSWER_ALLOWANCE_S = 0.2  # CPU seconds of answering a request gets before it is paced ...
+ANSWER_SHARE = 0.04  # ... to at most this share of the request's wall time
+STOPPED = {"error": ["Unavailable", "the cell was interrupted"]}  # the answer after the interrupt
 START_TIMEOUT_S = 120.0
 MAX_FILES_BYTES = 128 * 1024 * 1024  # a submission folder larger than this is refused
 LOG = "kernel.log"  # the kernel's stdout and stderr, in its private folder on the grader's side
@@ -58,7 +63,13 @@ class KernelStartError(RuntimeError):
 
 
 class Interrupted(Exception):
-    """The request ran past its timeout and the kernel stopped it (KeyboardInterrupt)."""
+    """The request ran past its timeout and the kernel stopped it (KeyboardInterrupt);
+    `running` names the notebook's functions that were running."""
+
+    def __init__(self, running=()) -> None:
+        super().__init__("interrupted")
+        names = running if isinstance(running, list) else []  # the kernel's word: check it
+        self.running = [n for n in names if isinstance(n, str)]
 
 
 def describe_exit(code: int | None, via_bwrap: bool, cpu_seconds=None) -> str:
@@ -75,6 +86,11 @@ def describe_exit(code: int | None, via_bwrap: bool, cpu_seconds=None) -> str:
         return f"the kernel died with {name}: {hint}"
     if code == SETUP_FAILED:
         return "the grader could not set up the sandbox for this kernel (see --isolation)"
+    if code == LOST_SYNC:
+        return (
+            "the kernel's channel to the grader broke: the notebook's code cut one of the "
+            "kernel's own messages (for example by replacing its SIGINT handler)"
+        )
     if code == HARNESS_FAILED:
         return (
             "the kernel's grading harness failed: the notebook's code broke the kernel's own "
@@ -121,51 +137,32 @@ def _child(pid: int) -> int | None:
     return int(children[0]) if children else None
 
 
-class _DeadlineSocket:
-    """A socket whose every recv waits at most until a shared deadline."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self.deadline = None
-
-    def recv(self, n: int) -> bytes:
-        if self.deadline is not None:
-            left = self.deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            self.sock.settimeout(left)
-        else:
-            self.sock.settimeout(None)
-        return self.sock.recv(n)
-
-    def sendall(self, data: bytes) -> None:
-        self.sock.settimeout(30.0)
-        self.sock.sendall(data)
-
-
 class Kernel:
-    """One sandboxed kernel (one submission); `request` runs one step of the notebook."""
+    """One sandboxed kernel process; `request` runs one step of the notebook."""
 
     def __init__(self, proc: subprocess.Popen, sock, home: str, via_bwrap: bool, cpu) -> None:
         self.proc, self.sock, self.home = proc, sock, home
         self.via_bwrap, self.cpu_seconds = via_bwrap, cpu
         self.pid = proc.pid  # the process to interrupt: the kernel itself, once it is ready
-        self.link = _DeadlineSocket(sock)
+        self.reader = wire.FrameReader(sock)
         self.dead: str | None = None
         self.cpu_used: float | None = None  # the kernel's CPU seconds, once closed
         self._next_id = 0
 
+    def _send(self, message: dict) -> None:
+        self.sock.settimeout(30.0)
+        wire.send_message(self.sock, message, WIRE_TYPES)
+
     def _ready(self, setup: dict, files) -> None:
         """Send the setup and the files; wait for the kernel's "ready"."""
-        self.link.deadline = time.monotonic() + START_TIMEOUT_S
+        deadline = time.monotonic() + START_TIMEOUT_S
         try:
-            wire.send_message(self.link, {**setup, "op": "setup", "files": len(files)})
+            self._send({**setup, "op": "setup", "files": len(files)})
             for path, data in files:
-                wire.send_message(self.link, {"op": "file", "path": path, "data": data})
-            reply = wire.recv_message(self.link, WIRE_TYPES)
-        except (OSError, EOFError, TimeoutError, wire.WireError):
+                self._send({"op": "file", "path": path, "data": data})
+            reply = wire.recv_message(self.reader, WIRE_TYPES, deadline)
+        except (OSError, EOFError, wire.WireError):  # TimeoutError is an OSError
             reply = None
-        self.link.deadline = None
         if not isinstance(reply, dict) or reply.get("op") != "ready":
             why = reply.get("reason") if isinstance(reply, dict) else None
             self.kill()
@@ -179,42 +176,65 @@ class Kernel:
 
     def request(self, message: dict, timeout: float, answer) -> dict:
         """Send `message`; serve the kernel's questions with `answer(question) -> reply`
-        until its reply. Raises Interrupted (timeout, kernel alive) or KernelDied."""
+        (a note gets no reply) until its reply. Raises Interrupted (timeout, kernel alive)
+        or KernelDied (the kernel is killed: nothing more is read from this channel)."""
         if self.dead:
             raise KernelDied(self.dead)
         self._next_id += 1
         ident = self._next_id
         try:
-            wire.send_message(self.link, {**message, "id": ident}, WIRE_TYPES)
+            self._send({**message, "id": ident})
         except OSError:
             self._fail(None)
         interrupted = False
-        self.link.deadline = time.monotonic() + timeout
+        started, cpu = time.monotonic(), time.process_time()
+        deadline = started + timeout
         while True:
+            if not interrupted:  # after the interrupt, a question is refused at once
+                self._pace(started, cpu, deadline)
             try:
-                frame = wire.recv_message(self.link, WIRE_TYPES)
+                frame = wire.recv_message(self.reader, WIRE_TYPES, deadline)
             except TimeoutError:
                 if interrupted:
                     self._fail(f"it ignored the interrupt at the {timeout:g} s timeout")
                 self._signal(signal.SIGINT)
                 interrupted = True
-                self.link.deadline = time.monotonic() + GRACE_S
+                deadline = time.monotonic() + GRACE_S
                 continue
             except (EOFError, OSError):
                 self._fail(None)
+            except wire.LostSync as exc:
+                self._fail(f"it lost its place on the channel ({exc})")
             except wire.WireError as exc:
-                self._fail(f"it sent a reply the grader refuses ({exc})")
-            if not isinstance(frame, dict):
-                self._fail("it sent a reply that is not a message")
-            if frame.get("op") == "ask":
-                wire.send_message(self.link, {"op": "answer", **answer(frame)}, WIRE_TYPES)
-                continue
-            if frame.get("op") != "done" or frame.get("id") != ident:
-                self._fail("it sent a reply out of turn")
-            self.link.deadline = None
-            if interrupted or frame.get("interrupted"):
-                raise Interrupted
-            return frame
+                self._fail(f"it sent a message the grader refuses ({exc})")
+            if not isinstance(frame, dict) or frame.get("id") != ident:
+                self._fail("it sent a message out of turn")
+            op = frame.get("op")
+            if op == "note":
+                answer(frame)
+            elif op == "ask":
+                told = STOPPED if interrupted else answer(frame)
+                reply = {"op": "answer", "id": ident, "seq": frame.get("seq"), **told}
+                try:
+                    self._send(reply)
+                except OSError:
+                    self._fail(None)
+            elif op != "done":
+                self._fail("it sent a message out of turn")
+            elif interrupted or frame.get("interrupted"):
+                raise Interrupted(frame.get("running"))
+            else:
+                return frame
+
+    @staticmethod
+    def _pace(started: float, cpu: float, deadline: float) -> None:
+        """Once answering this request has cost ANSWER_ALLOWANCE_S of the grader's CPU, wait
+        until that CPU is at most ANSWER_SHARE of the request's wall time (a loop of
+        questions then costs the grader a few percent of a CPU, not one)."""
+        spent = time.process_time() - cpu - ANSWER_ALLOWANCE_S
+        if spent > 0:
+            wait = started + spent / ANSWER_SHARE - time.monotonic()
+            time.sleep(max(0.0, min(wait, deadline - time.monotonic())))
 
     def _signal(self, signum: int) -> None:
         try:
@@ -229,6 +249,7 @@ class Kernel:
                 self.proc.wait(timeout=5.0)
             except subprocess.TimeoutExpired:
                 pass
+        self.cpu_used = cpu_seconds_of(self.pid)
         self.kill()
         reason = describe_exit(self.proc.wait(), self.via_bwrap, self.cpu_seconds)
         if why:
@@ -247,10 +268,10 @@ class Kernel:
 
     def close(self) -> None:
         """Ask the kernel to exit (kill it if it does not); remove its private folder."""
-        self.cpu_used = cpu_seconds_of(self.pid)
         if not self.dead:
+            self.cpu_used = cpu_seconds_of(self.pid)
             try:
-                wire.send_message(self.link, {"op": "bye"})
+                self._send({"op": "bye"})
             except OSError:
                 pass
             try:
@@ -261,18 +282,6 @@ class Kernel:
         self.proc.wait()
         self.sock.close()
         shutil.rmtree(self.home, ignore_errors=True)
-
-
-class NoKernel:
-    """In place of a kernel that was never started (the submission was refused): every test
-    cell is then not run, with `dead` as the reason."""
-
-    def __init__(self, reason: str) -> None:
-        self.dead = reason
-        self.cpu_used = None
-
-    def close(self) -> None:
-        pass
 
 
 def start_kernel(isolation: Isolation, slot: int, files_dir: str | None) -> Kernel:

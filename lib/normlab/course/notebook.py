@@ -11,16 +11,18 @@ on a failure, plus what the student's code printed meanwhile (stderr included, w
 counts against the cell, as it would in the kernel).
 
 Every cell has a timeout (nbgrader's `Execute.timeout`), and the whole notebook a budget.
-A function that a timeout stopped is stalled (see `normlab_sandbox.kernel`): every later check
-that needs it fails at once with that reason, so a function that never returns costs one
-timeout, not one per check. Once the budget is spent, the cells left are not run. If the
-kernel dies (see `kernel_process`), the cell that was running and every later test cell get
-an error naming the reason. Cells not run score 0, and the notebook's record says why.
+A function that a timeout stopped, or that crashed the kernel, is stalled (see
+`normlab_sandbox.kernel`): every later check that needs it fails at once with that reason, so
+a function that never returns costs one timeout, not one per check. If the kernel is lost (it
+died, or its channel lost sync), the cell that was running gets an error naming the reason and
+a fresh kernel takes over from the next cell (see `kernel_session`). Once the budget is spent,
+the cells left are not run. Cells not run score 0, and the notebook's record says why.
 
 The record gives each test cell a `status` (how it ran, one of `Status`) and the `category` of
 its verdict (`normlab.grading.verdict`): the check's own for a check cell; for a cell the
 kernel could not finish, the runner's knowledge: "timed out" past a timeout or the budget (or
-for a function an earlier timeout stalled), "crashed" when the kernel died.
+for a function an earlier timeout stalled), "crashed" when the kernel died (or for a function
+that crashed it earlier).
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASSED, TIMED_OUT
 from . import outputs as out
 from .answers import Answers
 from .checkcell import CheckCall, parse_test_cell
-from .kernel_process import Interrupted, Kernel, KernelDied
+from .kernel_process import Interrupted, KernelDied
+from .kernel_session import KernelSession
 
 
 class Status(str, Enum):
@@ -55,7 +58,12 @@ class CellTimeout(Exception):
 
 
 class NotRun(Exception):
-    """A test cell the grader fails without running it; the message says why."""
+    """A test cell the grader fails without running it; the message says why, `category` is
+    its verdict's."""
+
+    def __init__(self, message: str, category: str) -> None:
+        super().__init__(message)
+        self.category = category
 
 
 def is_test_cell(cell) -> bool:
@@ -70,7 +78,9 @@ def grade_id(cell) -> str | None:
 class NotebookRun:
     """The run of one notebook in one kernel; `record` is what the report reads."""
 
-    def __init__(self, kernel: Kernel, assignment: str, timeout: float, budget: float) -> None:
+    def __init__(
+        self, kernel: KernelSession, assignment: str, timeout: float, budget: float
+    ) -> None:
         self.kernel, self.assignment, self.timeout, self.budget = (
             kernel,
             assignment,
@@ -92,6 +102,7 @@ class NotebookRun:
             if not cell.source.strip():
                 continue
             self._run_cell(index, cell)
+        self.record.update(self.kernel.summary())
         return self.record
 
     def _run_cell(self, index: int, cell) -> None:
@@ -99,6 +110,8 @@ class NotebookRun:
         calls = parse_test_cell(cell.source) if test else None
         entry = {"index": index, "grade_id": grade_id(cell) if test else None}
         entry["where"] = "grader" if calls else "kernel"
+        if time.monotonic() < self.over:
+            self.kernel.renew(self.over)
         started = time.monotonic()
         stopped = self.kernel.dead or (started >= self.over and self._over_budget())
         if stopped:
@@ -125,12 +138,11 @@ class NotebookRun:
             cell.outputs = [*cell.outputs, out.error("CellTimeoutError", message)]
             self._note(entry, Status.TIMED_OUT, TIMED_OUT, message, started)
             return
-        except NotRun as skipped:  # stalled by an earlier timeout
+        except NotRun as skipped:  # stalled by an earlier timeout or crash
             cell.outputs = [*cell.outputs, out.error("CellTimeoutError", str(skipped))]
-            self._note(entry, Status.NOT_RUN, TIMED_OUT, str(skipped), started)
+            self._note(entry, Status.NOT_RUN, skipped.category, str(skipped), started)
             return
         except KernelDied as died:
-            self.record.update(kernel="died", reason=died.reason, died_in_cell=index)
             cell.outputs = [*cell.outputs, out.error("KernelDied", died.reason)]
             self._note(entry, Status.KERNEL_DIED, CRASHED, died.reason, started)
             return
@@ -190,12 +202,11 @@ class NotebookRun:
         for name in call.names:
             if name not in defined:
                 return out.error("NameError", f"name {name!r} is not defined"), NOT_WRITTEN
-        stalled = [n for n in reply.get("stalled", []) if n in call.names]
-        if stalled:
-            raise NotRun(
-                f"not run: {stalled[0]} ran longer than the {self.timeout:g} s timeout in an "
-                "earlier cell and is not called again"
-            )
+        stalled = reply.get("stalled")
+        for name in call.names:
+            if isinstance(stalled, dict) and name in stalled:
+                category, why = stall_reason(stalled[name])
+                raise NotRun(f"not run: {why}", category)
         names = dict(zip(spec.targets, call.names, strict=True))
         try:
             verdict = run_check(
@@ -227,6 +238,14 @@ class NotebookRun:
         result = out.trusted_result(reply.get("result"))
         calls = result.reference_calls + tuple(c for c in noted if c not in result.reference_calls)
         return dataclasses.replace(result, reference_calls=calls, probes=probes)
+
+
+def stall_reason(value) -> tuple[str, str]:
+    """(category, message) of a function the kernel says is stalled: what the grader stalled
+    it with (see `kernel_session`), checked, since it comes back through the kernel."""
+    if isinstance(value, list) and len(value) == 2 and value[0] in (TIMED_OUT, CRASHED):
+        return value[0], str(value[1])[:500]
+    return CRASHED, "a function of this notebook failed in an earlier cell"
 
 
 def cell_category(grade_id: str, failed: bool, errors: list, verdict: str | None) -> str:
