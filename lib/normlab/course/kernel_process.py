@@ -35,8 +35,8 @@ from normlab_sandbox.wire import HARNESS_FAILED, LOST_SYNC, SETUP_FAILED
 from .isolation import Isolation
 
 GRACE_S = 2.0  # after the interrupt, before the kill: a loop ends within timeout + 5 s
-ANSWER_ALLOWANCE_S = 0.2  # CPU seconds of answering a request gets before it is paced ...
-ANSWER_SHARE = 0.04  # ... to at most this share of the request's wall time
+ANSWER_ALLOWANCE_S = 0.1  # CPU seconds of answering a request gets before it is paced ...
+ANSWER_SHARE = 0.03  # ... to at most this share of the request's wall time
 STOPPED = {"error": ["Unavailable", "the cell was interrupted"]}  # the answer after the interrupt
 START_TIMEOUT_S = 120.0
 MAX_FILES_BYTES = 128 * 1024 * 1024  # a submission folder larger than this is refused
