@@ -93,7 +93,7 @@ def test_a_strict_kernel_sees_an_environment_that_lives_under_tmp(tmp_path):
         made.close()
 
 
-def test_normlab_is_a_stand_in_and_numpy_var_goes_through_the_grader(kernel):
+def test_normlab_is_a_stand_in_and_numpy_var_is_noted_to_the_grader(kernel):
     answers = Answers()
     run(
         kernel,
@@ -108,6 +108,26 @@ def test_normlab_is_a_stand_in_and_numpy_var_goes_through_the_grader(kernel):
     reply = kernel.request({"op": "case", "case": case, "names": {"f": "f"}}, 20, answers)
     noted, _ = answers.end_case()
     assert np.array_equal(reply["result"].output, [2 / 3, 2 / 3]) and noted == ("numpy.var",)
+
+
+def test_a_loop_of_numpy_variances_costs_the_grader_one_note_per_case(kernel):
+    """10,000 calls of x.var, np.std and np.nanvar in a case: computed in the kernel, and the
+    grader hears of each function once (np.std's own call of np.var is not its caller's)."""
+    heard = []
+
+    def answers(question):
+        heard.append(question)
+        return {}
+
+    loop = "def f(x):\n    for _ in range(10_000):\n        x.var(-1), np.std(x), np.nanvar(x)\n"
+    run(kernel, f"import numpy as np\n{loop}    return x.var(-1)\n")
+    for _ in range(2):  # a second case is noted again
+        case = Case("f", "call", (np.arange(6.0).reshape(2, 3),))
+        reply = kernel.request({"op": "case", "case": case, "names": {"f": "f"}}, 60, answers)
+        assert np.array_equal(reply["result"].output, [2 / 3, 2 / 3])
+        assert reply["result"].reference_calls == ("numpy.var", "numpy.std", "numpy.nanvar")
+    assert [q["name"] for q in heard] == ["numpy.var", "numpy.std", "numpy.nanvar"] * 2
+    assert {q["op"] for q in heard} == {"note"}
 
 
 def test_a_cell_calling_normlab_grading_prints_a_note_and_grading_goes_on(kernel):
