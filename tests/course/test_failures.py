@@ -19,6 +19,7 @@ from demo_course import write_submission as write
 from security_course import CONFIG_EXTRA, TIMEOUT_S, Graded, run_grader, run_nbgrader_autograde
 
 from normlab.course.records import run_record
+from normlab.grading.verdict import CRASHED, TIMED_OUT
 
 pytestmark = pytest.mark.slow
 
@@ -60,6 +61,7 @@ SUBMISSIONS = {
     "stats_cuts_its_channel": (stats(CUT), LAYER_NORM, "stats_raises", True),
 }
 LOOPS = ("stats_loops_on_numpy", "ln_loops_on_numpy")
+STATS_CELLS = {"stats_axis", "stats_population_variance", "stats_shape", "stats_reference_reuse"}
 CPU_LIMIT_S = 3
 CPU_SUBMISSIONS = {
     "correct": (ROW_STATS, LAYER_NORM, None, True),
@@ -145,13 +147,19 @@ def test_a_crash_is_recorded_with_its_reason_and_a_fresh_kernel(failing_course):
     record = failing_course.record("stats_exits_midcall")
     assert record["kernel"] == "replaced" and "exited with code 3" in record["reason"]
     not_run = [c for c in record["cells"] if c["status"] == "not run"]
-    assert {c["grade_id"] for c in not_run} == {
-        "stats_axis",
-        "stats_population_variance",
-        "stats_shape",
-        "stats_reference_reuse",
-    } - {c["grade_id"] for c in record["cells"] if c["status"] == "kernel died"}
+    died = {c["grade_id"] for c in record["cells"] if c["status"] == "kernel died"}
+    assert {c["grade_id"] for c in not_run} == STATS_CELLS - died
     assert all("row_stats stopped the kernel" in c["message"] for c in not_run), not_run
+    lost = [c for c in record["cells"] if c["grade_id"] and c["status"] != "passed"]
+    assert {c["category"] for c in lost} == {CRASHED}
+
+
+@pytest.mark.parametrize("student", ["stats_loops_on_numpy", "stats_loops_on_numpy_in_checks"])
+def test_a_loop_s_cells_are_counted_as_timed_out(failing_course, student):
+    record = failing_course.record(student)
+    lost = [c for c in record["cells"] if c["grade_id"] and c["status"] != "passed"]
+    assert {c["grade_id"] for c in lost} == STATS_CELLS
+    assert {c["category"] for c in lost} == {TIMED_OUT}
 
 
 def test_a_cut_channel_never_reaches_a_verdict(failing_course):

@@ -9,9 +9,10 @@ import pytest
 
 from normlab.course.kernel_process import Interrupted, KernelDied
 from normlab.course.kernel_session import MAX_REPLACEMENTS, KernelSession
+from normlab.grading.verdict import CRASHED, TIMED_OUT
 from normlab_sandbox.cases import Case
 
-CRASHED = "the kernel exited with code 3 (os._exit or a fatal error)"
+DIED = "the kernel exited with code 3 (os._exit or a fatal error)"
 
 
 class Played:
@@ -20,7 +21,7 @@ class Played:
 
     def __init__(self, crashes=(), loops=()) -> None:
         self.log: list[dict] = []
-        self.stalled: dict[str, str] = {}
+        self.stalled: dict[str, list] = {}
         self.crashes, self.loops = crashes, loops
         self.cpu_used = 0.5
 
@@ -28,7 +29,7 @@ class Played:
         self.log.append(message)
         op = message["op"]
         if op == "case" and message["case"].target in self.crashes:
-            raise KernelDied(CRASHED)
+            raise KernelDied(DIED)
         if op == "case" and message["case"].target in self.loops:
             raise Interrupted([message["case"].target])
         if op == "stall":
@@ -70,11 +71,10 @@ def test_a_crash_stalls_the_function_called_and_a_fresh_kernel_replays_the_rest(
     session.renew(later())
     assert [m["op"] for m in second.log] == ["cell", "cell", "cell", "stall"]
     names = session.request({"op": "names", "names": ["row_stats", "layer_norm"]}, 5.0, None)
-    assert names["stalled"] == {
-        "row_stats": f"row_stats stopped the kernel in an earlier cell ({CRASHED})"
-    }
+    crashed = f"row_stats stopped the kernel in an earlier cell ({DIED})"
+    assert names["stalled"] == {"row_stats": [CRASHED, crashed]}
     assert session.request(case("layer_norm"), 5.0, None) == {}
-    assert session.summary() == {"kernel": "replaced", "reason": CRASHED, "replacements": [CRASHED]}
+    assert session.summary() == {"kernel": "replaced", "reason": DIED, "replacements": [DIED]}
     session.close()
     assert session.cpu_used == 1.0
 
@@ -86,13 +86,13 @@ def test_an_interrupted_function_is_stalled_in_this_kernel_and_in_every_fresh_on
     with pytest.raises(Interrupted):
         session.request(case("row_stats"), 5.0, None)
     looped = "row_stats ran longer than the 5 s timeout in an earlier cell and is not called again"
-    assert first.stalled == {"row_stats": looped}
+    assert first.stalled == {"row_stats": [TIMED_OUT, looped]}
     with pytest.raises(KernelDied):
         session.request(case("layer_norm"), 5.0, None)
     session.renew(later())
     assert second.stalled == {
-        "row_stats": looped,
-        "layer_norm": f"layer_norm stopped the kernel in an earlier cell ({CRASHED})",
+        "row_stats": [TIMED_OUT, looped],
+        "layer_norm": [CRASHED, f"layer_norm stopped the kernel in an earlier cell ({DIED})"],
     }
 
 
