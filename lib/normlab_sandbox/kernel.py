@@ -44,7 +44,8 @@ Questions. While a case runs, the student's code may reach what lives only in th
     {"op": "note", "id", "kind", "name"}     a call the grader notes; no answer
 
 The grader paces its answers: past a small allowance of CPU per request, it answers no faster
-than keeps its own CPU within a few percent of the request's time.
+than keeps its own CPU within a few percent of the request's time; after an interrupt it
+refuses every question at once.
 
 Interrupts. The grader's timeout is a SIGINT, a KeyboardInterrupt in student code only, never
 in the middle of the kernel's own send or receive (`channel.Interrupts`). An interrupted cell or
@@ -55,10 +56,11 @@ timeout, not one per check. No reply `GRACE_S` after the interrupt: the grader k
 
 Replacement. A kernel that dies (`os._exit`, a signal, the CPU limit), ignores the interrupt,
 breaks its harness or loses its place on the channel (a frame that fails its checksum, a frame
-out of turn or with another id) is killed. At the next request the grader starts a fresh one
-and replays what the dead one had been sent: the cells that ran to their end and the stalls, in
-order, then stalls the function that was being called (a case's target) as crashed, with the
-reason. Every other function is graded as before; a notebook gets a few replacements at most.
+out of turn or with another id) is killed, and the request fails with the reason. Before the
+next cell the grader starts a fresh one and replays what the lost one had been sent: the cells
+that ran to their end and the stalls, in order, then a stall of the function that was being
+called (a case's target) as crashed, with the reason. Every other function is graded as before;
+a notebook gets a few replacements at most.
 
 The kernel exits with HARNESS_FAILED (70) when its own request loop fails, SETUP_FAILED (71)
 when it could not set itself up, LOST_SYNC (72) when its channel broke (a send cut halfway, a

@@ -72,11 +72,6 @@ def frame(payload: bytes) -> bytes:
     return head + _CHECK.pack(zlib.crc32(head)) + payload
 
 
-def send_frame(sock, payload: bytes) -> None:
-    """Write one frame to a connected socket."""
-    sock.sendall(frame(payload))
-
-
 class FrameReader:
     """The frames arriving on a socket, one at a time; bytes of a frame that is not complete
     yet stay in `buffer` for the next `read`."""
@@ -129,7 +124,7 @@ class FrameReader:
 
 def send_message(sock, message, registry=None) -> None:
     """Encode `message` (plain data) and send it as one frame."""
-    send_frame(sock, dumps(message, registry))
+    sock.sendall(frame(dumps(message, registry)))
 
 
 def recv_message(reader: FrameReader, registry=None, deadline: float | None = None):

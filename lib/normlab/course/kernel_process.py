@@ -182,10 +182,7 @@ class Kernel:
             raise KernelDied(self.dead)
         self._next_id += 1
         ident = self._next_id
-        try:
-            self._send({**message, "id": ident})
-        except OSError:
-            self._fail(None)
+        self._deliver({**message, "id": ident})
         interrupted = False
         started, cpu = time.monotonic(), time.process_time()
         deadline = started + timeout
@@ -193,38 +190,47 @@ class Kernel:
             if not interrupted:  # after the interrupt, a question is refused at once
                 self._pace(started, cpu, deadline)
             try:
-                frame = wire.recv_message(self.reader, WIRE_TYPES, deadline)
+                frame = self._receive(ident, deadline)
             except TimeoutError:
                 if interrupted:
                     self._fail(f"it ignored the interrupt at the {timeout:g} s timeout")
                 self._signal(signal.SIGINT)
-                interrupted = True
-                deadline = time.monotonic() + GRACE_S
+                interrupted, deadline = True, time.monotonic() + GRACE_S
                 continue
-            except (EOFError, OSError):
-                self._fail(None)
-            except wire.LostSync as exc:
-                self._fail(f"it lost its place on the channel ({exc})")
-            except wire.WireError as exc:
-                self._fail(f"it sent a message the grader refuses ({exc})")
-            if not isinstance(frame, dict) or frame.get("id") != ident:
-                self._fail("it sent a message out of turn")
-            op = frame.get("op")
-            if op == "note":
+            if frame["op"] == "note":
                 answer(frame)
-            elif op == "ask":
+            elif frame["op"] == "ask":
                 told = STOPPED if interrupted else answer(frame)
-                reply = {"op": "answer", "id": ident, "seq": frame.get("seq"), **told}
-                try:
-                    self._send(reply)
-                except OSError:
-                    self._fail(None)
-            elif op != "done":
-                self._fail("it sent a message out of turn")
+                self._deliver({"op": "answer", "id": ident, "seq": frame.get("seq"), **told})
             elif interrupted or frame.get("interrupted"):
                 raise Interrupted(frame.get("running"))
             else:
                 return frame
+
+    def _deliver(self, message: dict) -> None:
+        try:
+            self._send(message)
+        except OSError:
+            self._fail(None)
+
+    def _receive(self, ident: int, deadline: float) -> dict:
+        """The kernel's next frame for request `ident` (TimeoutError once `deadline` has
+        passed, nothing lost); anything but a note, a question or the reply kills it."""
+        try:
+            frame = wire.recv_message(self.reader, WIRE_TYPES, deadline)
+        except TimeoutError:
+            raise
+        except (EOFError, OSError):
+            self._fail(None)
+        except wire.LostSync as exc:
+            self._fail(f"it lost its place on the channel ({exc})")
+        except wire.WireError as exc:
+            self._fail(f"it sent a message the grader refuses ({exc})")
+        if not isinstance(frame, dict) or frame.get("id") != ident:
+            self._fail("it sent a message out of turn")
+        if frame.get("op") not in ("note", "ask", "done"):
+            self._fail("it sent a message out of turn")
+        return frame
 
     @staticmethod
     def _pace(started: float, cpu: float, deadline: float) -> None:
