@@ -32,12 +32,16 @@ STATS_LOOP = (
 LN_LOOP = "    while True:\n        np.std(x, axis=-1), np.var(x, axis=-1)\n"
 EXIT = "    x.var(axis=-1)\n    import os\n    os._exit(3)\n"
 KILL = "    np.var(x)\n    import os, signal\n    os.kill(os.getpid(), signal.SIGKILL)\n"
-# the kernel's own SIGINT handler replaced: an interrupt may now cut one of its messages
-CUT = (
-    "    import signal\n    signal.signal(signal.SIGINT, signal.default_int_handler)\n"
-    "    while True:\n        try:\n            normlab.row_stats(x)\n"
-    "        except Exception:\n            pass\n"
+# questions only the grader answers, in a loop (refused outside a case, answered inside one)
+ASKS = (
+    "    while True:\n"
+    "        try:\n"
+    "            normlab.row_stats(x)\n"
+    "        except Exception:\n"
+    "            pass\n"
 )
+# the same with the kernel's own SIGINT handler replaced: an interrupt may cut its messages
+CUT = "    import signal\n    signal.signal(signal.SIGINT, signal.default_int_handler)\n" + ASKS
 BURN = "    big = np.ones((256, 4096))\n    while True:\n        big.var(axis=-1)\n"
 
 
@@ -56,6 +60,7 @@ SUBMISSIONS = {
     "stats_loops_on_numpy": (stats(STATS_LOOP), LAYER_NORM, "stats_raises", True),
     "stats_loops_on_numpy_in_checks": (stats(STATS_LOOP), LAYER_NORM, "stats_raises", False),
     "ln_loops_on_numpy": (ROW_STATS, ln(LN_LOOP), "ln_raises", True),
+    "stats_loops_on_questions": (stats(ASKS), LAYER_NORM, "stats_raises", False),
     "stats_exits_midcall": (stats(EXIT), LAYER_NORM, "stats_raises", True),
     "ln_killed_by_a_signal_midcall": (ROW_STATS, ln(KILL), "ln_raises", True),
     "stats_cuts_its_channel": (stats(CUT), LAYER_NORM, "stats_raises", True),

@@ -139,7 +139,8 @@ class NotebookRun:
             self._note(entry, Status.TIMED_OUT, TIMED_OUT, message, started)
             return
         except NotRun as skipped:  # stalled by an earlier timeout or crash
-            cell.outputs = [*cell.outputs, out.error("CellTimeoutError", str(skipped))]
+            ename = "CellTimeoutError" if skipped.category == TIMED_OUT else "KernelDied"
+            cell.outputs = [*cell.outputs, out.error(ename, str(skipped))]
             self._note(entry, Status.NOT_RUN, skipped.category, str(skipped), started)
             return
         except KernelDied as died:
