@@ -29,7 +29,7 @@ from nbgrader.preprocessors import (
 )
 
 from normlab.course.hidden_tests import RestoreHiddenTests
-from normlab.grading.feedback import ConciseErrors
+from normlab.course import feedback
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 
@@ -59,13 +59,19 @@ c.AssignLatePenalties.plugin_class = "normlab.course.late.PercentPerDay"
 c.PercentPerDay.percent_per_day = 10
 c.PercentPerDay.grace_minutes = 15
 
-# feedback: no hidden-test source (nbgrader's own ClearHiddenTests, which its feedback
-# leaves out by default), no tracebacks quoting the graders' code
+# feedback (normlab.course.feedback): no hidden-test source (nbgrader's own ClearHiddenTests,
+# which its feedback leaves out by default), each graded cell named with its mark and points,
+# every error one plain sentence, the maths as MathML (the page renders alone, offline), and
+# the course's page template (messages wrap at any width)
 c.GenerateFeedback.preprocessors = [
     GetGrades,
     ClearHiddenTests,
-    ConciseErrors,
+    feedback.CheckNotes,
+    feedback.ConciseErrors,
+    feedback.MathToMathML,
     CSSHTMLHeaderPreprocessor,
 ]
+c.HTMLExporter.template_name = feedback.TEMPLATE
+c.HTMLExporter.extra_template_basedirs = [str(feedback.TEMPLATES)]
 
 c.Exchange.root = os.environ.get("NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")

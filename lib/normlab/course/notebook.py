@@ -220,7 +220,7 @@ class NotebookRun:
             return out.error(type(exc.__cause__).__name__, str(exc)), CRASHED
         if verdict.passed:
             return None
-        return out.error("AssertionError", verdict.message), verdict.category
+        return out.error("AssertionError", verdict.failure_text(call.hidden)), verdict.category
 
     def _case_in_kernel(self, case, names: dict, deadline: float, shown: list):
         """Have the kernel run one case; the Result with the grader's own notes added."""

@@ -119,7 +119,7 @@ def check(
     namespace = dict(zip(spec.targets, targets, strict=True))
     verdict = run_check(spec, partial(run_case, namespace), hidden=hidden, seed=seed)
     if not verdict.passed:
-        raise AssertionError(verdict.message)
+        raise AssertionError(verdict.failure_text(hidden))
     if not hidden:
         print(passed_line(spec) + "\n", end="")  # one write: one stream message
 

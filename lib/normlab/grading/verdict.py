@@ -43,6 +43,15 @@ class Verdict:
     def passed(self) -> bool:
         return self.category == PASSED
 
+    def failure_text(self, hidden: bool) -> str:
+        """The message of a failed battery as a test cell shows it: a failure of the hidden
+        battery says so (it starts with the visible cases, which passed already, so its
+        evidence is an input the student never saw)."""
+        return f"{HIDDEN_LABEL}{self.message}" if hidden else self.message
+
+
+HIDDEN_LABEL = "On a hidden input: "
+
 
 PASS = Verdict(PASSED)
 
