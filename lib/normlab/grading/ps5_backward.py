@@ -18,57 +18,20 @@ The judges test those properties, so forgetting one term costs that term's cell.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
-from normlab_sandbox.cases import Case
-
-from . import normchecks
-from .evidence import amount, arrays_output, fmt, record, where, worst
-from .judges import each_case, each_pair, returned
-from .oracle import LIVE
+from . import gradients, normchecks
+from .evidence import amount, fmt, record, where, worst
+from .gradients import orthogonal_dy, triple, x_hat
+from .judges import each_case, each_pair
 from .random_inputs import messy
 from .spec import check_spec, registry
 
 ASSIGNMENT = "ps5_backward"
 FUNCTION = "layer_norm_backward"
-NAMES = ("dy", "x", "gamma", "eps")
-
-
-def bcall(dy, x, gamma=None, eps=None, *, tag="", label="", **meta) -> Case:
-    x = np.asarray(x)
-    gamma = np.ones(x.shape[-1], dtype=x.dtype) if gamma is None else np.asarray(gamma)
-    args = (np.asarray(dy), x, gamma) + ((eps,) if eps is not None else ())
-    if not label:
-        label = f"x of shape {x.shape}" + (f", eps = {eps:g}" if eps is not None else "")
-        label += f", {x.dtype}" if x.dtype != np.float64 else ""
-    meta = {"eps": 1e-5 if eps is None else float(eps), **meta}
-    return Case(FUNCTION, "call", args, tag=tag, label=label, meta=meta)
-
-
-def x_hat(oracle, x, eps: float) -> tuple[np.ndarray, np.ndarray]:
-    """(x_hat, sigma) in float64: the trusted normalization of each record, from the oracle's
-    statistics (the cases are made with the live one)."""
-    x = np.asarray(x, dtype=np.float64)
-    mean, var = oracle.statistics(x)[(x.ndim - 1,), 0]
-    sigma = np.sqrt(var[..., None] + eps)
-    return (x - mean[..., None]) / sigma, sigma
-
-
-def orthogonal_dy(rng, x, eps: float) -> np.ndarray:
-    """A dy orthogonal, record by record, to the constant vector and to x_hat."""
-    xh, _ = x_hat(LIVE, x, eps)
-    dy = rng.normal(size=np.shape(x))
-    dy -= dy.mean(axis=-1, keepdims=True)
-    unit = xh - xh.mean(axis=-1, keepdims=True)
-    unit /= np.linalg.norm(unit, axis=-1, keepdims=True)
-    return dy - unit * (dy * unit).sum(axis=-1, keepdims=True)
-
-
-def triple(case: Case, result):
-    """Reader: (dx, dgamma, dbeta) as float64 arrays of the right shapes, or the problem."""
-    d = case.args[1].shape[-1:]
-    parts, shapes = ("dx", "dgamma", "dbeta"), (case.args[1].shape, d, d)
-    return arrays_output(FUNCTION, case, result, parts, shapes=shapes)
+bcall = partial(gradients.call, FUNCTION)
 
 
 def _standard(rng, hidden, *, gamma=True):
@@ -253,67 +216,6 @@ def _judge_independence(cases, results, oracle):
     return each_case(triple, rule)(cases, results, oracle)
 
 
-def _dtype_cases(rng, hidden):
-    specs = [((4, 6), np.float64), ((2, 3, 5), np.float32)]
-    if hidden:
-        specs += [((2, 2, 2, 4), np.float64), ((5, 5), np.float32)]
-    return [
-        bcall(
-            rng.normal(size=s).astype(t), messy(rng, s, spread=(0.5, 5)).astype(t), None, tag="dt"
-        )
-        for s, t in specs
-    ]
-
-
-# what `Result.output_type` reads for three NumPy arrays, returned as a tuple or a list
-THREE_ARRAYS = tuple(
-    f"{kind}(numpy.ndarray, numpy.ndarray, numpy.ndarray)" for kind in ("tuple", "list")
-)
-
-
-def _dtype(seen):
-    case, out, result = seen.case, seen.value, seen.result
-    if result.output_type not in THREE_ARRAYS:
-        return (
-            f"Type: {FUNCTION} must return three NumPy arrays (dx, dgamma, dbeta); it returned "
-            f"{result.output_type} ({where(case)})."
-        )
-    x = case.args[1]
-    shapes = (x.shape, x.shape[-1:], x.shape[-1:])
-    for name, value, shape in zip(("dx", "dgamma", "dbeta"), out, shapes, strict=True):
-        if value.shape != shape:
-            return (
-                f"Shape: for {where(case)}, {name} has shape {value.shape}; it should have "
-                f"shape {shape} ({'the shape of x' if name == 'dx' else 'one per feature'})."
-            )
-        if value.dtype != x.dtype:
-            return (
-                f"dtype: for {where(case)}, {name} is {value.dtype}; a {x.dtype} input gives "
-                f"{x.dtype} gradients."
-            )
-    return None
-
-
-def _untouched_cases(rng, hidden):
-    shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
-    return [
-        bcall(rng.normal(size=s), messy(rng, s), rng.uniform(0.5, 2, s[-1]), tag="io")
-        for s in shapes
-    ]
-
-
-def _untouched(seen):
-    case, result = seen.case, seen.result
-    if not result.modified_inputs:
-        return None
-    key = result.modified_inputs[0]
-    name = NAMES[key] if isinstance(key, int) else key
-    return (
-        f"Input modified: {FUNCTION} wrote into its argument {name} ({where(case)}); "
-        f"in-place updates such as `{name} *= ...` change the caller's array."
-    )
-
-
 CHECKS = registry(
     check_spec(
         "dbeta",
@@ -387,24 +289,8 @@ CHECKS = registry(
         misconception="dx mixes records",
         points=2,
     ),
-    check_spec(
-        "dtype_and_shape",
-        FUNCTION,
-        _dtype_cases,
-        each_case(returned, _dtype),
-        "shapes and dtypes of the gradients",
-        misconception="gradients of the wrong type, shape or dtype",
-        points=1,
-    ),
-    check_spec(
-        "input_untouched",
-        FUNCTION,
-        _untouched_cases,
-        each_case(returned, _untouched),
-        "arguments not written into",
-        misconception="writes into its arguments",
-        points=1,
-    ),
+    gradients.dtype_and_shape_spec(FUNCTION, points=1),
+    gradients.input_untouched_spec(FUNCTION, points=1),
     check_spec(
         "reference_reuse",
         FUNCTION,

@@ -23,7 +23,9 @@ the property itself. Either way a bug costs the cells of its own misconception.
 One module per cell above, named after its default grade_id, with a builder
 `<module>_spec(kind, grade_id=<module>, *, points)`; besides them `kind` (`NormKind`: what
 the student's function should be, and `call`, a case that calls it) and `family` (the judge
-of the cells that read a choice).
+of the cells that read a choice). The rules of dtype_and_shape (`like_the_input`) and
+input_untouched (`untouched`) and the reader of reference_reuse (`no_reuse`) also serve
+normalizations called otherwise (ps7's group norm, ps5's and ps7's gradients).
 """
 
 from __future__ import annotations
@@ -31,11 +33,11 @@ from __future__ import annotations
 from .axis import axis_spec
 from .batch_of_one import batch_of_one_spec
 from .centering import centering_spec
-from .dtype_and_shape import dtype_and_shape_spec
+from .dtype_and_shape import dtype_and_shape_spec, like_the_input
 from .eps_placement import eps_placement_spec
 from .gain_and_bias import gain_and_bias_spec
 from .independence import independence_spec
-from .input_untouched import input_untouched_spec
+from .input_untouched import input_untouched_spec, untouched
 from .kind import BATCH_NORM, LAYER_NORM, RMS_NORM, NormKind
 from .numerics import numerics_spec
 from .population_variance import population_variance_spec
@@ -54,8 +56,10 @@ __all__ = [
     "gain_and_bias_spec",
     "independence_spec",
     "input_untouched_spec",
+    "like_the_input",
     "no_reuse",
     "numerics_spec",
     "population_variance_spec",
     "reference_reuse_spec",
+    "untouched",
 ]

@@ -11,6 +11,23 @@ from ..spec import CheckSpec, check_spec
 from .kind import NormKind, call
 
 
+def untouched(param_names: tuple[str, ...]):
+    """Rule: the call wrote into none of its array arguments (named by `param_names`)."""
+
+    def rule(seen):
+        if not seen.result.modified_inputs:
+            return None
+        key = seen.result.modified_inputs[0]
+        name = param_names[key] if isinstance(key, int) else key
+        return (
+            f"Input modified: {seen.case.target} wrote into its argument {name} "
+            f"({where(seen.case)}). In-place updates such as `{name} -= ...` change the "
+            f"caller's array; compute into a new array instead."
+        )
+
+    return rule
+
+
 def input_untouched_spec(
     kind: NormKind, grade_id: str = "input_untouched", *, points: float
 ) -> CheckSpec:
@@ -25,22 +42,11 @@ def input_untouched_spec(
             )
         return cases
 
-    def rule(seen):
-        if not seen.result.modified_inputs:
-            return None
-        key = seen.result.modified_inputs[0]
-        name = kind.param_names[key] if isinstance(key, int) else key
-        return (
-            f"Input modified: {kind.function} wrote into its argument {name} "
-            f"({where(seen.case)}). In-place updates such as `{name} -= ...` change the "
-            f"caller's array; compute into a new array instead."
-        )
-
     return check_spec(
         grade_id,
         kind.function,
         make,
-        each_case(returned, rule),
+        each_case(returned, untouched(kind.param_names)),
         "does not write into its arguments",
         misconception="writes into its arguments",
         points=points,
