@@ -3,8 +3,9 @@
 A bug is a list of edits to the source notebook's answer cells: (answer grade_id,
 old text, new text), where old text "^" means "prepend new text to the cell". Edits
 assert that the old text is there, so a changed solution cannot silently make a bug
-a no-op. Submissions for ps2 and ps3 combine one bug in each of two functions; the
-functions are graded by different cells, so the expected losses are the union.
+a no-op. Submissions for ps2, ps3 and ps7 combine one bug in each of two functions; the
+functions are graded by different cells, so the expected losses are the union. ps7 has one
+planted bug per misconception, each losing exactly its own cell.
 """
 
 from __future__ import annotations
@@ -12,6 +13,16 @@ from __future__ import annotations
 ROW, LN = "row_stats_answer", "layer_norm_answer"
 BN, WIT = "batch_norm_answer", "witness_answer"
 BWD = "backward_answer"
+GN = "group_norm_answer"
+
+GN_GROUPS = "groups = x64.reshape(n, num_groups, -1)"
+GN_BACK = "(centred / np.sqrt(var + eps)).reshape(x.shape)"
+GN_CHECK = (
+    "    if c % num_groups != 0:\n        raise ValueError(\n"
+    '            f"num_groups = {num_groups} does not divide the C = {c} channels of x"\n'
+    "        )\n"
+)
+BN_MEANS = "mean(axis=lead, keepdims=True)"
 
 TORCH_LN = """    import torch
 
@@ -292,6 +303,149 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                 )
             ],
             {"dtype_and_shape"},
+        ),
+    },
+    "ps7_family": {
+        "strided-groups-and-layer-norms-backward": (
+            [
+                (
+                    GN,
+                    GN_GROUPS,
+                    "groups = x64.reshape(n, c // num_groups, num_groups, -1)"
+                    ".swapaxes(1, 2).reshape(n, num_groups, -1)",
+                ),
+                (
+                    GN,
+                    GN_BACK,
+                    "(centred / np.sqrt(var + eps)).reshape(n, num_groups, c // num_groups, -1)"
+                    ".swapaxes(1, 2).reshape(x.shape)",
+                ),
+                (BWD, BN_MEANS, "mean(axis=-1, keepdims=True)"),
+            ],
+            {"gn_contiguous_groups", "bnb_axis"},
+        ),
+        "instance-norm-and-no-mean-term": (
+            [
+                (GN, GN_GROUPS, "groups = x64.reshape(n, c, -1)"),
+                (BWD, "g - g.mean(axis=lead, keepdims=True) - x_hat", "g - x_hat"),
+            ],
+            {"gn_instance_norm", "bnb_mean_term"},
+        ),
+        "layer-norm-and-variance-as-a-constant": (
+            [
+                (GN, GN_GROUPS, "groups = x64.reshape(n, 1, -1)"),
+                (BWD, " - x_hat * (g * x_hat).mean(axis=lead, keepdims=True)", ""),
+            ],
+            {"gn_layer_norm", "bnb_variance_term"},
+        ),
+        "sample-variance-and-dgamma-dbeta-swapped": (
+            [
+                (
+                    GN,
+                    "var = (centred * centred).mean(axis=-1, keepdims=True)",
+                    "var = (centred * centred).sum(axis=-1, keepdims=True)"
+                    " / (groups.shape[-1] - 1)",
+                ),
+                (
+                    BWD,
+                    "return dx.astype(dtype), dgamma.astype(dtype), dbeta.astype(dtype)",
+                    "return dx.astype(dtype), dbeta.astype(dtype), dgamma.astype(dtype)",
+                ),
+            ],
+            {"gn_population_variance", "bnb_dgamma_dbeta"},
+        ),
+        "affine-before-normalizing-and-first-axis-statistics": (
+            [
+                (
+                    GN,
+                    "x64 = x.astype(np.float64)",
+                    "x64 = x.astype(np.float64) * np.reshape(gamma, per_channel)"
+                    " + np.reshape(beta, per_channel)",
+                ),
+                (
+                    GN,
+                    "out = np.reshape(gamma, per_channel) * x_hat + np.reshape(beta, per_channel)",
+                    "out = x_hat",
+                ),
+                (BWD, BN_MEANS, "mean(axis=0, keepdims=True)"),
+            ],
+            {"gn_gain_and_bias", "bnb_every_leading_axis"},
+        ),
+        "eps-outside-and-float64-gradients": (
+            [
+                (GN, "np.sqrt(var + eps)", "(np.sqrt(var) + eps)"),
+                (
+                    BWD,
+                    "return dx.astype(dtype), dgamma.astype(dtype), dbeta.astype(dtype)",
+                    "return dx, dgamma, dbeta",
+                ),
+            ],
+            {"gn_eps_placement", "bnb_dtype_and_shape"},
+        ),
+        "channels-last-and-dy-in-place": (
+            [
+                (GN, "n, c = x.shape[0], x.shape[1]", "n, c = x.shape[0], x.shape[-1]"),
+                (GN, "per_channel = (c,) + (1,) * (x.ndim - 2)", "per_channel = (c,)"),
+                (
+                    GN,
+                    GN_GROUPS,
+                    "groups = x64.reshape(n, -1, num_groups, c // num_groups)"
+                    ".swapaxes(1, 2).reshape(n, num_groups, -1)",
+                ),
+                (
+                    GN,
+                    GN_BACK,
+                    "(centred / np.sqrt(var + eps)).reshape(n, num_groups, -1, c // num_groups)"
+                    ".swapaxes(1, 2).reshape(x.shape)",
+                ),
+                (
+                    BWD,
+                    "g = dy64 * gamma",
+                    "g = np.multiply(dy, gamma, out=dy) if np.asarray(dy).dtype == np.float64 "
+                    "else dy64 * gamma",
+                ),
+            ],
+            {"gn_channel_axis", "bnb_input_untouched"},
+        ),
+        "groups-unchecked-and-backward-from-normlab": (
+            [
+                (GN, GN_CHECK, ""),
+                (BWD, "^", "import normlab\n\n\n"),
+                (
+                    BWD,
+                    "    x = np.asarray(x)\n    dtype",
+                    "    return normlab.batch_norm_backward(dy, x, gamma, eps)\n"
+                    "    x = np.asarray(x)\n    dtype",
+                ),
+            ],
+            {"gn_indivisible_groups", "bnb_reference_reuse"},
+        ),
+        "gn-float64-output": (
+            [(GN, "return out.astype(dtype)", "return out")],
+            {"gn_dtype_and_shape"},
+        ),
+        "gn-in-place": (
+            [
+                (
+                    GN,
+                    "x64 = x.astype(np.float64)",
+                    "x64 = x if x.dtype == np.float64 else x.astype(np.float64)",
+                ),
+                (GN, "centred = groups - mu", "groups -= mu\n    centred = groups"),
+            ],
+            {"gn_input_untouched"},
+        ),
+        "gn-captured-normlab": (
+            [
+                (GN, "^", "import normlab\n\n_reference_gn = normlab.group_norm\n\n\n"),
+                (
+                    GN,
+                    "    x = np.asarray(x)\n    dtype",
+                    "    return _reference_gn(x, num_groups, gamma, beta, eps)\n"
+                    "    x = np.asarray(x)\n    dtype",
+                ),
+            ],
+            {"gn_reference_reuse"},
         ),
     },
 }

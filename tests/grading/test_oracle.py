@@ -103,6 +103,10 @@ class PinnedOracle:
         self._pinned((x,))
         return LIVE.statistics(x)
 
+    def wrong(self, name, *args, **kwargs):
+        self._pinned(args)
+        return LIVE.wrong(name, *args, **kwargs)
+
 
 def test_the_oracle_is_only_asked_about_a_cases_inputs():
     """Every visible battery of the bank, judged with a PinnedOracle: the verdicts are the

@@ -118,6 +118,69 @@ def time_median(fn, repeats=7, warmup=2, clock=None):
     return float(np.median(times))
 """,
     },
+    "ps7_family": {
+        "torch-group-norm-and-autograd": """
+import torch
+
+def group_norm(x, num_groups, gamma, beta, eps=1e-5):
+    t = torch.nn.functional.group_norm(
+        torch.as_tensor(x), num_groups, torch.as_tensor(gamma), torch.as_tensor(beta), eps
+    )
+    return t.numpy()
+
+def batch_norm_backward(dy, x, gamma, eps=1e-5):
+    xt = torch.tensor(x, requires_grad=True)
+    gt = torch.tensor(gamma, requires_grad=True)
+    bt = torch.zeros(x.shape[-1], dtype=xt.dtype, requires_grad=True)
+    lead = tuple(range(x.ndim - 1))
+    mu = xt.mean(lead, keepdim=True)
+    var = ((xt - mu) ** 2).mean(lead, keepdim=True)
+    (gt * (xt - mu) / torch.sqrt(var + eps) + bt).backward(torch.tensor(dy))
+    return xt.grad.numpy(), gt.grad.numpy(), bt.grad.numpy()
+""",
+        "uncentred-and-unscaled": """
+def group_norm(x, num_groups, gamma, beta, eps=1e-5):
+    n, c = x.shape[:2]
+    if c % num_groups:
+        raise ValueError(f"C = {c}, num_groups = {num_groups}")
+    g = x.reshape(n, num_groups, -1)
+    y = (g / np.sqrt((g * g).mean(-1, keepdims=True) + eps)).reshape(x.shape)
+    shape = (c,) + (1,) * (x.ndim - 2)
+    return (gamma.reshape(shape) * y + beta.reshape(shape)).astype(x.dtype)
+
+def batch_norm_backward(dy, x, gamma, eps=1e-5):
+    lead = tuple(range(x.ndim - 1))
+    centred = x - x.mean(lead, keepdims=True)
+    x_hat = centred / np.sqrt((centred * centred).mean(lead, keepdims=True) + eps)
+    g = dy * gamma
+    dx = g - g.mean(lead, keepdims=True) - x_hat * (g * x_hat).mean(lead, keepdims=True)
+    return dx, (dy * x_hat).sum(lead), dy.mean(lead)
+""",
+        "loops-in-the-input-dtype": """
+def group_norm(x, num_groups, gamma, beta, eps=1e-5):
+    n, c = x.shape[:2]
+    if c % num_groups:
+        raise ValueError(f"{c} channels do not split into {num_groups} groups")
+    out, k = np.empty_like(x), c // num_groups
+    for i in range(n):
+        for g in range(num_groups):
+            block = x[i, g * k : (g + 1) * k]
+            out[i, g * k : (g + 1) * k] = (block - block.mean()) / np.sqrt(block.var() + eps)
+    shape = (c,) + (1,) * (x.ndim - 2)
+    return out * gamma.reshape(shape).astype(x.dtype) + beta.reshape(shape).astype(x.dtype)
+
+def batch_norm_backward(dy, x, gamma, eps=1e-5):
+    d = x.shape[-1]
+    flat, dflat = x.reshape(-1, d), dy.reshape(-1, d)
+    n = flat.shape[0]
+    inv = 1.0 / np.sqrt(flat.var(0) + eps)
+    x_hat = (flat - flat.mean(0)) * inv
+    g = dflat * gamma
+    dx = inv / n * (n * g - g.sum(0) - x_hat * (g * x_hat).sum(0))
+    out = (dx.reshape(x.shape), (dflat * x_hat).sum(0), dflat.sum(0))
+    return tuple(a.astype(x.dtype) for a in out)
+""",
+    },
     "ps2_layer_norm": {
         "running-statistics": """
 running = {}

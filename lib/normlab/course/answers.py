@@ -31,7 +31,16 @@ from normlab_sandbox.cases import Case, Ref
 from normlab_sandbox.tripwire import label_for
 
 ANSWERED = frozenset(
-    ["layer_norm", "row_stats", "batch_norm", "rms_norm", "layer_norm_backward", "param_count"]
+    [
+        "layer_norm",
+        "row_stats",
+        "batch_norm",
+        "rms_norm",
+        "layer_norm_backward",
+        "param_count",
+        "group_norm",
+        "batch_norm_backward",
+    ]
 )
 NUMPY_NOTED = frozenset(["numpy.var", "numpy.std", "numpy.nanvar", "numpy.nanstd"])
 TORCH_NOTED = (

@@ -7,11 +7,27 @@ more import and one more entry in `_COURSE`.
 
 from __future__ import annotations
 
-from . import ps1_by_hand, ps2_layer_norm, ps3_axes, ps4_rmsnorm, ps5_backward, ps6_stability_speed
+from . import (
+    ps1_by_hand,
+    ps2_layer_norm,
+    ps3_axes,
+    ps4_rmsnorm,
+    ps5_backward,
+    ps6_stability_speed,
+    ps7_family,
+)
 from .spec import CheckSpec
 
 # the assignments' modules, in the course's order
-_COURSE = (ps1_by_hand, ps2_layer_norm, ps3_axes, ps4_rmsnorm, ps5_backward, ps6_stability_speed)
+_COURSE = (
+    ps1_by_hand,
+    ps2_layer_norm,
+    ps3_axes,
+    ps4_rmsnorm,
+    ps5_backward,
+    ps6_stability_speed,
+    ps7_family,
+)
 CHECKS: dict[str, dict[str, CheckSpec]] = {module.ASSIGNMENT: module.CHECKS for module in _COURSE}
 # the assignment ids, in the course's order
 ASSIGNMENTS: tuple[str, ...] = tuple(CHECKS)
