@@ -4,7 +4,7 @@ A student with only the website needs the released notebooks and `normlab`, whos
 notebooks' test cells call. At the end of each HTML build this extension writes
 
     downloads/normlab-<version>-py3-none-any.whl   a wheel of lib/ (core need: numpy)
-    downloads/normlab-course-student.zip           that wheel, the six released notebooks
+    downloads/normlab-course-student.zip           that wheel, the seven released notebooks
                                                    (exercises/<id>/<id>.ipynb) and a README.txt
 
 into the site, for the *Getting started* page (exercises/getting_started.md) to link. Nothing
@@ -44,7 +44,7 @@ EPOCH = 315532800  # 1980-01-01, the earliest time a zip file can hold
 LEFT_OUT = ("__pycache__", "*.pyc", "*.egg-info")
 
 README = """\
-The LayerNorm course: everything a student needs to do the six problem sets.
+The LayerNorm course: everything a student needs to do the seven problem sets.
 
   {wheel}
       normlab, the course's library: the notebooks' checks call it. Needs only numpy.
