@@ -84,7 +84,7 @@ def _reference_lines() -> set[str]:
     return lines
 
 
-@pytest.mark.parametrize("assignment", ["ps2_layer_norm", "ps5_backward"])
+@pytest.mark.parametrize("assignment", ["ps2_layer_norm", "ps5_backward", "ps7_family"])
 def test_feedback_has_no_hidden_tests_and_no_reference_source(graded_course, assignment):
     nbgrader(graded_course.root, "generate_feedback", assignment)
     students = ["blank", *BANK[assignment]]
