@@ -1,7 +1,7 @@
 """From the built site alone, a student does every problem set: the download, a venv, the checks.
 
 The site's `downloads/` holds the normlab wheel and `normlab-course-student.zip` (the wheel, the
-six released notebooks, a README), written by _ext/normlab_student.py. These tests copy
+released notebooks, a README), written by _ext/normlab_student.py. These tests copy
 `_build/html` to a temporary folder and work from that copy, as a student with only the website
 would (student_route.py says how: no repository on the path, fresh venvs, their own kernels):
 
@@ -74,7 +74,7 @@ def _wheel_name(bundle) -> str:
     return wheels[0]
 
 
-def test_the_bundle_holds_the_wheel_the_six_released_notebooks_and_a_readme(site, bundle):
+def test_the_bundle_holds_the_wheel_the_released_notebooks_and_a_readme(site, bundle):
     wheel = _wheel_name(bundle)
     notebooks = {f"{a}.ipynb" for a in ASSIGNMENTS}
     assert set(bundle) == {"README.txt", wheel} | notebooks

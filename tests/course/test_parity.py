@@ -1,4 +1,4 @@
-"""The parallel sandboxed grader gives exactly nbgrader's scores, grades all six assignments,
+"""The parallel sandboxed grader gives exactly nbgrader's scores, grades every assignment,
 reruns one student, skips what is graded, and survives a locked SQLite gradebook."""
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def test_grading_survives_a_locked_gradebook(course_copy):
 
 
 def test_every_assignment_grades_its_source_full_and_its_release_zero(tmp_path):
-    """All six assignments through the sandbox: the instructor's source notebook scores every
+    """Every assignment through the sandbox: the instructor's source notebook scores every
     autograded point, the blank release none, and the written answer waits for a human."""
     course = build_course(tmp_path / "course", ASSIGNMENTS, config_extra=CONFIG_EXTRA)
     for assignment in ASSIGNMENTS:
