@@ -37,6 +37,32 @@ def test_every_test_cell_has_a_check_and_every_check_a_cell(assignment):
     assert set(cells) == set(CHECKS[assignment])
 
 
+def _same_case(a, b) -> bool:
+    if (a.target, a.how, a.tag, a.label, len(a.args)) != (
+        b.target,
+        b.how,
+        b.tag,
+        b.label,
+        len(b.args),
+    ):
+        return False
+    return all(
+        np.array_equal(p, q) if isinstance(p, np.ndarray) else p == q
+        for p, q in zip(a.args, b.args, strict=True)
+    )
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_hidden_battery_starts_with_the_visible_cases(assignment):
+    """What a student's visible check passed is run again at autograde, case for case."""
+    for grade_id, spec in CHECKS[assignment].items():
+        visible, hidden = spec.make_cases(hidden=False), spec.make_cases(hidden=True)
+        assert len(hidden) >= len(visible), grade_id
+        assert all(
+            _same_case(a, b) for a, b in zip(visible, hidden[: len(visible)], strict=True)
+        ), grade_id
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_source_solutions_pass_every_check(assignment):
     namespace = run_in_process(read(source_path(assignment)))

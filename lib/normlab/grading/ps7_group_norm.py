@@ -295,6 +295,9 @@ def _population_variance(seen):
 
 
 def _gain_pairs(setups):
+    """make(rng, hidden): for each setup, the call with gamma = 1 and beta = 0, then the call
+    with the setup's gamma and beta, on the same x."""
+
     def make(rng, hidden: bool) -> list[Case]:
         cases = []
         for pair, (shape, groups, gamma, beta) in enumerate(setups(rng, hidden)):
@@ -307,16 +310,17 @@ def _gain_pairs(setups):
 
 
 def _affine_setups(rng, hidden: bool):
+    """(shape, num_groups, gamma, beta), one at a time (the visible ones first, so that the
+    hidden battery starts with the visible cases)."""
     # the first: gamma_0 = 2 doubles channel 0 only, beta_3 = 0.5 shifts channel 3 only
-    setups = [((3, 4), 2, np.array([2.0, 1.0, 1.0, 1.0]), np.array([0.0, 0.0, 0.0, 0.5]))]
+    yield (3, 4), 2, np.array([2.0, 1.0, 1.0, 1.0]), np.array([0.0, 0.0, 0.0, 0.5])
     shapes = [((2, 4, 4), 2)]
     if hidden:
         shapes += [((2, 6, 2, 6), 3), ((2, 4, 4), 4), ((1, 6, 1, 1, 6), 1)]
     for shape, groups in shapes:
         c = shape[1]
         gamma = rng.uniform(0.5, 3.0, size=c) * rng.choice([-1.0, 1.0], size=c)
-        setups.append((shape, groups, gamma, rng.normal(size=c)))
-    return setups
+        yield shape, groups, gamma, rng.normal(size=c)
 
 
 def _per_channel(case: Case, y1: np.ndarray) -> np.ndarray:
@@ -366,14 +370,13 @@ def _gain_and_bias(seen):
 
 
 def _channel_setups(rng, hidden: bool):
+    """(shape, num_groups, gamma, beta), one at a time, the visible ones first."""
     shapes = [((2, 6, 6), 3), ((2, 4, 6), 2)]
     if hidden:
         shapes += [((2, 4, 3, 4), 2), ((1, 6, 2, 2, 6), 3), ((2, 8, 5), 4)]
-    setups = []
     for shape, groups in shapes:
         c = shape[1]
-        setups.append((shape, groups, rng.uniform(0.5, 2.0, size=c), rng.normal(size=c)))
-    return setups
+        yield shape, groups, rng.uniform(0.5, 2.0, size=c), rng.normal(size=c)
 
 
 def _channel_axis(seen):
