@@ -420,6 +420,16 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
             ],
             {"gn_indivisible_groups", "bnb_reference_reuse"},
         ),
+        "a-2d-backward": (  # CS231n's form: statistics and sums over axis 0, whatever the rank
+            [
+                (
+                    BWD,
+                    "lead = tuple(range(x.ndim - 1))  # every leading axis: the batch",
+                    "lead = 0  # axis 0: the batch",
+                )
+            ],
+            {"bnb_every_leading_axis"},
+        ),
         "gn-float64-output": (
             [(GN, "return out.astype(dtype)", "return out")],
             {"gn_dtype_and_shape"},

@@ -72,11 +72,16 @@ def orthogonal_dy(rng, x, eps: float, axes=None) -> np.ndarray:
     return dy - unit * (dy * unit).sum(axis=axes, keepdims=True)
 
 
-def _dtype_cases(function: str):
+DTYPE_CASES = (
+    [((4, 6), np.float64), ((2, 3, 5), np.float32)],
+    [((2, 2, 2, 4), np.float64), ((5, 5), np.float32)],
+)
+UNTOUCHED_SHAPES = ([(3, 5)], [(2, 3, 4)])
+
+
+def _dtype_cases(function: str, cases):
     def make(rng, hidden):
-        specs = [((4, 6), np.float64), ((2, 3, 5), np.float32)]
-        if hidden:
-            specs += [((2, 2, 2, 4), np.float64), ((5, 5), np.float32)]
+        specs = cases[0] + (cases[1] if hidden else [])
         return [
             call(
                 function,
@@ -115,13 +120,14 @@ def _dtype(seen):
 
 
 def dtype_and_shape_spec(
-    function: str, grade_id: str = "dtype_and_shape", *, points: float
+    function: str, grade_id: str = "dtype_and_shape", *, points: float, cases=DTYPE_CASES
 ) -> CheckSpec:
-    """Three NumPy arrays, dx of x's shape, dgamma and dbeta of (d,), all in x's dtype."""
+    """Three NumPy arrays, dx of x's shape, dgamma and dbeta of (d,), all in x's dtype; cases
+    is (visible, hidden too), lists of (shape, dtype)."""
     return check_spec(
         grade_id,
         function,
-        _dtype_cases(function),
+        _dtype_cases(function, cases),
         each_case(returned, _dtype),
         "shapes and dtypes of the gradients",
         misconception="gradients of the wrong type, shape or dtype",
@@ -129,12 +135,12 @@ def dtype_and_shape_spec(
     )
 
 
-def _untouched_cases(function: str):
+def _untouched_cases(function: str, shapes):
     def make(rng, hidden):
-        shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
+        shapes_now = shapes[0] + (shapes[1] if hidden else [])
         return [
             call(function, rng.normal(size=s), messy(rng, s), rng.uniform(0.5, 2, s[-1]), tag="io")
-            for s in shapes
+            for s in shapes_now
         ]
 
     return make
@@ -153,13 +159,13 @@ def _untouched(seen):
 
 
 def input_untouched_spec(
-    function: str, grade_id: str = "input_untouched", *, points: float
+    function: str, grade_id: str = "input_untouched", *, points: float, shapes=UNTOUCHED_SHAPES
 ) -> CheckSpec:
-    """None of dy, x and gamma written into."""
+    """None of dy, x and gamma written into; shapes is (visible, hidden too)."""
     return check_spec(
         grade_id,
         function,
-        _untouched_cases(function),
+        _untouched_cases(function, shapes),
         each_case(returned, _untouched),
         "arguments not written into",
         misconception="writes into its arguments",

@@ -16,6 +16,11 @@ axes on which either holds are the axes the student's gradient takes its means o
 leading axis (right), the features (LayerNorm's backward) or the first axis only (one set of
 statistics per token of a (B, T, d) input). The term cells choose an upstream gradient for
 which the other term vanishes, then ask for the exact dx. No message gives an expected value.
+
+Whether every leading axis counts is one cell's question, asked on inputs of rank 3 to 5;
+every other cell asks its own on (n, d) inputs, so that a gradient written for 2-D input only
+(CS231n's form: statistics and sums over axis 0, dgamma of shape (T, d) for a (B, T, d) input)
+loses that one cell.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from functools import partial
 import numpy as np
 
 from . import gradients, normchecks
-from .evidence import fmt, record, where, worst
+from .evidence import arrays_output, fmt, record, where, worst
 from .gradients import triple, x_hat
 from .judges import each_case
 from .oracle import LIVE
@@ -144,6 +149,31 @@ def _axis(seen):
     )
 
 
+def _per_position(case, result):
+    """Reader of the leading-axes cell: (dx, dgamma, dbeta) as `triple` reads them, but a
+    gradient written for (N, D) input alone, its dgamma and dbeta one per position of
+    x.shape[1:], or a dx of another shape than x's, is this cell's misconception."""
+    arrays, problem = arrays_output(case.target, case, result, ("dx", "dgamma", "dbeta"))
+    if problem:
+        return None, problem
+    x = case.args[1]
+    parameters = zip(("dgamma", "dbeta"), arrays[1:], strict=True)
+    per_position = [name for name, a in parameters if a.shape == x.shape[1:]]
+    if per_position:
+        return None, (
+            f"Sums over the first axis only: for {where(case)}, your {per_position[0]} has "
+            f"shape {x.shape[1:]}, one per position of axis 1 on: your gradient treats x as "
+            f"(N, D). Batch-norm's statistics, and the sums that make dgamma and dbeta, run "
+            f"over every leading axis, one value per feature."
+        )
+    if arrays[0].shape != x.shape:
+        return None, (
+            f"Leading axes: for {where(case)}, your dx has shape {arrays[0].shape}; it has "
+            f"x's shape, every leading axis kept."
+        )
+    return triple(case, result)
+
+
 def _every_leading_axis(seen):
     case, dx = seen.case, seen.value[0]
     if means_over(seen, dx) != FIRST:
@@ -252,14 +282,15 @@ def _dgamma_dbeta(seen):
 
 # -- the cells ---------------------------------------------------------------------------------
 
-GENERAL = ([(6, 5), (4, 3, 5)], [(8, 8), (3, 2, 2, 4), (3, 2, 2, 2, 3)])
+# (visible, hidden too): (n, d) inputs but for the leading-axes cell (see the docstring)
+TWO_D = ([(6, 5), (8, 3)], [(8, 8), (12, 4), (5, 7)])
 RANK_3_AND_MORE = ([(4, 3, 5), (3, 4, 2)], [(3, 2, 2, 4), (3, 2, 2, 2, 3), (5, 2, 6)])
 
 SPECS = (
     check_spec(
         "bnb_axis",
         FUNCTION,
-        _cases(*GENERAL),
+        _cases(*TWO_D),
         each_case(triple, _axis),
         "means over the batch, not the features",
         misconception="the means over the features (LayerNorm's backward)",
@@ -268,7 +299,7 @@ SPECS = (
     check_spec(
         "bnb_mean_term",
         FUNCTION,
-        _cases([(6, 5), (4, 3, 5)], [(7, 7), (3, 2, 2, 4)], _across_x_hat),
+        _cases(*TWO_D, _across_x_hat),
         each_case(triple, _mean_term),
         "dx: the mean term (sums to zero over the batch)",
         misconception="dx without the mean term",
@@ -277,7 +308,7 @@ SPECS = (
     check_spec(
         "bnb_variance_term",
         FUNCTION,
-        _cases([(6, 5), (4, 3, 5)], [(7, 7), (3, 2, 2, 4)], _mean_free),
+        _cases(*TWO_D, _mean_free),
         each_case(triple, _variance_term),
         "dx: the variance term (dx . x_hat over the batch)",
         misconception="the variance treated as a constant",
@@ -286,7 +317,7 @@ SPECS = (
     check_spec(
         "bnb_dgamma_dbeta",
         FUNCTION,
-        _cases([(6, 5), (4, 3, 5)], [(5, 5), (3, 2, 3, 4)]),
+        _cases(*TWO_D),
         each_case(triple, _dgamma_dbeta),
         "dgamma = sum of dy * x_hat, dbeta = sum of dy",
         misconception="dgamma and dbeta swapped, or wrong",
@@ -296,17 +327,27 @@ SPECS = (
         "bnb_every_leading_axis",
         FUNCTION,
         _cases(*RANK_3_AND_MORE),
-        each_case(triple, _every_leading_axis),
+        each_case(_per_position, _every_leading_axis),
         "statistics over every leading axis",
         misconception="statistics over the first axis only",
         points=1,
     ),
-    gradients.dtype_and_shape_spec(FUNCTION, "bnb_dtype_and_shape", points=1),
-    gradients.input_untouched_spec(FUNCTION, "bnb_input_untouched", points=1),
+    gradients.dtype_and_shape_spec(
+        FUNCTION,
+        "bnb_dtype_and_shape",
+        points=1,
+        cases=(
+            [((4, 6), np.float64), ((5, 3), np.float32)],
+            [((6, 6), np.float64), ((5, 5), np.float32), ((9, 2), np.float32)],
+        ),
+    ),
+    gradients.input_untouched_spec(
+        FUNCTION, "bnb_input_untouched", points=1, shapes=([(3, 5)], [(6, 4)])
+    ),
     check_spec(
         "bnb_reference_reuse",
         FUNCTION,
-        _cases([(6, 5)], [(4, 3, 5)]),
+        _cases([(6, 5)], [(8, 4)]),
         each_case(normchecks.no_reuse(triple, "a library gradient (or autograd)")),
         "no library gradient or autograd",
         misconception="a library gradient or autograd called",
