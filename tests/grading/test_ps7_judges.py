@@ -89,6 +89,17 @@ def test_each_planted_bug_loses_its_own_cells_whatever_the_seed(bank, seed):
         assert failed == expected, name
 
 
+def test_the_visible_checks_show_each_planted_bug(bank):
+    """A student running the notebook sees the cells the bug will lose at grading."""
+    for name, (namespace, expected) in bank.items():
+        failed = set()
+        for grade_id, spec in CHECKS[PS7].items():
+            cases = spec.make_cases(DEFAULT_SEED, hidden=False)
+            if not spec.judge(cases, run_cases(namespace, cases), LIVE).passed:
+                failed.add(grade_id)
+        assert failed == expected, name
+
+
 LOOPS_IN_THE_INPUT_DTYPE = """
 def group_norm(x, num_groups, gamma, beta, eps=1e-5):
     n, c = x.shape[:2]
