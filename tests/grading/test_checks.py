@@ -93,7 +93,8 @@ def test_a_function_with_state_is_told_about_its_state():
 
 
 def test_a_gradient_returned_nested_is_named_whole_and_a_list_of_three_passes():
-    """`return dx, (dgamma, dgamma), dbeta` gets the whole returned type in its message."""
+    """`return dx, (dgamma, dgamma), dbeta` gets the whole returned type in its message, its
+    long parts in words."""
 
     def nested(dy, x, gamma, eps=1e-5):
         return np.zeros_like(x), (np.zeros_like(gamma), np.zeros_like(gamma)), np.zeros_like(gamma)
@@ -104,8 +105,7 @@ def test_a_gradient_returned_nested_is_named_whole_and_a_list_of_three_passes():
     verdict = cell_verdict("ps5_backward", "dtype_and_shape", {"layer_norm_backward": nested})
     assert verdict.message == (
         "Type: layer_norm_backward must return three NumPy arrays (dx, dgamma, dbeta); it "
-        "returned tuple(numpy.ndarray, tuple(numpy.ndarray, numpy.ndarray), numpy.ndarray) "
-        "(x of shape (4, 6))."
+        "returned tuple(numpy.ndarray, tuple of 2 arrays, numpy.ndarray) (x of shape (4, 6))."
     )
     assert cell_verdict("ps5_backward", "dtype_and_shape", {"layer_norm_backward": as_list}).passed
 

@@ -23,7 +23,7 @@ import numpy as np
 from normlab_sandbox.cases import Case
 
 from . import normchecks
-from .evidence import amount, arrays_output, fmt, record, where, worst
+from .evidence import amount, arrays_output, fmt, record, shown_type, where, worst
 from .judges import each_case, each_pair, returned
 from .oracle import LIVE
 from .random_inputs import messy
@@ -276,7 +276,7 @@ def _dtype(seen):
     if result.output_type not in THREE_ARRAYS:
         return (
             f"Type: {FUNCTION} must return three NumPy arrays (dx, dgamma, dbeta); it returned "
-            f"{result.output_type} ({where(case)})."
+            f"{shown_type(result)} ({where(case)})."
         )
     x = case.args[1]
     shapes = (x.shape, x.shape[-1:], x.shape[-1:])
