@@ -406,7 +406,7 @@ FUNCTIONS = [
     ),
     _m(
         PS3,
-        "witness without independence",
+        "witness that tests only the shape",
         "witness_catches_axis",
         (WIT, "        # 1. standardized", "        return True\n        # 1. standardized"),
         also=WITNESS_CATCHES,
@@ -414,7 +414,7 @@ FUNCTIONS = [
     ),
     _m(
         PS3,
-        "witness without the variance test",
+        "witness without any variance test",
         "witness_catches_sample_variance",
         (WIT, VAR_TEST, ""),
         (WIT, EPS_VAR_TEST, ""),

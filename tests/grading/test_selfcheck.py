@@ -122,11 +122,27 @@ def test_try_it_shows_the_output_or_prints_the_error_and_returns_none(capsys):
     assert try_it(broken, np.ones(2)) is None
     shown = capsys.readouterr()
     assert shown.err == ""
-    assert shown.out.startswith("✗ broken raised ValueError (the notebook runs on):\n")
-    assert "return x + np.ones(3)" in shown.out  # the student's own line, from the traceback
-    assert "try_it" not in shown.out  # not the helper's frame
+    assert shown.out.startswith("✗ broken raised ValueError: operands could not be broadcast")
+    assert "  in broken, line " in shown.out and "return x + np.ones(3)" in shown.out
+    # no traceback header and no library's lines: generated feedback shows this output
+    assert "Traceback" not in shown.out and 'File "' not in shown.out
+    assert "try_it" not in shown.out
     assert try_it(lambda: None) is None
     assert "returned None" in capsys.readouterr().out
+
+
+def test_try_it_shows_no_line_of_a_librarys_source(capsys):
+    """A student's function that makes normlab raise: the message, the student's line, and
+    nothing of the reference's source."""
+    import normlab
+
+    def calls_the_reference(x):
+        return normlab.layer_norm(x, gamma=np.ones(5))  # x has 3 features
+
+    assert try_it(calls_the_reference, np.ones((2, 3))) is None
+    shown = capsys.readouterr().out
+    assert shown.startswith("✗ calls_the_reference raised ValueError")
+    assert shown.count("\n  in ") == 1 and "return normlab.layer_norm(x, gamma" in shown
 
 
 def test_try_it_lets_an_interrupt_through():

@@ -32,6 +32,7 @@ takes another (a student download's replay of recorded expectations) as `oracle=
 from __future__ import annotations
 
 import os
+import sys
 import traceback
 from functools import partial
 
@@ -159,18 +160,37 @@ def check(
 
 def try_it(function, *args, **kwargs):
     """Call function(*args, **kwargs) in a "try it" cell and return what it returns (the cell
-    shows it). If it raises, print the error and the traceback of the student's code on stdout
-    and return None: the notebook runs on. A KeyboardInterrupt (a timeout) still stops it."""
+    shows it). If it raises, print the error and the lines of the notebook's own code it came
+    through on stdout (no library's source: feedback shows this output) and return None: the
+    notebook runs on. A KeyboardInterrupt (a timeout) still stops it."""
     name = getattr(function, "__name__", "the function")
     try:
         returned = function(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001 (shown to the student, who fixes it)
-        frames = traceback.format_exception(type(exc), exc, exc.__traceback__.tb_next)
-        print(f"✗ {name} raised {type(exc).__name__} (the notebook runs on):\n" + "".join(frames))
+        lines = [
+            f"  in {frame.name}, line {frame.lineno}: {frame.line}"
+            for frame in traceback.extract_tb(exc.__traceback__.tb_next)
+            if not _library(frame.filename)
+        ]
+        print("\n".join([f"✗ {name} raised {type(exc).__name__}: {exc}", *lines]))
+        print("(the notebook runs on; the checks below say what to fix)")
         return None
     if returned is None:
         print(f"{name} returned None: is its body written, ending with return?")
     return returned
+
+
+def _library(filename: str) -> bool:
+    """Is this a file of an installed package (NumPy, normlab...), not the notebook's code?"""
+    path = os.path.abspath(filename)
+    return any(path.startswith(root) for root in _LIBRARY_ROOTS)
+
+
+_LIBRARY_ROOTS = tuple(
+    {os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))}  # normlab's
+    | {os.path.abspath(p) for p in sys.path if "site-packages" in p or "dist-packages" in p}
+    | {os.path.dirname(os.__file__)}  # the standard library
+)
 
 
 def summary(namespace: dict) -> None:
