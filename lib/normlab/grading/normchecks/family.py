@@ -73,6 +73,8 @@ def lost_keepdims(kind: NormKind, seen) -> Verdict | None:
         return None
     x, eps = input_of(seen), seen.case.meta["eps"]
     mean, var = seen.oracle.statistics(x)[(x.ndim - 1,), 0]  # (...,): one per record
+    if mean.ndim == 0:
+        return None  # one record: its statistics have no axis to lose
     try:
         if np.broadcast_shapes(mean.shape, x.shape) != x.shape:
             return None
@@ -80,18 +82,18 @@ def lost_keepdims(kind: NormKind, seen) -> Verdict | None:
         return None
     gamma = np.asarray(seen.case.args[1], dtype=np.float64)
     beta = np.asarray(seen.case.args[2], dtype=np.float64) if kind.has_beta else 0.0
-    kept = (mean[..., None], var[..., None])
-    if kind.center:
-        centres = [(mean[..., None], True), (mean, False)]
-    else:
-        centres, kept = [(0.0, True)], (None, (var + mean * mean)[..., None])
+    statistic = var if kind.center else var + mean * mean  # what it divides by: (...,)
+    centres = [(mean[..., None], True), (mean, False)] if kind.center else [(0.0, True)]
     for centre, centre_kept in centres:
         xc = x - centre
-        scales = [(kept[1], True), (kept[1][..., 0], False)]
-        scales.append(((xc * xc).mean(axis=-1), False))  # from the misaligned centring
+        scales = [
+            (statistic[..., None], True),
+            (statistic, False),
+            ((xc * xc).mean(axis=-1), False),  # the variance of the misaligned centring
+        ]
         for scale, scale_kept in scales:
             if centre_kept and scale_kept:
-                continue  # the correct LayerNorm
+                continue  # the correct normalization
             with np.errstate(divide="ignore", invalid="ignore"):
                 z = gamma * xc / np.sqrt(scale + eps) + beta
             if variants.same(seen.value, z):
