@@ -108,7 +108,7 @@ def test_a_failing_hidden_battery_raises_even_outside_nbgrader(capsys, monkeypat
     whatever the environment says."""
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     use_assignment("ps2_layer_norm")
-    with pytest.raises(AssertionError, match="^layer_norm is not written yet"):
+    with pytest.raises(AssertionError, match="^On a hidden input: layer_norm is not written"):
         check("axis", _unwritten, hidden=True)
     assert capsys.readouterr().out == ""
 
