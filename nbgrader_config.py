@@ -37,6 +37,13 @@ c.CourseDirectory.course_id = "layernorm"
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "exercises"
 
+# the stub a released answer cell gets in place of its solution: a comment, which raises
+# nothing, so that "Restart Kernel and Run All Cells" runs a blank notebook to the end (a
+# function's body is then its docstring: it returns None, which the checks call "not written
+# yet"; a value answer keeps its `name = ...` line). nbgrader's default ends in
+# `raise NotImplementedError()`, which stops Run All at the first answer cell of ps1 and ps4.
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE"}
+
 # autograde: restore deleted test cells; a cell that runs past the timeout is
 # interrupted and scores 0 (the hidden batteries take well under a second)
 c.OverwriteCells.add_missing_cells = True

@@ -4,7 +4,7 @@ every image loaded, every formula rendered by MathJax; a screenshot of each page
 from __future__ import annotations
 
 import pytest
-from book_pages import html_path, toc_files
+from book_pages import html_path, part_files, toc_files
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -56,3 +56,50 @@ def test_worked_example_shows_the_hand_numbers(browser_page, site_url):
     assert "1.25" in text
     assert "-1.341641" in text
     assert not browser_page.problems(), browser_page.problems()
+
+
+# display formulas that scroll sideways, or stick out of their box
+WIDE_FORMULAS = """Array.from(document.querySelectorAll("mjx-container[display='true']"))
+    .filter(m => {
+        const box = (m.closest("div.math") || m.parentElement).getBoundingClientRect();
+        const inner = (m.firstElementChild || m).getBoundingClientRect();
+        return m.scrollWidth > m.clientWidth + 1 || inner.right > box.right + 1;
+    })
+    .map(m => m.textContent.slice(0, 80))"""
+
+
+@pytest.mark.parametrize("toc_file", part_files("Exercises"))
+def test_exercise_pages_show_every_display_formula_whole(browser_page, site_url, toc_file):
+    """At 1280 px no display formula of an exercises page scrolls sideways (ps1's LayerNorm
+    hid its "+ beta" behind a scrollbar)."""
+    page = browser_page.page
+    browser_page.goto(site_url + html_path(toc_file))
+    if page.evaluate(MATH_SOURCES):
+        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+        page.evaluate(WAIT_FOR_MATHJAX)
+    assert page.viewport_size["width"] == 1280
+    assert page.evaluate(WIDE_FORMULAS) == []
+
+
+def test_the_width_check_flags_a_formula_wider_than_its_column(browser_page, site_url):
+    """The check above has teeth: ps1's old display line (three formulas side by side) is
+    flagged at 1280 px when MathJax typesets it on the page."""
+    page = browser_page.page
+    browser_page.goto(site_url + html_path("exercises/ps1_by_hand/ps1_by_hand"))
+    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+    page.evaluate(WAIT_FOR_MATHJAX)
+    assert page.evaluate(WIDE_FORMULAS) == []
+    page.evaluate(OLD_PS1_LINE)
+    assert len(page.evaluate(WIDE_FORMULAS)) == 1
+
+
+OLD_PS1_LINE = r"""async () => {
+    const div = document.createElement("div");
+    div.className = "math notranslate nohighlight";
+    div.textContent = String.raw`\[\mu = \frac{1}{d}\sum_{k=1}^{d} r_k, \qquad
+        \sigma^2 = \frac{1}{d}\sum_{k=1}^{d} (r_k - \mu)^2, \qquad
+        \mathrm{LayerNorm}(r)_k = \gamma_k \frac{r_k - \mu}{\sqrt{\sigma^2 + \epsilon}}
+        + \beta_k .\]`;
+    document.querySelector("div.math").after(div);
+    await MathJax.typesetPromise([div]);
+}"""

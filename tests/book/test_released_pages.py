@@ -68,4 +68,4 @@ def test_each_released_notebook_is_a_page_with_a_notebook_download(built_site, a
     assert (built_site / source).read_bytes() == (
         EXERCISES / assignment / f"{assignment}.ipynb"
     ).read_bytes()
-    assert "raise NotImplementedError()" in visible_text(page.read_text())
+    assert "# YOUR CODE HERE" in visible_text(page.read_text())  # nbgrader_config's stub

@@ -43,6 +43,7 @@ from student_route import (
     run,
     self_check_report,
     solution_filled,
+    stdout,
     wheel_members,
 )
 
@@ -246,19 +247,19 @@ def test_each_problem_set_filled_with_the_solution_runs_clean_in_the_hub(hub, as
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_a_blank_problem_set_says_what_is_not_written_yet(hub, assignment, tmp_path):
     """Each check of a blank notebook fails, saying which function or value is not written
-    yet (a value's answer cell starts `name = ...`)."""
+    yet (a function returns None, a value's answer cell starts `name = ...`), under a ✗ on
+    stdout: nothing raises, so Run All reaches the summary."""
     folder = hub.parents[2] / BUNDLE
     released = nbformat.read(folder / f"{assignment}.ipynb", as_version=4)
     nb = execute(released, hub, folder, tmp_path / "kernels")
+    assert errors(nb) == []
     unfriendly = []
     for cell in nb.cells:
         if not is_check(cell):
             continue
         grade_id = cell.metadata["nbgrader"]["grade_id"]
-        raised = [(o.ename, o.evalue) for o in cell.get("outputs", []) if o.output_type == "error"]
-        if not raised:
-            unfriendly.append(f"{grade_id}: passed on a blank notebook")
-        elif not (raised[0][0] == "AssertionError" and NOT_WRITTEN.search(raised[0][1])):
-            unfriendly.append(f"{grade_id}: {raised[0][0]}: {raised[0][1][:200]}")
+        shown = stdout(cell)
+        if not (shown.startswith(f"✗ {grade_id}:") and NOT_WRITTEN.search(shown)):
+            unfriendly.append(f"{grade_id}: {shown[:200]}")
     assert not unfriendly, unfriendly
     assert self_check_report(nb)[1].startswith("0 of "), "the summary of a blank notebook"

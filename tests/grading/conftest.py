@@ -1,8 +1,10 @@
 """One temporary nbgrader course, generated, submitted to and autograded once per session.
 
 Students: "honest" submits each source notebook as is, "blank" each released notebook
-unfilled, and the bank (course_bank.BANK) one student per planted-bug submission. All
-students of an assignment are graded by one `nbgrader autograde` call. Everything
+unfilled, the bank (course_bank.BANK) one student per planted-bug submission, and the
+mutants (mutants.run_as_students) one student each, the released notebook with the mutant's
+answers (`mutant_student` names them). All students of an assignment are graded by one
+`nbgrader autograde` call. Everything
 lives under pytest's tmp folder: the repo never gets a gradebook or a submitted/ folder.
 """
 
@@ -24,6 +26,7 @@ from course_helpers import (
     submit,
     with_bug,
 )
+from mutants import answers, mutant_student, released_with, run_as_students
 
 from normlab.grading import ASSIGNMENTS
 
@@ -55,6 +58,10 @@ def graded_course(tmp_path_factory) -> GradedCourse:
         submit(course.root, "blank", assignment, read(release_path(assignment)))
         for bug, (edits, _) in BANK.get(assignment, {}).items():
             submit(course.root, bug, assignment, with_bug(read(source_path(assignment)), edits))
+        for mutant in run_as_students():
+            if mutant.assignment == assignment:
+                nb = released_with(assignment, answers(mutant))
+                submit(course.root, mutant_student(mutant), assignment, nb)
     for assignment in ASSIGNMENTS:
         start = time.perf_counter()
         nbgrader(course.root, "autograde", assignment)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -91,6 +92,25 @@ def run_in_process(nb) -> dict:
         except Exception:  # a planted bug or an unfilled stub: the checks will say so
             pass
     return namespace
+
+
+def summary_counts(text: str) -> tuple[int, int, float, float]:
+    """(checks passing, checks, points they cover, points checked) from a summary's output."""
+    found = re.search(
+        r"(\d+) of (\d+) visible checks pass, covering ([\d.]+) of the ([\d.]+) points", text
+    )
+    assert found, text
+    passed, total, earned, points = found.groups()
+    return int(passed), int(total), float(earned), float(points)
+
+
+def points_lost(text: str) -> float:
+    """The points a summary's output says the failing visible checks lose."""
+    if "; none fails." in text:
+        return 0.0
+    found = re.search(r"the (\d+) that fails? lose ([\d.]+) points?\.", text)
+    assert found, text
+    return float(found.group(2))
 
 
 def nbgrader_env() -> dict:

@@ -24,6 +24,7 @@ from course_helpers import (
 )
 
 from normlab.grading import ASSIGNMENTS, CHECKS, Verdict, cell_verdict
+from normlab.grading.evidence import brief_type
 from normlab.grading.verdict import NOT_WRITTEN
 
 
@@ -119,7 +120,8 @@ def test_a_function_with_state_is_told_about_its_state():
 
 
 def test_a_gradient_returned_nested_is_named_whole_and_a_list_of_three_passes():
-    """`return dx, (dgamma, dgamma), dbeta` gets the whole returned type in its message."""
+    """`return dx, (dgamma, dgamma), dbeta` gets the whole returned type in its message, its
+    long parts in words."""
 
     def nested(dy, x, gamma, eps=1e-5):
         return np.zeros_like(x), (np.zeros_like(gamma), np.zeros_like(gamma)), np.zeros_like(gamma)
@@ -130,8 +132,7 @@ def test_a_gradient_returned_nested_is_named_whole_and_a_list_of_three_passes():
     verdict = cell_verdict("ps5_backward", "dtype_and_shape", {"layer_norm_backward": nested})
     assert verdict.message == (
         "Type: layer_norm_backward must return three NumPy arrays (dx, dgamma, dbeta); it "
-        "returned tuple(numpy.ndarray, tuple(numpy.ndarray, numpy.ndarray), numpy.ndarray) "
-        "(x of shape (4, 6))."
+        "returned tuple(numpy.ndarray, tuple of 2 arrays, numpy.ndarray) (x of shape (4, 6))."
     )
     assert cell_verdict("ps5_backward", "dtype_and_shape", {"layer_norm_backward": as_list}).passed
 
@@ -202,3 +203,74 @@ def test_the_eps_fallback_says_what_a_zero_statistic_gives_for_each_norm(
 
 def _rms_call(norm, x, gamma, eps=1e-6):
     return norm(x, gamma, None, eps)
+
+
+def _no_keepdims_ln(x, gamma, beta, eps=1e-5):
+    x = np.asarray(x, dtype=np.float64)
+    return gamma * (x - x.mean(axis=-1)) / np.sqrt(x.var(axis=-1) + eps) + beta
+
+
+def _no_keepdims_rms(x, gamma, eps=1e-6):
+    x = np.asarray(x, dtype=np.float64)
+    return gamma * x / np.sqrt((x * x).mean(axis=-1) + eps)
+
+
+@pytest.mark.parametrize(
+    ("assignment", "grade_id", "target", "fn"),
+    [
+        ("ps2_layer_norm", "eps_placement", "layer_norm", _no_keepdims_ln),
+        ("ps4_rmsnorm", "rms_eps", "rms_norm", _no_keepdims_rms),
+    ],
+)
+def test_a_missing_keepdims_on_a_square_input_is_named_never_blamed_on_eps(
+    assignment, grade_id, target, fn
+):
+    """The eps cell's first case is square (6, 6): statistics without keepdims broadcast
+    there without an error, and the cell says so, in a category of its own."""
+    spec = CHECKS[assignment][grade_id]
+    square = spec.make_cases(0, hidden=False)[0]
+    assert square.args[0].shape == (6, 6)
+    verdict = cell_verdict(assignment, grade_id, {target: fn})
+    assert verdict.category == "missing_keepdims"
+    assert verdict.message.startswith("Missing keepdims: for records of variance 1e-6 and 0,")
+    assert "eps" not in verdict.message
+
+
+def test_a_missing_keepdims_elsewhere_is_named_in_numpys_broadcast_error():
+    verdict = cell_verdict("ps2_layer_norm", "axis", {"layer_norm": _no_keepdims_ln})
+    assert verdict.category == "crashed"
+    assert "could not be broadcast together with shapes (3,5) (3,) (" in verdict.message
+    assert verdict.message.endswith(
+        "Missing keepdims: a statistic over the last axis has shape (3,), one value per record, "
+        "and no longer lines up with the records of shape (3, 5); keep the axis with "
+        "keepdims=True (or mean[..., None])."
+    )
+
+
+def test_a_layer_norm_returning_lists_is_named_briefly():
+    def as_lists(x, gamma, beta, eps=1e-5):
+        x = np.asarray(x, dtype=np.float64)
+        mu, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
+        return ((x - mu) / np.sqrt(var + eps) * gamma + beta).tolist()
+
+    verdict = cell_verdict("ps2_layer_norm", "axis", {"layer_norm": as_lists})
+    assert verdict.message == (
+        "layer_norm returned list of 3 lists of floats, not an array (a 2-D input of shape (3, 5))."
+    )
+
+
+@pytest.mark.parametrize(
+    ("output_type", "shown"),
+    [
+        ("numpy.ndarray", "numpy.ndarray"),
+        ("tuple(numpy.ndarray, numpy.ndarray)", "tuple(numpy.ndarray, numpy.ndarray)"),
+        ("list(list(float, float, float), list(float, float, float))", "list of 2 lists of floats"),
+        ("tuple(" + ", ".join(["numpy.ndarray"] * 5) + ")", "tuple of 5 arrays"),
+        (
+            "tuple(numpy.ndarray, list(float, float, float, float, float, float), float)",
+            "tuple(numpy.ndarray, list of 6 floats, float)",
+        ),
+    ],
+)
+def test_a_long_type_is_shown_in_words(output_type, shown):
+    assert brief_type(output_type) == shown

@@ -3,7 +3,9 @@
 - exercises/ is exactly what `nbgrader generate_assignment` makes from solutions/;
 - each source notebook, submitted as is, scores full marks on every autograded cell;
 - each released notebook, submitted unfilled, scores 0 on every autograded cell;
-- each planted-bug submission loses exactly the cells of its misconceptions;
+- each planted-bug submission loses exactly the cells of its misconceptions, and so does each
+  mutant, submitted as a student's released notebook: nbgrader sets NBGRADER_EXECUTION, so
+  a failing check raises there and zeroes exactly its cell;
 - generate_feedback's HTML holds no hidden test and no reference source.
 """
 
@@ -23,6 +25,7 @@ from course_helpers import (
     secret_region_lines,
     source_path,
 )
+from mutants import mutant_student, run_as_students
 
 from normlab.grading import ASSIGNMENTS
 
@@ -65,6 +68,18 @@ def test_planted_bug_loses_exactly_its_points(graded_course, assignment, bug):
     lost = {g for g, (s, m, _) in scores.items() if s != m}
     assert lost == expected
     assert all(scores[g][0] == 0.0 for g in expected)
+
+
+MUTANTS = run_as_students()
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
+def test_a_mutant_loses_exactly_its_cells(graded_course, mutant):
+    scores = graded_course.scores(mutant.assignment, mutant_student(mutant))
+    auto = autograded_cells(read(source_path(mutant.assignment)))
+    lost = {g for g, (s, m, _) in scores.items() if g in auto and s != m}
+    assert lost == mutant.lost
+    assert all(scores[g][0] == 0.0 for g in lost)
 
 
 def visible_text(page: str) -> str:

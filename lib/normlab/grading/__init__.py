@@ -8,10 +8,11 @@ course:
     check("axis", layer_norm)
 
 The notebook's locked setup cell runs `use_assignment("ps2_layer_norm")`. A failed
-check raises AssertionError whose message names the misconception and shows the
-smallest evidence ("changing record (0, 2) changed record (1, 2) ...: your
-statistics cross the batch axis"), so the gradebook itself says which
-misconception a student holds. Expectations come from a private copy of the
+check's message names the misconception and shows the smallest evidence ("changing
+record (0, 2) changed record (1, 2) ...: your statistics cross the batch axis"). At
+grading it is the AssertionError that zeroes the cell, so the gradebook itself says
+which misconception a student holds; in a student's own kernel it is printed and the
+notebook runs on (`selfcheck`). Expectations come from a private copy of the
 reference (`normlab.grading.reference`, Ba, Kiros and Hinton, 2016,
 arXiv:1607.06450), not from the `normlab` a student's kernel can patch.
 
@@ -46,10 +47,16 @@ run_case(namespace, case) -> Result
 run_check(spec, run_one, hidden=False, seed=0, oracle=LIVE) -> Verdict
                      make_cases -> run_one each -> judge
 check(grade_id, *targets, hidden=False, assignment=None, seed=0)
-                     run_check in this kernel -> AssertionError(message) on a failure;
-                     a visible check that passes prints "✓ <grade_id>: <summary> (<points>)"
-summary(namespace)   every visible check on the notebook's globals(): how many pass and
-                     the points they cover (the notebook's last cell; never raises)
+                     run_check in this kernel; a visible check that passes prints
+                     "✓ <grade_id>: <summary> (<points>)". A failure raises
+                     AssertionError(message) while nbgrader grades (NBGRADER_EXECUTION is
+                     set) and for the hidden battery; otherwise it prints the message
+                     under "✗ <grade_id>: ..." and the notebook runs on
+try_it(function, *args)
+                     a "try it" cell's call: its output, or the error printed (never raises)
+summary(namespace)   every visible check on the notebook's globals(): how many pass, the
+                     points they cover and lose, the cells graded by hand (the notebook's
+                     last cell; never raises)
 
 A source test cell runs `check(gid, *t)` and, inside its hidden-tests region,
 `check(gid, *t, hidden=True)`. Because the hidden battery starts with the visible
@@ -68,7 +75,7 @@ from normlab_sandbox.cases import Case, Ref, Result
 
 from .catalog import ASSIGNMENTS, CHECKS, MANUAL
 from .runner import run_case, run_cases
-from .selfcheck import check, run_check, summary, use_assignment
+from .selfcheck import check, run_check, summary, try_it, use_assignment
 from .spec import DEFAULT_SEED, CheckSpec
 from .verdict import Verdict
 
@@ -97,5 +104,6 @@ __all__ = [
     "run_cases",
     "run_check",
     "summary",
+    "try_it",
     "use_assignment",
 ]

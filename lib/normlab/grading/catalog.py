@@ -31,5 +31,5 @@ _COURSE = (
 CHECKS: dict[str, dict[str, CheckSpec]] = {module.ASSIGNMENT: module.CHECKS for module in _COURSE}
 # the assignment ids, in the course's order
 ASSIGNMENTS: tuple[str, ...] = tuple(CHECKS)
-# manually graded cells (no CheckSpec): the rubric is in the source notebook
-MANUAL: dict[str, tuple[str, ...]] = {ps6_stability_speed.ASSIGNMENT: ps6_stability_speed.MANUAL}
+# manually graded cells (no CheckSpec), grade_id -> points: the rubric is in the source notebook
+MANUAL: dict[str, dict[str, float]] = {ps6_stability_speed.ASSIGNMENT: ps6_stability_speed.MANUAL}

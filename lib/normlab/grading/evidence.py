@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from normlab_sandbox.cases import Case, Result
@@ -39,13 +41,20 @@ def undefined(case: Case, result: Result) -> bool:
 
 
 def failure_of_call(name: str, case: Case, result: Result) -> Verdict | None:
-    """The verdict if the call raised, or the value was missing or still its placeholder `...`
-    (a blank notebook's answer cells start `name = ...`), else None: "not written" for a
-    missing answer, "crashed" for any other exception."""
+    """The verdict if the call raised, or the value was missing, still its placeholder `...`
+    (a blank notebook's value cells start `name = ...`) or None from a function (a blank
+    notebook's function bodies hold only a comment), else None: "not written" for a missing
+    answer, "crashed" for any other exception."""
     if result.error is None:
         if case.how == "get" and result.output_type == "ellipsis":
             return Verdict(
                 NOT_WRITTEN, f"{name} is not written yet: replace the ... in its answer cell."
+            )
+        if case.how == "call" and result.output_type == "NoneType":
+            return Verdict(
+                NOT_WRITTEN,
+                f"{name} is not written yet: it returns None ({where(case)}). Write its body "
+                "in its answer cell, ending with return.",
             )
         return None
     kind, text = result.error
@@ -56,8 +65,77 @@ def failure_of_call(name: str, case: Case, result: Result) -> Verdict | None:
         return Verdict(
             NOT_WRITTEN, f"{name} is not defined: run the cell that defines it ({text})."
         )
-    message = f"{name} raised {kind}: {text} ({where(case)})."
+    hint = _broadcast_hint(kind, text)
+    message = f"{name} raised {kind}: {text.strip() if hint else text} ({where(case)}).{hint}"
     return Verdict(NOT_WRITTEN if undefined(case, result) else CRASHED, message)
+
+
+_SHAPE = re.compile(r"\(([\d,\s]*)\)")
+
+
+def _broadcast_hint(kind: str, text: str) -> str:
+    """For NumPy's broadcast error between an array and a statistic that lost its last axis
+    ("shapes (3,5) (3,)"), the missing keepdims, named; else ''."""
+    if kind != "ValueError" or "could not be broadcast" not in text:
+        return ""
+    shapes = [
+        tuple(int(n) for n in found.split(",") if n.strip())
+        for found in _SHAPE.findall(text.split("shapes", 1)[-1])
+    ]
+    for long in shapes:
+        for short in shapes:
+            if len(long) >= 1 and short == long[:-1]:
+                return (
+                    f" Missing keepdims: a statistic over the last axis has shape {short}, one "
+                    f"value per record, and no longer lines up with the records of shape "
+                    f"{long}; keep the axis with keepdims=True (or mean[..., None])."
+                )
+    return ""
+
+
+def brief_type(output_type: str, short: int = 40, limit: int = 80) -> str:
+    """A type as `run_case` names it, for a message: as it is up to `short` characters
+    ("tuple(numpy.ndarray, float)"), else in words, "list of 3 lists of floats" for
+    "list(list(float, float, float, float), list(float, ...), ...)", cut at `limit`."""
+    if len(output_type) <= short:
+        return output_type
+    shown = _brief(_parse_type(output_type)[0])
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def _parse_type(text: str, at: int = 0) -> tuple[tuple, int]:
+    """(name, items or None), and where parsing stopped: "tuple(int, list(float))"."""
+    start = at
+    while at < len(text) and text[at] not in "(),":
+        at += 1
+    name = text[start:at].strip()
+    if at >= len(text) or text[at] != "(":
+        return (name, None), at
+    items, at = [], at + 1
+    while at < len(text) and text[at] != ")":
+        item, at = _parse_type(text, at)
+        items.append(item)
+        if at < len(text) and text[at] == ",":
+            at += 1
+    return (name, items), at + 1
+
+
+def _brief(node: tuple, plural: bool = False) -> str:
+    name, items = node
+    if items is None:
+        return ("arrays" if name == "numpy.ndarray" else name + "s") if plural else name
+    if not items:
+        return f"empty {name}s" if plural else f"an empty {name}"
+    kinds = {_brief(item, plural=True) for item in items}
+    if len(kinds) == 1:
+        inner = kinds.pop()
+        return f"{name}s of {inner}" if plural else f"{name} of {len(items)} {inner}"
+    return f"{name}({', '.join(_brief(item) for item in items)})"
+
+
+def shown_type(result: Result) -> str:
+    """What came back, as a message names it (see `brief_type`)."""
+    return brief_type(result.output_type)
 
 
 def array_output(name: str, case: Case, result: Result, shape=None):
@@ -68,7 +146,7 @@ def array_output(name: str, case: Case, result: Result, shape=None):
         return None, problem
     out = result.output
     if isinstance(out, tuple) or out is None:
-        return None, f"{name} returned {result.output_type}, not an array ({where(case)})."
+        return None, f"{name} returned {shown_type(result)}, not an array ({where(case)})."
     arr = np.asarray(out)
     if arr.dtype.kind not in "biuf":
         return None, f"{name} returned an array of dtype {arr.dtype}, not numbers ({where(case)})."
@@ -97,12 +175,12 @@ def arrays_output(name: str, case: Case, result: Result, parts, *, shapes=None, 
     if not isinstance(out, tuple) or len(out) != len(parts):
         return None, (
             f"{name} must return {count} {things}, ({', '.join(parts)}); it returned "
-            f"{result.output_type} ({where(case)})."
+            f"{shown_type(result)} ({where(case)})."
         )
     try:
         arrays = [np.asarray(value, dtype=np.float64) for value in out]
     except (TypeError, ValueError):
-        return None, f"{name} returned {result.output_type}, not {count} arrays ({where(case)})."
+        return None, f"{name} returned {shown_type(result)}, not {count} arrays ({where(case)})."
     for i, shape in enumerate(shapes or ()):
         if arrays[i].size != int(np.prod(shape)):
             return None, (

@@ -18,7 +18,7 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from .evidence import arrays_output, where
+from .evidence import arrays_output, shown_type, where
 from .judges import each_case, returned
 from .oracle import LIVE
 from .random_inputs import messy
@@ -101,7 +101,7 @@ def _dtype(seen):
     if result.output_type not in THREE_ARRAYS:
         return (
             f"Type: {case.target} must return three NumPy arrays (dx, dgamma, dbeta); it "
-            f"returned {result.output_type} ({where(case)})."
+            f"returned {shown_type(result)} ({where(case)})."
         )
     x = case.args[1]
     shapes = (x.shape, x.shape[-1:], x.shape[-1:])

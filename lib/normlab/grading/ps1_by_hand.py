@@ -1,114 +1,360 @@
 """ps1_by_hand: LayerNorm of one record worked by hand, and parameter counts.
 
-The seed's worked example (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, eq. 3):
-r = [1, 2, 3, 4] has mean 2.5 and population variance 5/4 = 1.25 (the sample
-variance 5/3 is the trap); normalized (eps ignored) it is about
-[-1.341641, -0.447214, 0.447214, 1.341641]; eps = 1e-5 inside the square root
-shrinks it by sqrt(1.25 / 1.25001). With gain and bias LayerNorm learns 2 d
-entries (1024 for d_model = 512), d with the gain only, and RMSNorm d.
+The seed's worked example (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, eq. 3): the
+record r = [1, 2, 3, 4], its mean and population variance (the sample variance is the
+trap), r normalized with eps ignored, then with eps = 1e-5 inside the square root; and
+the learned entries of a LayerNorm with gain and bias, with the gain only, and of an
+RMSNorm, at d_model = 512.
+
+Each question has a table of typical wrong answers, `Mistake`s: what the value would be
+(computed from r and the oracle's right answers) and a message that names the mistake
+and the next step. No message carries a right answer, nor the student's own value (which
+may be the answer to another question): the student sees that in the cell above.
 """
 
 from __future__ import annotations
 
-from functools import partial
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
-from .evidence import fmt
 from .spec import registry
-from .values import close, number, value_spec, vector
+from .values import close, looks_rounded, number, value_spec, vector
 
 ASSIGNMENT = "ps1_by_hand"
 R = np.array([1.0, 2.0, 3.0, 4.0])
+D = R.size
 D_MODEL = 512
+EPS = 1e-5
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A typical wrong answer: its name, its value from the right answers, the message."""
+
+    name: str
+    value: Callable  # value(right: dict) -> the wrong answer, `right` as `_right` makes it
+    message: str
+
+
+def _right(oracle) -> dict:
+    """The right answers, asked of the oracle: mean, var, normalized, with_eps, counts."""
+    mean, var = oracle.reference("row_stats", R)
+    count = oracle.reference
+    return {
+        "mean": float(mean),
+        "var": float(var),
+        "normalized": oracle.reference("layer_norm", R, eps=0.0),
+        "with_eps": oracle.reference("layer_norm", R, eps=EPS),
+        "params_gain_bias": count("param_count", "layer_norm", D_MODEL),
+        "params_gain_only": count("param_count", "layer_norm", D_MODEL, bias=False),
+        "params_rms": count("param_count", "rms_norm", D_MODEL),
+    }
+
+
+def _centred(a: dict) -> np.ndarray:
+    return R - a["mean"]
+
+
+def _sample_var(a: dict) -> float:
+    return a["var"] * D / (D - 1)
+
+
+ROUNDED = "{name} looks rounded: keep every digit (let Python compute it, or type the fraction)."
+
+MEAN_MISTAKES = (
+    Mistake(
+        "the sum divided by d - 1",
+        lambda a: a["mean"] * D / (D - 1),
+        "mean_r divides the sum by d - 1. The mean divides the sum of the d features by d; "
+        "d - 1 belongs only to the sample variance, which LayerNorm does not use.",
+    ),
+    Mistake(
+        "the sum, not divided",
+        lambda a: a["mean"] * D,
+        "mean_r is the sum of the features: divide it by how many there are, d.",
+    ),
+    Mistake(
+        "the mean of the squares",
+        lambda a: a["var"] + a["mean"] ** 2,
+        "mean_r averages the squares of the features: average the features themselves.",
+    ),
+)
+
+VARIANCE_MISTAKES = (
+    Mistake(
+        "the sample variance",
+        _sample_var,
+        "var_r divides the squared deviations by d - 1 (the sample variance, np.var(ddof=1), "
+        "torch.var's default). LayerNorm describes the record itself: the population "
+        "variance divides by d.",
+    ),
+    Mistake(
+        "the standard deviation",
+        lambda a: np.sqrt(a["var"]),
+        "var_r is a standard deviation (a square root was taken). The variance is the mean "
+        "of the squared deviations, before any square root.",
+    ),
+    Mistake(
+        "the sample standard deviation",
+        lambda a: np.sqrt(_sample_var(a)),
+        "var_r is the sample standard deviation: two steps too far. Average the squared "
+        "deviations over d (not d - 1) and take no square root.",
+    ),
+    Mistake(
+        "the uncentred mean of squares",
+        lambda a: a["var"] + a["mean"] ** 2,
+        "var_r is the mean of the squares of r itself: subtract the mean from every feature "
+        "first, then average the squares of those deviations.",
+    ),
+    Mistake(
+        "the sum of squared deviations",
+        lambda a: a["var"] * D,
+        "var_r is the sum of the squared deviations: average them, divide by d.",
+    ),
+    Mistake(
+        "the mean absolute deviation",
+        lambda a: float(np.abs(_centred(a)).mean()),
+        "var_r averages the absolute deviations: square the deviations instead.",
+    ),
+    Mistake(
+        "the square of the mean deviation",
+        lambda a: 0.0,
+        "var_r is 0: the deviations from the mean always sum to zero. Square each deviation "
+        "first, then average the squares.",
+    ),
+    Mistake(
+        "eps added to the variance",
+        lambda a: a["var"] + EPS,
+        "var_r has eps added: eps is no part of the record's variance; it enters in Part B.",
+    ),
+)
+
+NORMALIZED_MISTAKES = (
+    Mistake(
+        "divided by the sample standard deviation",
+        lambda a: _centred(a) / np.sqrt(_sample_var(a)),
+        "normalized_r divides by the sample standard deviation (d - 1): LayerNorm divides by "
+        "the square root of the population variance.",
+    ),
+    Mistake(
+        "divided by the variance",
+        lambda a: _centred(a) / a["var"],
+        "normalized_r divides by the variance: divide by its square root, the standard deviation.",
+    ),
+    Mistake(
+        "not centred",
+        lambda a: R / np.sqrt(a["var"]),
+        "normalized_r does not subtract the mean: subtract it from every feature first.",
+    ),
+    Mistake(
+        "centred, not scaled",
+        _centred,
+        "normalized_r is centred but not scaled: divide the deviations by the standard deviation.",
+    ),
+    Mistake(
+        "divided by the uncentred root mean square",
+        lambda a: _centred(a) / np.sqrt(a["var"] + a["mean"] ** 2),
+        "normalized_r divides by the root mean square of r itself: the scale is the standard "
+        "deviation, from the squares of the deviations.",
+    ),
+    Mistake(
+        "eps already in",
+        lambda a: a["with_eps"],
+        "normalized_r already has eps in it: this answer ignores eps (the next one adds it).",
+    ),
+)
+
+EPS_MISTAKES = (
+    Mistake(
+        "no effect of eps",
+        lambda a: a["normalized"],
+        "normalized_r_eps is the record normalized without eps (to 1e-9): add eps = 1e-5 "
+        "where the formula at the top of the notebook adds it, and keep every digit (compute "
+        "it in Python): its effect shows in the sixth digit.",
+    ),
+    Mistake(
+        "eps outside the square root",
+        lambda a: _centred(a) / (np.sqrt(a["var"]) + EPS),
+        "eps outside the square root: you added eps to the standard deviation. LayerNorm adds "
+        "eps to the variance, under the square root.",
+    ),
+    Mistake(
+        "eps added to the output",
+        lambda a: a["normalized"] + EPS,
+        "eps added to the output: LayerNorm adds eps to the variance, before the square root "
+        "and the division, not to the result.",
+    ),
+    Mistake(
+        "eps with the sample variance",
+        lambda a: _centred(a) / np.sqrt(_sample_var(a) + EPS),
+        "normalized_r_eps uses the sample variance (d - 1): use the population variance, "
+        "then add eps.",
+    ),
+)
+
+
+def _diagnose(name: str, got, want, mistakes, right: dict, same) -> str:
+    """The message for a wrong answer `got` (want is the right one): rounding, else the first
+    mistake it matches, else ''. Messages name no right answer."""
+    if looks_rounded(got, want):
+        return ROUNDED.format(name=name)
+    for mistake in mistakes:
+        if same(got, np.asarray(mistake.value(right), dtype=np.float64)):
+            return mistake.message
+    return ""
+
+
+def _same_number(got, want) -> bool:
+    return close(float(got), float(want))
+
+
+def _same_vector(atol: float):
+    return lambda got, want: bool(np.allclose(got, want, rtol=0, atol=atol))
 
 
 def _mean(seen):
     got, problem = number("mean_r", seen.value["mean_r"])
     if problem:
         return problem
-    if close(got, 2.5):
+    right = _right(seen.oracle)
+    if _same_number(got, right["mean"]):
         return None
-    return f"mean_r = {got:g}, but the mean of r = [1, 2, 3, 4] is (1 + 2 + 3 + 4) / 4."
+    return _diagnose("mean_r", got, right["mean"], MEAN_MISTAKES, right, _same_number) or (
+        "mean_r is not the mean of r: add up its d = 4 features and divide by d."
+    )
 
 
 def _variance(seen):
     got, problem = number("var_r", seen.value["var_r"])
     if problem:
         return problem
-    if close(got, 1.25):
+    right = _right(seen.oracle)
+    if _same_number(got, right["var"]):
         return None
-    if close(got, 5 / 3):
-        return (
-            "Sample variance: var_r = 5/3 divides the squared deviations by d - 1 = 3. "
-            "LayerNorm uses the population variance of the record: divide by d = 4."
-        )
-    if close(got, np.sqrt(1.25)):
-        return "var_r is the standard deviation sqrt(1.25); the variance is its square."
-    return (
-        f"var_r = {got:g}: square the deviations from the mean 2.5, "
-        "[2.25, 0.25, 0.25, 2.25], and average them over the d = 4 features."
+    return _diagnose("var_r", got, right["var"], VARIANCE_MISTAKES, right, _same_number) or (
+        "var_r is not the variance of the formula at the top of the notebook: subtract the "
+        "mean from every feature, square those deviations and average them as it says."
     )
 
 
 def _normalized(seen):
-    got, problem = vector("normalized_r", seen.value["normalized_r"], 4)
+    got, problem = vector("normalized_r", seen.value["normalized_r"], D)
     if problem:
         return problem
-    want = (R - 2.5) / np.sqrt(1.25)
-    if np.allclose(got, want, rtol=0, atol=1e-6):
+    right = _right(seen.oracle)
+    same = _same_vector(1e-6)
+    if same(got, right["normalized"]):
         return None
-    if np.allclose(got, (R - 2.5) / np.sqrt(5 / 3), atol=1e-6):
-        return "normalized_r divides by the sample standard deviation sqrt(5/3); use sqrt(1.25)."
-    if np.allclose(got, (R - 2.5) / 1.25, atol=1e-6):
-        return "normalized_r divides by the variance 1.25; divide by its square root."
-    if np.allclose(got, R / np.sqrt(1.25), atol=1e-6):
-        return "normalized_r does not subtract the mean 2.5 first."
-    return f"normalized_r = {fmt(got, 7)}; (r - 2.5) / sqrt(1.25) is {fmt(want, 7)}."
+    found = _diagnose("normalized_r", got, right["normalized"], NORMALIZED_MISTAKES, right, same)
+    return found or (
+        "normalized_r is not (r - mean) / standard deviation with eps ignored: compute it "
+        "with NumPy from r, mean_r and var_r, one entry per feature, in r's order."
+    )
 
 
 def _eps_effect(seen):
-    got, problem = vector("normalized_r_eps", seen.value["normalized_r_eps"], 4)
+    got, problem = vector("normalized_r_eps", seen.value["normalized_r_eps"], D)
     if problem:
         return problem
-    want = seen.oracle.reference("layer_norm", R, eps=1e-5)
-    if np.allclose(got, want, rtol=0, atol=1e-9):
+    right = _right(seen.oracle)
+    same = _same_vector(1e-9)
+    if same(got, right["with_eps"]):
         return None
-    if np.allclose(got, (R - 2.5) / (np.sqrt(1.25) + 1e-5), rtol=0, atol=1e-9):
-        return (
-            "eps outside the square root: you divided by sqrt(1.25) + 1e-5. LayerNorm adds eps "
-            "to the variance: divide by sqrt(1.25 + 1e-5)."
+    found = _diagnose("normalized_r_eps", got, right["with_eps"], EPS_MISTAKES, right, same)
+    return (
+        found
+        or _other_eps(got, right)
+        or (
+            "normalized_r_eps is not the record normalized by the formula at the top of the "
+            "notebook with gamma = 1, beta = 0 and eps = 1e-5: compute it with NumPy from r, "
+            "mean_r and var_r."
         )
-    if np.allclose(got, (R - 2.5) / np.sqrt(1.25), rtol=0, atol=1e-9):
-        return (
-            "normalized_r_eps equals the result without eps (to 1e-9): keep all the digits "
-            "(compute it in Python): dividing by sqrt(1.25 + 1e-5) shrinks every entry by "
-            "a factor of about 1 - 4e-6."
+    )
+
+
+def _other_eps(got: np.ndarray, right: dict) -> str:
+    """The message when got is r normalized with another eps (of one significant digit)."""
+    centred = _centred(right)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        implied = float(np.median((centred / got) ** 2 - right["var"]))
+    if not np.isfinite(implied) or implied <= 0:
+        return ""
+    used = float(f"{implied:.0e}")
+    if used == EPS or not np.allclose(got, centred / np.sqrt(right["var"] + used), atol=1e-9):
+        return ""
+    shown = f"{used:.0e}".replace("e-0", "e-")
+    return f"normalized_r_eps uses eps = {shown}: this question asks for eps = 1e-5."
+
+
+PARAM_WORDS = {
+    "params_gain_bias": "a LayerNorm with a gain and a bias",
+    "params_gain_only": "a LayerNorm with a gain and no bias",
+    "params_rms": "an RMSNorm",
+}
+
+
+def _count_mistakes(name: str, right: dict) -> list[tuple[float, str]]:
+    """(wrong count, message) for the typical wrong counts of `name` (no message names a
+    count: 2 d_model, for one, is what another question asks)."""
+    own = right[name]
+    per_feature = own // D_MODEL  # vectors of d_model entries it learns
+    found = [
+        (
+            float(per_feature),
+            f"{name} counts one entry per vector for the whole layer: "
+            "each learned vector has one entry per feature, d_model of them.",
+        ),
+        (
+            float(per_feature * D),
+            f"{name} is counted for the record r of Part A (d = 4): "
+            "this layer normalizes records of d_model features.",
+        ),
+        (
+            float(per_feature * D_MODEL**2),
+            f"{name} counts a d_model x d_model matrix: the "
+            "learned gain (and bias) are vectors, one entry per feature.",
+        ),
+        (
+            float(own + 2 * D_MODEL),
+            f"{name} counts a running mean and variance: batch-norm "
+            "keeps those as buffers, not learned, and LayerNorm and RMSNorm keep none.",
+        ),
+    ]
+    if name == "params_gain_bias":
+        found.append(
+            (
+                float(D_MODEL),
+                f"{name} counts one vector: with a gain and a bias "
+                "LayerNorm learns both, each with one entry per feature.",
+            )
         )
-    return f"normalized_r_eps = {fmt(got, 9)}; (r - 2.5) / sqrt(1.25 + 1e-5) is {fmt(want, 9)}."
+    else:
+        why = "RMSNorm has none" if name == "params_rms" else "bias=False leaves it out"
+        found.append((float(own + D_MODEL), f"{name} counts a bias: {why}, only the gain."))
+        found.append((0.0, f"{name} is 0, but the gain is learned: one entry per feature."))
+    return found
 
 
 def _param_counts(seen):
     counts = {}
-    for name in ("params_gain_bias", "params_gain_only", "params_rms"):
+    for name in PARAM_WORDS:
         got, problem = number(name, seen.value[name])
         if problem:
             return problem
         counts[name] = got
-    count = partial(seen.oracle.reference, "param_count")
-    want = {
-        "params_gain_bias": count("layer_norm", D_MODEL),
-        "params_gain_only": count("layer_norm", D_MODEL, bias=False),
-        "params_rms": count("rms_norm", D_MODEL),
-    }
-    for name, expected in want.items():
-        if counts[name] != expected:
-            why = {
-                "params_gain_bias": "a gain and a bias per feature: 2 d_model",
-                "params_gain_only": "a gain per feature and no bias: d_model",
-                "params_rms": "RMSNorm has a gain per feature and no bias: d_model",
-            }[name]
-            return f"{name} = {counts[name]:g}, but {why} = {expected} for d_model = {D_MODEL}."
+    right = _right(seen.oracle)
+    for name, words in PARAM_WORDS.items():
+        if counts[name] == right[name]:
+            continue
+        for wrong, message in _count_mistakes(name, right):
+            if counts[name] == wrong:
+                return message
+        return (
+            f"{name} is not the number of entries that {words} learns: count the learned "
+            "vectors (gain, bias) and the entries of each, one per feature of d_model."
+        )
     return None
 
 
@@ -117,7 +363,7 @@ CHECKS = registry(
         "mean",
         ("mean_r",),
         _mean,
-        "the mean of a record",
+        "the mean of r",
         misconception="the mean of a record wrong",
         points=1,
     ),
@@ -125,7 +371,7 @@ CHECKS = registry(
         "population_variance",
         ("var_r",),
         _variance,
-        "population variance by hand",
+        "the variance of r",
         misconception="the variance by hand wrong (the sample variance?)",
         points=2,
     ),
@@ -133,7 +379,7 @@ CHECKS = registry(
         "normalized",
         ("normalized_r",),
         _normalized,
-        "the normalized record",
+        "r normalized, eps ignored",
         misconception="the normalized record wrong",
         points=2,
     ),
@@ -141,7 +387,7 @@ CHECKS = registry(
         "eps_effect",
         ("normalized_r_eps",),
         _eps_effect,
-        "eps inside the square root",
+        "r normalized with eps = 1e-5",
         misconception="eps outside the square root, or its effect rounded away",
         points=2,
     ),
@@ -149,7 +395,7 @@ CHECKS = registry(
         "param_counts",
         ("params_gain_bias", "params_gain_only", "params_rms"),
         _param_counts,
-        "parameter counts name their convention",
+        "the learned entries of three layers",
         misconception="parameter counts of the wrong convention",
         points=3,
     ),

@@ -17,7 +17,7 @@ from dataclasses import replace
 from normlab_sandbox.cases import Case, Ref
 
 from . import normchecks
-from .evidence import failure_of_call
+from .evidence import failure_of_call, shown_type
 from .judges import each_case, returned
 from .normchecks import BATCH_NORM
 from .spec import CheckSpec, check_spec, registry
@@ -102,7 +102,7 @@ def _read_verdict(case: Case, result) -> tuple[bool | None, str | None]:
         return None, problem
     out = result.output
     if result.output_type not in ("bool", "numpy.bool", "numpy.bool_"):
-        return None, f"witness must return True or False; it returned {result.output_type}."
+        return None, f"witness must return True or False; it returned {shown_type(result)}."
     return bool(out), None
 
 

@@ -20,24 +20,29 @@ N_NORMS = 2 * N_LAYERS + 1  # two per block (attention, MLP) and a final one
 
 
 def _param_counts(seen):
+    """The two counts, or the message naming the mistake (never a count: they are the
+    answers)."""
     ln, problem = number("ln_total", seen.value["ln_total"])
     if problem:
         return problem
     rms, problem = number("rms_total", seen.value["rms_total"])
     if problem:
         return problem
-    want_ln, want_rms = N_NORMS * 2 * D_MODEL, N_NORMS * D_MODEL
-    if ln == want_ln and rms == want_rms:
+    per_ln = seen.oracle.reference("param_count", "layer_norm", D_MODEL)
+    per_rms = seen.oracle.reference("param_count", "rms_norm", D_MODEL)
+    if ln == N_NORMS * per_ln and rms == N_NORMS * per_rms:
         return None
-    if ln == 2 * N_LAYERS * 2 * D_MODEL or rms == 2 * N_LAYERS * D_MODEL:
-        return f"Count the final norm too: {N_NORMS} norms in all (two per block, plus one)."
-    if ln == N_NORMS * D_MODEL:
-        return "ln_total counts the gains only: LayerNorm learns a gain and a bias, 2 d_model."
-    if rms == want_ln:
-        return "rms_total counts a bias: RMSNorm has a gain per feature and no bias, d_model."
+    if ln == (N_NORMS - 1) * per_ln or rms == (N_NORMS - 1) * per_rms:
+        return "Count the final norm too: two norms per block, plus one after the last block."
+    if ln == N_LAYERS * per_ln or rms == N_LAYERS * per_rms:
+        return "Count two norms per block (before attention, before the MLP), not one."
+    if ln == N_NORMS * per_rms:
+        return "ln_total counts the gains only: LayerNorm with a bias learns a bias vector too."
+    if rms == N_NORMS * per_ln:
+        return "rms_total counts a bias: RMSNorm learns a gain per feature and no bias."
     return (
-        f"ln_total = {ln:g}, rms_total = {rms:g}: with {N_NORMS} norms of d_model = {D_MODEL}, "
-        f"LayerNorm learns {N_NORMS} x 2 x {D_MODEL} and RMSNorm {N_NORMS} x {D_MODEL}."
+        "Count the normalization layers (two per block, one at the end), then the entries each "
+        "learns: a gain and a bias of d_model entries for LayerNorm, a gain alone for RMSNorm."
     )
 
 

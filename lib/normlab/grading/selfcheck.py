@@ -1,18 +1,27 @@
-"""What a notebook calls in the student's kernel: `use_assignment`, `check` and `summary`.
+"""What a notebook calls in the student's kernel: `use_assignment`, `check`, `try_it`, `summary`.
 
     use_assignment("ps2_layer_norm")          # once, in the notebook's locked setup cell
+    try_it(layer_norm, x, gamma, beta)        # a "try it" cell: the output, or the error shown
     check("axis", layer_norm)                 # a test cell: the visible battery
     check("axis", layer_norm, hidden=True)    # the same cell's hidden battery (autograde only)
     summary(globals())                        # the notebook's last cell
 
-`check` builds the cases, runs them in-process under guards (`run_case`), judges them,
-and raises AssertionError with the judge's message on failure. A visible check that
-passes prints one line to stdout, a tick, its grade_id, what it checks (the CheckSpec's
-summary) and its points, "✓ <grade_id>: <summary> (<points> points)"; a hidden one prints
-nothing. Both return None: nbgrader reads a test cell's execute_result as partial credit,
-and zeroes a cell that writes to stderr.
+`check` builds the cases, runs them in-process under guards (`run_case`) and judges them.
+A visible check that passes prints one line to stdout, a tick, its grade_id, what it checks
+(the CheckSpec's summary) and its points, "✓ <grade_id>: <summary> (<points> points)"; a
+hidden one prints nothing. A check that fails raises AssertionError with the judge's message
+while nbgrader grades (it sets NBGRADER_EXECUTION in the kernel's environment, to
+"autograde" or "validate") and always for the hidden battery, which only a graded notebook
+holds: the cell then scores 0. In a student's own kernel it prints the same message under a
+cross, "✗ <grade_id>: <summary> (<points> points)", and returns, so that "Restart Kernel and
+Run All Cells" reaches every check and the summary in any front end. Every output is on
+stdout and `check` returns None: nbgrader reads a test cell's execute_result as partial
+credit, and zeroes a cell that writes to stderr.
+`try_it` calls the student's function in a "try it" cell and shows what it returns, or the
+error it raised (on stdout), without stopping the notebook.
 `summary` re-runs every visible check on the notebook's namespace and prints how many
-pass and the points they cover; it never raises.
+pass, the points they cover and the points the failing ones lose, and the cells graded by
+hand; it never raises.
 
 `find_check` (lookup and arity) and `run_check` (cases, runs, judge: a `Verdict`) are the
 resolution `check` shares with the sandboxed grader (`normlab.course`), which runs the cases
@@ -22,13 +31,16 @@ takes another (a student download's replay of recorded expectations) as `oracle=
 
 from __future__ import annotations
 
+import os
+import sys
+import traceback
 from functools import partial
 
-from .catalog import CHECKS
+from .catalog import CHECKS, MANUAL
 from .oracle import LIVE
 from .runner import run_case
 from .spec import DEFAULT_SEED, CheckSpec
-from .verdict import Verdict
+from .verdict import CRASHED, Verdict
 
 _current: dict[str, str] = {}
 
@@ -97,6 +109,18 @@ def passed_line(spec: CheckSpec) -> str:
     return check_line(spec, "✓")
 
 
+def failed_text(spec: CheckSpec, message: str) -> str:
+    """What a failing check prints in a student's kernel: the check's line under a cross, then
+    the judge's message."""
+    return f"{check_line(spec, '✗')}\n  {message}"
+
+
+def graded_now() -> bool:
+    """Is nbgrader grading this kernel (autograde or validate)? It sets NBGRADER_EXECUTION in the
+    environment of the kernels it starts (nbgrader 0.9: converters/autograde.py, validator.py)."""
+    return bool(os.environ.get("NBGRADER_EXECUTION"))
+
+
 def _chosen() -> str:
     name = _current.get("assignment")
     if name is None:
@@ -113,15 +137,60 @@ def check(
     assignment: str | None = None,
     seed: int = DEFAULT_SEED,
 ) -> None:
-    """Run grade cell `grade_id`'s check on `targets`; raise AssertionError on failure."""
+    """Run grade cell `grade_id`'s check on `targets`. On a failure: raise AssertionError with
+    the message while grading (or for the hidden battery), else print it under a cross."""
     __tracebackhide__ = True  # IPython and pytest: show the message, not this frame
     spec = find_check(assignment or _chosen(), grade_id, len(targets))
     namespace = dict(zip(spec.targets, targets, strict=True))
-    verdict = run_check(spec, partial(run_case, namespace), hidden=hidden, seed=seed)
-    if not verdict.passed:
+    grading = hidden or graded_now()
+    try:
+        verdict = run_check(spec, partial(run_case, namespace), hidden=hidden, seed=seed)
+    except CheckerError as exc:  # a course bug: the cell scores 0 when graded
+        if grading:
+            raise
+        verdict = Verdict(CRASHED, f"{exc} (a bug in the course: please report it)")
+    if verdict.passed:
+        if not hidden:
+            print(passed_line(spec) + "\n", end="")  # one write: one stream message
+    elif grading:
         raise AssertionError(verdict.failure_text(hidden))
-    if not hidden:
-        print(passed_line(spec) + "\n", end="")  # one write: one stream message
+    else:
+        print(failed_text(spec, verdict.message) + "\n", end="")
+
+
+def try_it(function, *args, **kwargs):
+    """Call function(*args, **kwargs) in a "try it" cell and return what it returns (the cell
+    shows it). If it raises, print the error and the lines of the notebook's own code it came
+    through on stdout (no library's source: feedback shows this output) and return None: the
+    notebook runs on. A KeyboardInterrupt (a timeout) still stops it."""
+    name = getattr(function, "__name__", "the function")
+    try:
+        returned = function(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 (shown to the student, who fixes it)
+        lines = [
+            f"  in {frame.name}, line {frame.lineno}: {frame.line}"
+            for frame in traceback.extract_tb(exc.__traceback__.tb_next)
+            if not _library(frame.filename)
+        ]
+        print("\n".join([f"✗ {name} raised {type(exc).__name__}: {exc}", *lines]))
+        print("(the notebook runs on; the checks below say what to fix)")
+        return None
+    if returned is None:
+        print(f"{name} returned None: is its body written, ending with return?")
+    return returned
+
+
+def _library(filename: str) -> bool:
+    """Is this a file of an installed package (NumPy, normlab...), not the notebook's code?"""
+    path = os.path.abspath(filename)
+    return any(path.startswith(root) for root in _LIBRARY_ROOTS)
+
+
+_LIBRARY_ROOTS = tuple(
+    {os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))}  # normlab's
+    | {os.path.abspath(p) for p in sys.path if "site-packages" in p or "dist-packages" in p}
+    | {os.path.dirname(os.__file__)}  # the standard library
+)
 
 
 def summary(namespace: dict) -> None:
@@ -139,11 +208,17 @@ def summary(namespace: dict) -> None:
             earned += spec.points if ok else 0.0
             lines.append(check_line(spec, "✓" if ok else "✗"))
         total = sum(spec.points for spec in specs)
+        failing = len(lines) - passed
+        lost = f"the {failing} that fail lose {points(total - earned)}" if failing else "none fails"
         print(
             f"{passed} of {len(lines)} visible checks pass, covering {earned:g} of the "
-            f"{points(total)} they check."
+            f"{points(total)} they check; {lost}."
         )
         print("\n".join(lines))
+        manual = MANUAL.get(_chosen(), {})
+        if manual:
+            cells = ", ".join(f"{grade_id} ({points(p)})" for grade_id, p in manual.items())
+            print(f"Graded by hand, not checked here: {cells}.")
         print(
             "Grading runs the same checks on more inputs (hidden ones), so a check that "
             "passes here can still fail there: a failed check's message says what to fix."

@@ -63,3 +63,16 @@ def vector(name: str, value, length: int) -> tuple[np.ndarray | None, str | None
 
 def close(a: float, b: float, rel: float = 1e-9) -> bool:
     return abs(a - b) <= rel * max(1.0, abs(b))
+
+
+def looks_rounded(got, want, max_decimals: int = 6) -> bool:
+    """Is `got` (a number or an array) `want` rounded (half up or half to even) or cut to the
+    same number of decimals in every entry, from 0 to max_decimals?"""
+    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    half_up = lambda v: np.sign(v) * np.floor(np.abs(v) + 0.5)  # noqa: E731 (2.5 -> 3)
+    for k in range(max_decimals + 1):
+        scale = 10.0**k
+        for cut in (half_up, np.round, np.trunc):
+            if np.allclose(got, cut(want * scale) / scale, rtol=0, atol=1e-12):
+                return True
+    return False

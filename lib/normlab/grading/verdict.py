@@ -4,7 +4,8 @@ The category is what counts (the class report tallies it; rewording a message ch
 count); the message is what a student reads. A category is one of four outcomes,
 
     passed        the battery passed (no message)
-    not written   the answer is missing: not defined, still `...`, or NotImplementedError
+    not written   the answer is missing: not defined, still `...` (a value), None (a function
+                  whose body is still the release's comment stub), or NotImplementedError
     crashed       the student's code failed outside any misconception: it raised, its kernel
                   died, or the cell wrote to stderr (which nbgrader scores 0); also a cell
                   whose check could not run at all (a course bug, which scores 0 too)

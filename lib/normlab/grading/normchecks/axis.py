@@ -31,13 +31,18 @@ def _axis_property_holds(kind: NormKind, x, y) -> bool:
 def axis_spec(kind: NormKind, grade_id: str = "axis", *, points: float) -> CheckSpec:
     where_ = "every leading axis" if kind.leading_axes else "the last axis"
 
+    # every shape, in the order they are drawn; the visible battery is the first two, and
+    # for a per-record norm also the square input (where a wrong axis keeps the shape) and
+    # the single record (where x.shape[:-1] is ())
+    shapes = [(4, 5) if kind.leading_axes else (3, 5), (2, 3, 4), (6, 6), (2, 3, 2, 5), (3, 1, 7)]
+    visible = shapes[:2] if kind.leading_axes else [*shapes[:3], (7,)]
+    if not kind.leading_axes:
+        shapes += [(7,), (1, 6)]
+
     def make(rng, hidden: bool) -> list[Case]:
-        shapes = [(4, 5), (2, 3, 4)] if kind.leading_axes else [(3, 5), (2, 3, 4)]
-        if hidden:
-            shapes += [(6, 6), (2, 3, 2, 5), (3, 1, 7)]
-            if not kind.leading_axes:
-                shapes += [(7,), (1, 6)]
-        return [call(kind, messy(rng, s), tag="axis") for s in shapes]
+        drawn = {s: call(kind, messy(rng, s), tag="axis") for s in shapes}
+        rest = [drawn[s] for s in shapes if s not in visible]
+        return [drawn[s] for s in visible] + (rest if hidden else [])
 
     def explain(seen, closest):
         x, y = input_of(seen), seen.value

@@ -47,11 +47,18 @@ def batch_of_one_spec(
             return Verdict(NOT_WRITTEN, message) if undefined(case, seen.result) else message
         return None
 
+    by_case = each_case(_raised, rule)
+
+    def judge(cases, results, oracle):
+        if all(r.error is None and r.output_type == "NoneType" for r in results):
+            return failure_of_call(kind.function, cases[0], results[0])  # a body not written
+        return by_case(cases, results, oracle)
+
     return check_spec(
         grade_id,
         kind.function,
         make,
-        each_case(_raised, rule),
+        judge,
         "a single record raises ValueError (batch-norm needs a crowd)",
         misconception="a batch of one normalized instead of refused",
         points=points,

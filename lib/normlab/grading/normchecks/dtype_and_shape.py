@@ -6,7 +6,7 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from ..evidence import where
+from ..evidence import shown_type, where
 from ..judges import each_case, returned
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
@@ -18,7 +18,7 @@ def like_the_input(seen):
     case, y, x = seen.case, seen.value, seen.case.args[0]
     if seen.result.output_type != "numpy.ndarray":
         return (
-            f"Type: for {where(case)}, {case.target} returned {seen.result.output_type}, "
+            f"Type: for {where(case)}, {case.target} returned {shown_type(seen.result)}, "
             f"not a NumPy array."
         )
     if y.shape != x.shape:

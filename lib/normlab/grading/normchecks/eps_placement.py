@@ -67,8 +67,9 @@ def eps_placement_spec(
     def make(rng, hidden: bool) -> list[Case]:
         block = _eps_block(rng, kind)
         small = "features" if kind.leading_axes else "records"
+        label = f"{small} of variance 1e-6 and 0, shape {block.shape}"
         cases = [
-            call(kind, block, tag="eps", label=f"{small} of variance 1e-6 and 0 ({block.shape})"),
+            call(kind, block, tag="eps", label=label),
             call(kind, messy(rng, (4, 3), spread=(0.05, 0.2)), eps=0.1, tag="eps"),
         ]
         if hidden:

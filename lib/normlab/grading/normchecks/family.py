@@ -15,8 +15,9 @@ from dataclasses import replace
 import numpy as np
 
 from .. import variants
-from ..evidence import fmt, record, worst
+from ..evidence import fmt, record, where, worst
 from ..judges import an_array, each_case
+from ..verdict import Verdict
 from .kind import NormKind
 
 CHOICES = ("axes", "center", "divisor", "eps")
@@ -47,10 +48,65 @@ def family_judge(kind: NormKind, choice: str, explain):
         wrong = {v: wrong_choices(v, kind, x.ndim, eps) for v in matches}
         if any(choice not in w for w in wrong.values()):
             return None
+        if not matches:
+            lost = lost_keepdims(kind, seen)
+            if lost:
+                return lost
         closest = min(matches, key=lambda v: len(wrong[v])) if matches else None
         return explain(seen, closest)
 
     return each_case(an_array, rule)
+
+
+MISSING_KEEPDIMS = "missing_keepdims"  # a misconception of its own, whichever cell shows it
+
+
+def lost_keepdims(kind: NormKind, seen) -> Verdict | None:
+    """The verdict when the output is what statistics that lost their axis give, else None.
+
+    A mean of shape x.shape[:-1] (no keepdims) raises a broadcast error against x, except
+    when the leading shape lines up with the features, as on a square input: then record i is
+    centred and scaled with the statistics of record k for feature k, and no error shows.
+    Those outputs are computed here from the oracle's statistics of the input.
+    """
+    if kind.leading_axes:
+        return None
+    x, eps = input_of(seen), seen.case.meta["eps"]
+    mean, var = seen.oracle.statistics(x)[(x.ndim - 1,), 0]  # (...,): one per record
+    if mean.ndim == 0:
+        return None  # one record: its statistics have no axis to lose
+    try:
+        if np.broadcast_shapes(mean.shape, x.shape) != x.shape:
+            return None
+    except ValueError:
+        return None
+    gamma = np.asarray(seen.case.args[1], dtype=np.float64)
+    beta = np.asarray(seen.case.args[2], dtype=np.float64) if kind.has_beta else 0.0
+    statistic = var if kind.center else var + mean * mean  # what it divides by: (...,)
+    centres = [(mean[..., None], True), (mean, False)] if kind.center else [(0.0, True)]
+    for centre, centre_kept in centres:
+        xc = x - centre
+        scales = [
+            (statistic[..., None], True),
+            (statistic, False),
+            ((xc * xc).mean(axis=-1), False),  # the variance of the misaligned centring
+        ]
+        for scale, scale_kept in scales:
+            if centre_kept and scale_kept:
+                continue  # the correct normalization
+            with np.errstate(divide="ignore", invalid="ignore"):
+                z = gamma * xc / np.sqrt(scale + eps) + beta
+            if variants.same(seen.value, z):
+                return Verdict(
+                    MISSING_KEEPDIMS,
+                    f"Missing keepdims: for {where(seen.case)}, {kind.function} normalizes "
+                    f"record i with the statistics of record k at feature k. Its statistics "
+                    f"over the last axis (shape {mean.shape}, one per record) lost that axis; "
+                    f"on this input they still broadcast against x of shape {x.shape}, along "
+                    f"the features, so no error shows. Keep the axis with keepdims=True (or "
+                    f"mean[..., None]).",
+                )
+    return None
 
 
 def input_of(seen) -> np.ndarray:

@@ -13,6 +13,11 @@ from .family import evidence_of_difference, family_judge, input_of, output_of
 from .kind import NormKind, call
 
 
+def _count(kind: NormKind) -> str:
+    """How many numbers the statistic averages, as the notebooks name it."""
+    return "the number of records, not one less" if kind.leading_axes else "d, not d - 1"
+
+
 def population_variance_spec(
     kind: NormKind, grade_id: str = "population_variance", *, points: float
 ) -> CheckSpec:
@@ -56,7 +61,7 @@ def population_variance_spec(
         kind.function,
         make,
         family_judge(kind, "divisor", explain),
-        f"population {stat}: divide by n, not n - 1",
+        f"population {stat}: divide by {_count(kind)}",
         misconception=f"the sample {stat} (n - 1), or a sum of squares",
         points=points,
     )

@@ -1,0 +1,105 @@
+"""Restart and Run All, as a student does it: every released notebook runs to its summary.
+
+Each released notebook runs in a fresh kernel with nbclient and `allow_errors=False`, as
+JupyterLab's *Kernel > Restart Kernel and Run All Cells…* would (a cell that raises stops the
+run, and fails the test): blank, filled with the instructor's answers, and filled with each
+mutant (mutants.py; ps1: one per question, the rest: every mutant, raising ones included).
+The kernel's environment has no NBGRADER_EXECUTION, as a student's. Then every check cell
+printed its line on stdout, ✓ or ✗ by what the checks conclude, a ✗ with its message, and
+the summary counts the checks that pass and the points the failing ones lose.
+"""
+
+from __future__ import annotations
+
+import os
+
+import nbformat
+import pytest
+from course_helpers import (
+    SUMMARY_CELL,
+    nbgrader_meta,
+    points_lost,
+    read,
+    release_path,
+    source_path,
+    summary_counts,
+)
+from mutants import MUTANTS, answers, released_with, run_as_students
+from nbclient import NotebookClient
+
+from normlab.grading import ASSIGNMENTS, CHECKS, selfcheck
+
+pytestmark = pytest.mark.slow
+
+BLANK, SOLUTION = "blank", "solution"
+RUNS = [
+    *((a, BLANK) for a in ASSIGNMENTS),
+    *((a, SOLUTION) for a in ASSIGNMENTS),
+    *((m.assignment, m.name) for m in run_as_students()),
+]
+
+
+def filled(assignment: str, which: str):
+    """The released notebook: blank, with the instructor's answers, or with a mutant's."""
+    if which == BLANK:
+        return read(release_path(assignment))
+    if which == SOLUTION:
+        cells = read(source_path(assignment)).cells
+        answer = {nbgrader_meta(c)["grade_id"]: c.source for c in cells if is_answer(c)}
+        return released_with(assignment, answer)
+    mutant = next(m for m in MUTANTS if (m.assignment, m.name) == (assignment, which))
+    return released_with(assignment, answers(mutant))
+
+
+def is_answer(cell) -> bool:
+    return cell.cell_type == "code" and bool(nbgrader_meta(cell).get("solution"))
+
+
+def lost_cells(assignment: str, which: str) -> set[str]:
+    if which == BLANK:
+        return set(CHECKS[assignment])
+    if which == SOLUTION:
+        return set()
+    return set(next(m.lost for m in MUTANTS if (m.assignment, m.name) == (assignment, which)))
+
+
+def run_all(nb):
+    """Restart and Run All: a fresh kernel, every cell in order, the first error fatal."""
+    env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
+    client = NotebookClient(nb, timeout=300, allow_errors=False, kernel_name="python3")
+    client.execute(env=env)
+    return nb
+
+
+def stdout(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
+
+
+@pytest.mark.parametrize(("assignment", "which"), RUNS, ids=[f"{a}:{w}" for a, w in RUNS])
+def test_restart_and_run_all_reaches_the_summary_and_counts_the_points_lost(assignment, which):
+    nb = run_all(nbformat.from_dict(filled(assignment, which)))
+    checks = CHECKS[assignment]
+    lost = lost_cells(assignment, which)
+    by_id = {nbgrader_meta(c).get("grade_id"): c for c in nb.cells}
+    for grade_id, spec in checks.items():
+        cell = by_id[grade_id]
+        kinds = {(o.output_type, o.get("name")) for o in cell.outputs}
+        assert kinds == {("stream", "stdout")}, (grade_id, cell.outputs)  # nothing on stderr
+        shown = stdout(cell)
+        if grade_id in lost:
+            assert shown.startswith(selfcheck.check_line(spec, "✗") + "\n  "), shown
+        else:
+            assert shown == selfcheck.passed_line(spec) + "\n", shown
+    summary = stdout(by_id[SUMMARY_CELL])
+    total = sum(spec.points for spec in checks.values())
+    lost_points = sum(checks[g].points for g in lost)
+    assert summary_counts(summary) == (
+        len(checks) - len(lost),
+        len(checks),
+        total - lost_points,
+        total,
+    )
+    assert points_lost(summary) == lost_points
+    for grade_id, spec in checks.items():
+        mark = "✗" if grade_id in lost else "✓"
+        assert selfcheck.check_line(spec, mark) in summary
