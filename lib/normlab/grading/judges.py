@@ -92,6 +92,21 @@ def each_pair(read, rule):
     return judge
 
 
+def must_raise(rule):
+    """judge(cases, results, oracle) for a cell that asks for an error: rule(seen) sees what
+    each call raised, (type name, message) or None (a raise is no problem here). When no call
+    raised and every one returned None, the body is still the comment stub of a blank
+    notebook: "not written", not an answer that returns where it should raise."""
+    by_case = each_case(lambda case, result: (result.error, None), rule)
+
+    def judge(cases, results, oracle):
+        if all(r.error is None and r.output_type == "NoneType" for r in results):
+            return failure_of_call(cases[0].target, cases[0], results[0])
+        return by_case(cases, results, oracle)
+
+    return judge
+
+
 def read_all(read, cases, results) -> tuple[list | None, object]:
     """(every case's value, in order; None), or (None, the first problem)."""
     values = []

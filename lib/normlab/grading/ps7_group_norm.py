@@ -38,7 +38,7 @@ from normlab_sandbox.cases import Case
 
 from . import normchecks
 from .evidence import failure_of_call, fmt, undefined, where, worst
-from .judges import an_array, each_case, each_pair, returned
+from .judges import an_array, each_case, each_pair, must_raise, returned
 from .random_inputs import messy
 from .spec import check_spec
 from .verdict import NOT_WRITTEN, Verdict
@@ -492,11 +492,6 @@ def _indivisible_cases(rng, hidden: bool) -> list[Case]:
     return [gcall(messy(rng, shape), groups, tag=tag) for shape, groups, tag in setups]
 
 
-def _raised(case, result):
-    """Reader: what the call raised, (type name, message) or None; a raise is no problem here."""
-    return result.error, None
-
-
 def _names(text: str, number: int) -> bool:
     return re.search(rf"(?<![\d.]){number}(?![\d.])", text) is not None
 
@@ -613,7 +608,7 @@ SPECS = (
         "gn_indivisible_groups",
         FUNCTION,
         _indivisible_cases,
-        each_case(_raised, _indivisible),
+        must_raise(_indivisible),
         "ValueError naming C and num_groups when num_groups does not divide C",
         misconception="num_groups that does not divide C accepted",
         points=1,

@@ -5,16 +5,11 @@ from __future__ import annotations
 from normlab_sandbox.cases import Case
 
 from ..evidence import failure_of_call, undefined, where
-from ..judges import each_case
+from ..judges import must_raise
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
 from ..verdict import NOT_WRITTEN, Verdict
 from .kind import NormKind, call
-
-
-def _raised(case, result):
-    """Reader: what the call raised, (type name, message) or None; a raise is no problem here."""
-    return result.error, None
 
 
 def batch_of_one_spec(
@@ -47,18 +42,11 @@ def batch_of_one_spec(
             return Verdict(NOT_WRITTEN, message) if undefined(case, seen.result) else message
         return None
 
-    by_case = each_case(_raised, rule)
-
-    def judge(cases, results, oracle):
-        if all(r.error is None and r.output_type == "NoneType" for r in results):
-            return failure_of_call(kind.function, cases[0], results[0])  # a body not written
-        return by_case(cases, results, oracle)
-
     return check_spec(
         grade_id,
         kind.function,
         make,
-        judge,
+        must_raise(rule),
         "a single record raises ValueError (batch-norm needs a crowd)",
         misconception="a batch of one normalized instead of refused",
         points=points,
