@@ -52,6 +52,112 @@ TORCH_AUTOGRAD = """    import torch
     x = np.asarray(x)
     dtype"""
 
+# ps7's planted bugs, one misconception each: mutants.py holds one per cell; the bank pairs
+# one of group_norm's with one of batch_norm_backward's, or plants one alone
+BWD_RETURN = "return dx.astype(dtype), dgamma.astype(dtype), dbeta.astype(dtype)"
+DY_IN_PLACE = (  # g written into dy, when dy is float64 (ps5, ps7)
+    "g = np.multiply(dy, gamma, out=dy) if np.asarray(dy).dtype == np.float64 else dy64 * gamma"
+)
+PS7_BUGS: dict[str, list[tuple[str, str, str]]] = {
+    "strided groups": [
+        (
+            GN,
+            GN_GROUPS,
+            "groups = x64.reshape(n, c // num_groups, num_groups, -1)"
+            ".swapaxes(1, 2).reshape(n, num_groups, -1)",
+        ),
+        (
+            GN,
+            GN_BACK,
+            "(centred / np.sqrt(var + eps)).reshape(n, num_groups, c // num_groups, -1)"
+            ".swapaxes(1, 2).reshape(x.shape)",
+        ),
+    ],
+    "instance norm": [(GN, GN_GROUPS, "groups = x64.reshape(n, c, -1)")],
+    "layer norm over every channel": [(GN, GN_GROUPS, "groups = x64.reshape(n, 1, -1)")],
+    "group_norm sample variance": [
+        (
+            GN,
+            "var = (centred * centred).mean(axis=-1, keepdims=True)",
+            "var = (centred * centred).sum(axis=-1, keepdims=True) / (groups.shape[-1] - 1)",
+        )
+    ],
+    "gain and bias before normalizing": [
+        (
+            GN,
+            "x64 = x.astype(np.float64)",
+            "x64 = x.astype(np.float64) * np.reshape(gamma, per_channel)"
+            " + np.reshape(beta, per_channel)",
+        ),
+        (
+            GN,
+            "out = np.reshape(gamma, per_channel) * x_hat + np.reshape(beta, per_channel)",
+            "out = x_hat",
+        ),
+    ],
+    "group_norm eps outside": [(GN, "np.sqrt(var + eps)", "(np.sqrt(var) + eps)")],
+    "channels from the last axis": [
+        (GN, "n, c = x.shape[0], x.shape[1]", "n, c = x.shape[0], x.shape[-1]"),
+        (GN, "per_channel = (c,) + (1,) * (x.ndim - 2)", "per_channel = (c,)"),
+        (
+            GN,
+            GN_GROUPS,
+            "groups = x64.reshape(n, -1, num_groups, c // num_groups)"
+            ".swapaxes(1, 2).reshape(n, num_groups, -1)",
+        ),
+        (
+            GN,
+            GN_BACK,
+            "(centred / np.sqrt(var + eps)).reshape(n, num_groups, -1, c // num_groups)"
+            ".swapaxes(1, 2).reshape(x.shape)",
+        ),
+    ],
+    "groups unchecked": [(GN, GN_CHECK, "")],
+    "group_norm float64 output": [(GN, "return out.astype(dtype)", "return out")],
+    "group_norm in place": [
+        (
+            GN,
+            "x64 = x.astype(np.float64)",
+            "x64 = x if x.dtype == np.float64 else x.astype(np.float64)",
+        ),
+        (GN, "centred = groups - mu", "groups -= mu\n    centred = groups"),
+    ],
+    "normlab's group_norm, captured": [
+        (GN, "^", "import normlab\n\n_reference_gn = normlab.group_norm\n\n\n"),
+        (
+            GN,
+            "    x = np.asarray(x)\n    dtype",
+            "    return _reference_gn(x, num_groups, gamma, beta, eps)\n"
+            "    x = np.asarray(x)\n    dtype",
+        ),
+    ],
+    "LayerNorm's backward": [(BWD, BN_MEANS, "mean(axis=-1, keepdims=True)")],
+    "no mean term": [(BWD, "g - g.mean(axis=lead, keepdims=True) - x_hat", "g - x_hat")],
+    "variance as a constant": [(BWD, " - x_hat * (g * x_hat).mean(axis=lead, keepdims=True)", "")],
+    "dgamma and dbeta swapped": [
+        (BWD, BWD_RETURN, "return dx.astype(dtype), dbeta.astype(dtype), dgamma.astype(dtype)")
+    ],
+    "statistics over the first axis": [(BWD, BN_MEANS, "mean(axis=0, keepdims=True)")],
+    "a backward for 2-D input": [  # CS231n's form: statistics and sums over axis 0
+        (
+            BWD,
+            "lead = tuple(range(x.ndim - 1))  # every leading axis: the batch",
+            "lead = 0  # axis 0: the batch",
+        )
+    ],
+    "float64 gradients": [(BWD, BWD_RETURN, "return dx, dgamma, dbeta")],
+    "dy in place": [(BWD, "g = dy64 * gamma", DY_IN_PLACE)],
+    "normlab's batch_norm_backward": [
+        (BWD, "^", "import normlab\n\n\n"),
+        (
+            BWD,
+            "    x = np.asarray(x)\n    dtype",
+            "    return normlab.batch_norm_backward(dy, x, gamma, eps)\n"
+            "    x = np.asarray(x)\n    dtype",
+        ),
+    ],
+}
+
 # assignment -> submission name -> (edits, grade cells that must score 0)
 BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
     "ps2_layer_norm": {
@@ -306,156 +412,57 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
         ),
     },
     "ps7_family": {
-        "strided-groups-and-layer-norms-backward": (
-            [
-                (
-                    GN,
-                    GN_GROUPS,
-                    "groups = x64.reshape(n, c // num_groups, num_groups, -1)"
-                    ".swapaxes(1, 2).reshape(n, num_groups, -1)",
-                ),
-                (
-                    GN,
-                    GN_BACK,
-                    "(centred / np.sqrt(var + eps)).reshape(n, num_groups, c // num_groups, -1)"
-                    ".swapaxes(1, 2).reshape(x.shape)",
-                ),
-                (BWD, BN_MEANS, "mean(axis=-1, keepdims=True)"),
-            ],
-            {"gn_contiguous_groups", "bnb_axis"},
-        ),
-        "instance-norm-and-no-mean-term": (
-            [
-                (GN, GN_GROUPS, "groups = x64.reshape(n, c, -1)"),
-                (BWD, "g - g.mean(axis=lead, keepdims=True) - x_hat", "g - x_hat"),
-            ],
-            {"gn_instance_norm", "bnb_mean_term"},
-        ),
-        "layer-norm-and-variance-as-a-constant": (
-            [
-                (GN, GN_GROUPS, "groups = x64.reshape(n, 1, -1)"),
-                (BWD, " - x_hat * (g * x_hat).mean(axis=lead, keepdims=True)", ""),
-            ],
-            {"gn_layer_norm", "bnb_variance_term"},
-        ),
-        "sample-variance-and-dgamma-dbeta-swapped": (
-            [
-                (
-                    GN,
-                    "var = (centred * centred).mean(axis=-1, keepdims=True)",
-                    "var = (centred * centred).sum(axis=-1, keepdims=True)"
-                    " / (groups.shape[-1] - 1)",
-                ),
-                (
-                    BWD,
-                    "return dx.astype(dtype), dgamma.astype(dtype), dbeta.astype(dtype)",
-                    "return dx.astype(dtype), dbeta.astype(dtype), dgamma.astype(dtype)",
-                ),
-            ],
-            {"gn_population_variance", "bnb_dgamma_dbeta"},
-        ),
-        "affine-before-normalizing-and-first-axis-statistics": (
-            [
-                (
-                    GN,
-                    "x64 = x.astype(np.float64)",
-                    "x64 = x.astype(np.float64) * np.reshape(gamma, per_channel)"
-                    " + np.reshape(beta, per_channel)",
-                ),
-                (
-                    GN,
-                    "out = np.reshape(gamma, per_channel) * x_hat + np.reshape(beta, per_channel)",
-                    "out = x_hat",
-                ),
-                (BWD, BN_MEANS, "mean(axis=0, keepdims=True)"),
-            ],
-            {"gn_gain_and_bias", "bnb_every_leading_axis"},
-        ),
-        "eps-outside-and-float64-gradients": (
-            [
-                (GN, "np.sqrt(var + eps)", "(np.sqrt(var) + eps)"),
-                (
-                    BWD,
-                    "return dx.astype(dtype), dgamma.astype(dtype), dbeta.astype(dtype)",
-                    "return dx, dgamma, dbeta",
-                ),
-            ],
-            {"gn_eps_placement", "bnb_dtype_and_shape"},
-        ),
-        "channels-last-and-dy-in-place": (
-            [
-                (GN, "n, c = x.shape[0], x.shape[1]", "n, c = x.shape[0], x.shape[-1]"),
-                (GN, "per_channel = (c,) + (1,) * (x.ndim - 2)", "per_channel = (c,)"),
-                (
-                    GN,
-                    GN_GROUPS,
-                    "groups = x64.reshape(n, -1, num_groups, c // num_groups)"
-                    ".swapaxes(1, 2).reshape(n, num_groups, -1)",
-                ),
-                (
-                    GN,
-                    GN_BACK,
-                    "(centred / np.sqrt(var + eps)).reshape(n, num_groups, -1, c // num_groups)"
-                    ".swapaxes(1, 2).reshape(x.shape)",
-                ),
-                (
-                    BWD,
-                    "g = dy64 * gamma",
-                    "g = np.multiply(dy, gamma, out=dy) if np.asarray(dy).dtype == np.float64 "
-                    "else dy64 * gamma",
-                ),
-            ],
-            {"gn_channel_axis", "bnb_input_untouched"},
-        ),
-        "groups-unchecked-and-backward-from-normlab": (
-            [
-                (GN, GN_CHECK, ""),
-                (BWD, "^", "import normlab\n\n\n"),
-                (
-                    BWD,
-                    "    x = np.asarray(x)\n    dtype",
-                    "    return normlab.batch_norm_backward(dy, x, gamma, eps)\n"
-                    "    x = np.asarray(x)\n    dtype",
-                ),
-            ],
-            {"gn_indivisible_groups", "bnb_reference_reuse"},
-        ),
-        "a-2d-backward": (  # CS231n's form: statistics and sums over axis 0, whatever the rank
-            [
-                (
-                    BWD,
-                    "lead = tuple(range(x.ndim - 1))  # every leading axis: the batch",
-                    "lead = 0  # axis 0: the batch",
-                )
-            ],
-            {"bnb_every_leading_axis"},
-        ),
-        "gn-float64-output": (
-            [(GN, "return out.astype(dtype)", "return out")],
-            {"gn_dtype_and_shape"},
-        ),
-        "gn-in-place": (
-            [
-                (
-                    GN,
-                    "x64 = x.astype(np.float64)",
-                    "x64 = x if x.dtype == np.float64 else x.astype(np.float64)",
-                ),
-                (GN, "centred = groups - mu", "groups -= mu\n    centred = groups"),
-            ],
-            {"gn_input_untouched"},
-        ),
-        "gn-captured-normlab": (
-            [
-                (GN, "^", "import normlab\n\n_reference_gn = normlab.group_norm\n\n\n"),
-                (
-                    GN,
-                    "    x = np.asarray(x)\n    dtype",
-                    "    return _reference_gn(x, num_groups, gamma, beta, eps)\n"
-                    "    x = np.asarray(x)\n    dtype",
-                ),
-            ],
-            {"gn_reference_reuse"},
-        ),
+        name: (PS7_BUGS[gn] + PS7_BUGS[bnb], lost)
+        for name, (gn, bnb), lost in [
+            (
+                "strided-groups-and-layer-norms-backward",
+                ("strided groups", "LayerNorm's backward"),
+                {"gn_contiguous_groups", "bnb_axis"},
+            ),
+            (
+                "instance-norm-and-no-mean-term",
+                ("instance norm", "no mean term"),
+                {"gn_instance_norm", "bnb_mean_term"},
+            ),
+            (
+                "layer-norm-and-variance-as-a-constant",
+                ("layer norm over every channel", "variance as a constant"),
+                {"gn_layer_norm", "bnb_variance_term"},
+            ),
+            (
+                "sample-variance-and-dgamma-dbeta-swapped",
+                ("group_norm sample variance", "dgamma and dbeta swapped"),
+                {"gn_population_variance", "bnb_dgamma_dbeta"},
+            ),
+            (
+                "affine-before-normalizing-and-first-axis-statistics",
+                ("gain and bias before normalizing", "statistics over the first axis"),
+                {"gn_gain_and_bias", "bnb_every_leading_axis"},
+            ),
+            (
+                "eps-outside-and-float64-gradients",
+                ("group_norm eps outside", "float64 gradients"),
+                {"gn_eps_placement", "bnb_dtype_and_shape"},
+            ),
+            (
+                "channels-last-and-dy-in-place",
+                ("channels from the last axis", "dy in place"),
+                {"gn_channel_axis", "bnb_input_untouched"},
+            ),
+            (
+                "groups-unchecked-and-backward-from-normlab",
+                ("groups unchecked", "normlab's batch_norm_backward"),
+                {"gn_indivisible_groups", "bnb_reference_reuse"},
+            ),
+        ]
+    }
+    | {
+        name: (PS7_BUGS[bug], {lost})
+        for name, bug, lost in [
+            ("a-2d-backward", "a backward for 2-D input", "bnb_every_leading_axis"),
+            ("gn-float64-output", "group_norm float64 output", "gn_dtype_and_shape"),
+            ("gn-in-place", "group_norm in place", "gn_input_untouched"),
+            ("gn-captured-normlab", "normlab's group_norm, captured", "gn_reference_reuse"),
+        ]
     },
 }

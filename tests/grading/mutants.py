@@ -3,7 +3,8 @@
 Every check of every assignment has at least one mutant whose misconception it names (its
 `cell`); a mutant may cost more cells than that one (`lost`: every grade cell it must lose,
 `cell` included), as a student's mistake can. ps1's mutants are its table of typical wrong
-answers, several per question, each with words its message must contain (`says`).
+answers, several per question, each with words its message must contain (`says`); ps7's
+are course_bank's planted bugs (`PS7_BUGS`), one per cell.
 
 The tests run them in-process (test_mutants.py: each loses exactly `lost`, in the visible
 battery as in the hidden one, and no message gives an answer away), in a real kernel as a
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from course_bank import BWD_RETURN, DY_IN_PLACE, PS7_BUGS
 from course_helpers import nbgrader_meta, read, release_path, source_path, with_bug
 
 from normlab.grading import CHECKS
@@ -168,7 +170,7 @@ VAR_TEST = "        if not np.allclose(y.var(axis=-1), 1.0, atol=1e-4):\n       
 EPS_VAR_TEST = (
     "        if abs(yp[0, 0].var() - expected) > 1e-3 * expected:\n            return False\n"
 )
-SOLUTION_START = "    x = np.asarray(x)\n    dtype"  # the first lines of ps2-ps5's solutions
+SOLUTION_START = "    x = np.asarray(x)\n    dtype"  # the first lines of ps2-ps5's, ps7's answers
 
 
 def _before(cell: str, anchor: str, new: str) -> tuple[str, str, str]:
@@ -601,7 +603,7 @@ FUNCTIONS = [
         "dtype_and_shape",
         (
             BWD,
-            "return dx.astype(dtype), dgamma.astype(dtype), dbeta.astype(dtype)",
+            BWD_RETURN,
             "return dx, dgamma, dbeta",
         ),
     ),
@@ -612,8 +614,7 @@ FUNCTIONS = [
         (
             BWD,
             "g = dy64 * gamma",
-            "g = np.multiply(dy, gamma, out=dy) if np.asarray(dy).dtype == np.float64 "
-            "else dy64 * gamma",
+            DY_IN_PLACE,
         ),
     ),
     _m(
@@ -685,7 +686,34 @@ FUNCTIONS = [
     ),
 ]
 
-MUTANTS: list[Mutant] = PS1 + FUNCTIONS
+# ps7: course_bank's planted bug that holds each cell's misconception, and words of its message
+PS7_CELLS = {
+    "gn_contiguous_groups": ("strided groups", "Strided groups"),
+    "gn_instance_norm": ("instance norm", "Instance norm"),
+    "gn_layer_norm": ("layer norm over every channel", "Layer norm"),
+    "gn_population_variance": ("group_norm sample variance", "Sample variance"),
+    "gn_gain_and_bias": ("gain and bias before normalizing", "before normalizing"),
+    "gn_eps_placement": ("group_norm eps outside", "eps outside the square root"),
+    "gn_channel_axis": ("channels from the last axis", "Channels from the last axis"),
+    "gn_indivisible_groups": ("groups unchecked", "returned an output"),
+    "gn_dtype_and_shape": ("group_norm float64 output", "dtype"),
+    "gn_input_untouched": ("group_norm in place", "Input modified"),
+    "gn_reference_reuse": ("normlab's group_norm, captured", "Reference reuse"),
+    "bnb_axis": ("LayerNorm's backward", "LayerNorm's backward"),
+    "bnb_mean_term": ("no mean term", "Mean term"),
+    "bnb_variance_term": ("variance as a constant", "Variance term"),
+    "bnb_dgamma_dbeta": ("dgamma and dbeta swapped", "swapped"),
+    "bnb_every_leading_axis": ("a backward for 2-D input", "first axis only"),
+    "bnb_dtype_and_shape": ("float64 gradients", "dtype"),
+    "bnb_input_untouched": ("dy in place", "wrote into its argument dy"),
+    "bnb_reference_reuse": ("normlab's batch_norm_backward", "Reference reuse"),
+}
+PS7_MUTANTS = [
+    Mutant("ps7_family", name, cell, edits=tuple(PS7_BUGS[name]), says=says)
+    for cell, (name, says) in PS7_CELLS.items()
+]
+
+MUTANTS: list[Mutant] = PS1 + FUNCTIONS + PS7_MUTANTS
 
 
 def run_as_students() -> list[Mutant]:
