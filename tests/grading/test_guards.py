@@ -214,9 +214,20 @@ def test_feedback_clears_hidden_tests_with_nbgraders_step_and_cuts_tracebacks():
 
 
 def test_every_wrong_layer_norm_ps3_plants_is_a_trusted_callable():
-    """ps3's planted LayerNorms, by name: the red team's and the graders' own all resolve."""
-    refs = set(ps3_axes._PLANTED_WORDS)
-    refs |= {ref for catch in ps3_axes.CATCHES.values() for ref in catch[2] + catch[3]}
-    assert refs == set(ps3_axes._PLANTED_WORDS)
-    for ref in refs:
+    """ps3's LayerNorms, by name: the red team's and the graders' own all resolve, and the
+    visible battery runs the red team's only."""
+    refs = {
+        hidden: {
+            arg.name
+            for spec in ps3_axes.CHECKS.values()
+            for case in spec.make_cases(grading.DEFAULT_SEED, hidden=hidden)
+            for arg in case.args
+            if isinstance(arg, Ref)
+        }
+        for hidden in (False, True)
+    }
+    assert refs[False] == {"layer_norm", *ps3_axes._PLANTED_WORDS}
+    assert refs[True] > refs[False]
+    assert {ref.split(".")[0] for ref in refs[True] - refs[False]} == {"planted", "layer_norm_alt"}
+    for ref in refs[True]:
         assert callable(grading.trusted.resolve(Ref(ref), {}))

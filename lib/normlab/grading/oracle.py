@@ -1,7 +1,7 @@
 """The oracle: the one seam through which judges reach what a correct answer would be.
 
 A judge compares what the student's code returned with expectations. Those that come from
-the graders' private reference (`reference`) or from the misconceptions (`variants`,
+the graders' private reference (`reference`) or from the misconceptions (`variant_outputs`,
 `variants_family`) are asked of the oracle the judge is given, `judge(cases, results, oracle)`:
 
     oracle.reference(name, *args, **kwargs)   the reference's function `name`, e.g.
@@ -14,30 +14,31 @@ the graders' private reference (`reference`) or from the misconceptions (`varian
 
 Every argument is a case's input or a constant, never what the student returned, so the
 answers for a battery are fixed before the student's code runs. The grader and a notebook's
-`check` use `LIVE`, backed by the live reference and variants; a student download can back
-the same methods with a replay of the answers recorded, for the visible cases, when it is
-built, and run every visible check with no implementation of any answer inside.
+`check` use `LIVE`, backed by the live reference and variants; a student download backs the
+same methods with a replay of the answers recorded for the visible cases when it is built
+(`recording.RecordedOracle`), and runs every visible check with no implementation of any
+answer inside (this module and its backing stay with the graders).
 """
 
 from __future__ import annotations
 
-from . import reference, variants, variants_family
+from . import reference, variant_outputs, variants_family
 
 # ps7's wrong group norms and batch-norm backwards, by function name
 WRONG = {f.__name__: f for f in variants_family.GROUP_NORM + variants_family.BATCH_NORM_BACKWARD}
 
 
 class LiveOracle:
-    """The oracle backed by the graders' private copy of the reference and by `variants`."""
+    """The oracle backed by the graders' private copy of the reference and by `variant_outputs`."""
 
     def reference(self, name: str, *args, **kwargs):
         return reference.PUBLIC[name](*args, **kwargs)
 
     def family(self, x, eps: float) -> dict:
-        return variants.family(x, eps)
+        return variant_outputs.family(x, eps)
 
     def statistics(self, x) -> dict:
-        return variants.statistics(x)
+        return variant_outputs.statistics(x)
 
     def wrong(self, name: str, *args, **kwargs):
         return WRONG[name](*args, **kwargs)

@@ -24,16 +24,13 @@ from .spec import CheckSpec, check_spec, registry
 
 ASSIGNMENT = "ps3_axes"
 
-CORRECT = ("layer_norm", "layer_norm_alt")
-
-# grade_id -> (points, what it catches, visible planted, hidden planted, what a witness
-# should test)
+# grade_id -> (points, what it catches, the red team's planted LayerNorms it runs, what a
+# witness should test); at grading it also runs `_grader_only`'s
 CATCHES = {
     "witness_catches_axis": (
         2,
         "a wrong axis",
         ("red_team.wrong_axis", "red_team.batch_axes", "red_team.joint_token_feature"),
-        ("planted.first_axis", "planted.whole_tensor"),
         "change one record and check that no other record's output moves, and that a record "
         "alone gives what it gives inside the batch",
     ),
@@ -41,14 +38,12 @@ CATCHES = {
         2,
         "the sample variance (d - 1)",
         ("red_team.sample_variance",),
-        ("planted.mean_abs_deviation",),
         "check that every output record has variance 1 (population variance: divide by d)",
     ),
     "witness_catches_eps": (
         2,
         "eps outside the square root",
         ("red_team.eps_outside_sqrt",),
-        ("planted.no_eps",),
         "feed a record of tiny variance (below eps) and a constant record: the output variance "
         "must be var / (var + eps), and the constant record must give 0",
     ),
@@ -56,14 +51,12 @@ CATCHES = {
         1,
         "a missing centring",
         ("red_team.rms_in_place_of_ln",),
-        ("planted.median_centred",),
         "check that every output record has mean 0",
     ),
     "witness_catches_cancellation": (
         1,
         "a one-pass variance that cancels",
         ("red_team.one_pass_variance",),
-        ("planted.one_pass_float32",),
         "shift the records far from zero (say by 1e6 standard deviations, or 1e4 in float32): "
         "the output must not move",
     ),
@@ -77,17 +70,34 @@ _PLANTED_WORDS = {
     "red_team.eps_outside_sqrt": "adds eps to the standard deviation",
     "red_team.one_pass_variance": "computes the variance as E[x^2] - E[x]^2",
     "red_team.rms_in_place_of_ln": "skips subtracting the mean",
-    "planted.first_axis": "normalizes down axis 0",
-    "planted.whole_tensor": "uses one mean and variance for the whole tensor",
-    "planted.mean_abs_deviation": "divides by the mean absolute deviation",
-    "planted.no_eps": "has no eps at all",
-    "planted.median_centred": "centres on the median",
-    "planted.one_pass_float32": "computes E[x^2] - E[x]^2 in float32",
 }
 
 
-def _witness_case(ref: str, tag: str) -> Case:
-    words = _PLANTED_WORDS.get(ref)
+def _grader_only(rng, hidden: bool) -> dict[str, dict[str, str]]:
+    """What only the hidden battery runs: a second correct LayerNorm for
+    witness_accepts_layer_norm, and for each catch cell planted wrong LayerNorms that exist
+    only in the graders (`trusted`), with their words; {} for the visible battery."""
+    if not hidden:
+        return {}
+    return {
+        "witness_accepts_layer_norm": {"layer_norm_alt": ""},
+        "witness_catches_axis": {
+            "planted.first_axis": "normalizes down axis 0",
+            "planted.whole_tensor": "uses one mean and variance for the whole tensor",
+        },
+        "witness_catches_sample_variance": {
+            "planted.mean_abs_deviation": "divides by the mean absolute deviation"
+        },
+        "witness_catches_eps": {"planted.no_eps": "has no eps at all"},
+        "witness_catches_centering": {"planted.median_centred": "centres on the median"},
+        "witness_catches_cancellation": {
+            "planted.one_pass_float32": "computes E[x^2] - E[x]^2 in float32"
+        },
+    }
+
+
+def _witness_case(ref: str, tag: str, words: str = "") -> Case:
+    words = words or _PLANTED_WORDS.get(ref)
     label = f"a LayerNorm that {words}" if words else "a correct LayerNorm"
     return Case("witness", "call", (Ref(ref),), tag=tag, label=label, meta={"ref": ref})
 
@@ -106,12 +116,9 @@ def _read_verdict(case: Case, result) -> tuple[bool | None, str | None]:
     return bool(out), None
 
 
-def _correct_cases() -> list[Case]:
-    return [_witness_case(ref, "correct") for ref in CORRECT]
-
-
 def _accepts_cases(rng, hidden: bool) -> list[Case]:
-    return _correct_cases() if hidden else _correct_cases()[:1]
+    more = _grader_only(rng, hidden).get("witness_accepts_layer_norm", {})
+    return [_witness_case(ref, "correct") for ref in ("layer_norm", *more)]
 
 
 def _accepts(seen):
@@ -126,11 +133,12 @@ def _accepts(seen):
 
 
 def _catch_spec(grade_id: str) -> CheckSpec:
-    points, caught, visible, hidden_refs, hint = CATCHES[grade_id]
+    points, caught, visible, hint = CATCHES[grade_id]
 
     def make(rng, hidden: bool) -> list[Case]:
-        refs = visible + (hidden_refs if hidden else ())
-        return _correct_cases()[:1] + [_witness_case(ref, "planted") for ref in refs]
+        planted = {ref: "" for ref in visible} | _grader_only(rng, hidden).get(grade_id, {})
+        cases = [_witness_case(ref, "planted", words) for ref, words in planted.items()]
+        return [_witness_case("layer_norm", "correct"), *cases]
 
     def rule(seen):
         case, said = seen.case, seen.value

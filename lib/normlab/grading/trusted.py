@@ -9,7 +9,7 @@
 - "planted.<name>": further wrong LayerNorms that exist only here, so a witness
   cannot pass by recognising the published red team;
 - "scripted_timer.workload" / "scripted_timer.clock": a workload whose calls take
-  scripted times on a fake clock, for ps6's timing helper.
+  scripted times on a fake clock, for ps6's timing helper (`scripted_timer`).
 
 Every norm_fn is a fresh closure named `norm_fn`: nothing in its name or module
 says which one it is.
@@ -21,7 +21,7 @@ import numpy as np
 
 from normlab_sandbox.cases import Ref
 
-from . import reference
+from . import reference, scripted_timer
 
 
 def _as_float(x) -> np.ndarray:
@@ -94,35 +94,6 @@ def _norm_fn(impl):
     return norm_fn
 
 
-class ScriptedTimer:
-    """A workload and a fake clock: call i of the workload takes durations[i] seconds.
-
-    Calls beyond the script take `overrun` seconds each. `probes()` reports how
-    many times the workload ran and the clock was read.
-    """
-
-    overrun = 1000.0
-
-    def __init__(self, durations) -> None:
-        self.durations = tuple(float(d) for d in durations)
-        self.now = 0.0
-        self.calls = 0
-        self.reads = 0
-
-    def workload(self, *args, **kwargs):
-        step = self.durations[self.calls] if self.calls < len(self.durations) else self.overrun
-        self.calls += 1
-        self.now += step
-        return None
-
-    def clock(self) -> float:
-        self.reads += 1
-        return self.now
-
-    def probes(self):
-        return (("calls", self.calls), ("clock_reads", self.reads))
-
-
 def resolve(ref: Ref, made: dict):
     """The callable `ref` names; objects are shared through `made` by group."""
     name = ref.name
@@ -137,9 +108,6 @@ def resolve(ref: Ref, made: dict):
         return _norm_fn(planted.fn)
     if name.startswith("planted."):
         return _norm_fn(PLANTED[name.removeprefix("planted.")])
-    if name.startswith("scripted_timer."):
-        key = ("scripted_timer", ref.group, ref.params)
-        if key not in made:
-            made[key] = ScriptedTimer(ref.params)
-        return getattr(made[key], name.removeprefix("scripted_timer."))
+    if name.startswith(scripted_timer.PREFIX):
+        return scripted_timer.resolve(ref, made)
     raise KeyError(f"no trusted callable named {name!r}")

@@ -16,8 +16,8 @@ are one formula with four choices:
 
 Each classic misconception is one wrong choice. A judge has every member of the
 family computed for the inputs of a case (with gamma = 1, beta = 0; through its
-oracle, `normlab.grading.oracle`, which `family` backs) and asks which members the
-student's output matches; one grade cell then reads one choice. That is how a bug
+oracle, `normlab.grading.oracle`, which `variant_outputs.family` backs) and asks which
+members the student's output matches; one grade cell then reads one choice. That is how a bug
 loses the points of its own misconception and no others: a student who divides by
 d - 1 still takes the right axis, and the axis cell says so.
 """
@@ -25,7 +25,6 @@ d - 1 still takes the right axis, and the axis cell says so.
 from __future__ import annotations
 
 import itertools
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,43 +54,6 @@ def axis_subsets(ndim: int) -> list[tuple[int, ...]]:
     return subsets
 
 
-def _moments(x: np.ndarray, axes, center: bool, divisor: str):
-    n = int(np.prod([x.shape[a] for a in axes]))
-    c = x.mean(axis=axes, keepdims=True) if center else np.zeros((1,) * x.ndim)
-    xc = x - c
-    total = (xc * xc).sum(axis=axes, keepdims=True)
-    denominator = {"n": n, "n-1": n - 1, "1": 1}[divisor]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return xc, total / denominator
-
-
-def _scale(m2: np.ndarray, mode: str, eps: float, fixed: float) -> np.ndarray:
-    if mode == "inside":
-        return np.sqrt(m2 + eps)
-    if mode == "outside":
-        return np.sqrt(m2) + eps
-    if mode == "none":
-        return np.sqrt(m2)
-    return np.sqrt(m2 + fixed)
-
-
-def family(x, eps: float) -> dict[Variant, np.ndarray]:
-    """Every variant's output on x (float64, gamma = 1, beta = 0), in a fixed order: judges
-    pick the first of equally close ones."""
-    x = np.asarray(x, dtype=np.float64)
-    outputs = {}
-    for axes in axis_subsets(x.ndim):
-        for center in (True, False):
-            for divisor in ("n", "n-1", "1"):
-                xc, m2 = _moments(x, axes, center, divisor)
-                for mode in ("inside", "outside", "none", "fixed"):
-                    for fixed in FIXED_EPS if mode == "fixed" else (0.0,):
-                        with np.errstate(divide="ignore", invalid="ignore"):
-                            z = xc / _scale(m2, mode, eps, fixed)
-                        outputs[Variant(axes, center, divisor, mode, fixed)] = z
-    return outputs
-
-
 def same(y, z) -> bool:
     """Is the output y the variant's output z (to about 1e-6, NaN where NaN)?"""
     y = np.asarray(y, dtype=np.float64)
@@ -100,19 +62,6 @@ def same(y, z) -> bool:
     with np.errstate(invalid="ignore"):
         close = np.abs(y - z) <= MATCH_ATOL + MATCH_RTOL * np.abs(z)
     return bool(np.all(close | (np.isnan(y) & np.isnan(z))))
-
-
-def statistics(x) -> dict[tuple[tuple[int, ...], int], tuple[np.ndarray, np.ndarray]]:
-    """(axes, ddof) -> (mean, variance) of x over those axes (float64), for every non-empty set
-    of axes and ddof 0 (the population variance) and 1 (the sample variance)."""
-    x = np.asarray(x, dtype=np.float64)
-    with warnings.catch_warnings():  # the sample variance of one number: NaN, not a warning
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return {
-            (axes, ddof): (x.mean(axis=axes), x.var(axis=axes, ddof=ddof))
-            for axes in axis_subsets(x.ndim)
-            for ddof in (0, 1)
-        }
 
 
 def describe_axes(axes: tuple[int, ...], ndim: int) -> str:
