@@ -11,7 +11,7 @@ JOBS   ?=
 ISOLATION ?= auto
 PORT   ?= 8000
 
-.PHONY: install lock book test lint release grade report export bench serve clean
+.PHONY: install lock student book test lint release grade report export bench serve clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,9 +27,27 @@ lock: install
 	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --universal --python-version 3.10 \
 		--no-annotate --custom-compile-command "make lock" -o constraints.txt
 
+# The student download (issue 19): a wheel of the checks with their visible batteries recorded
+# from the reference (no answer, no hidden battery; lib/normlab/course/student_download.py) and
+# a zip of it with the released notebooks, in _build/student/downloads/, which the book
+# publishes (html_extra_path). Made again only when something it is made of changes: a file or
+# a folder (a file added or deleted) under lib/, solutions/ or exercises/, or the install.
+STUDENT     := _build/student/downloads
+STUDENT_SRC := _build/student-src
+STUDENT_IN  := $(shell find lib solutions exercises -not -path '*/__pycache__*' \
+	-not -path '*/.ipynb_checkpoints*' -not -name '*.pyc' -not -path '*.egg-info*' 2>/dev/null)
+
+student: $(STUDENT)/normlab-course-student.zip
+
+$(STUDENT)/normlab-course-student.zip: $(STAMP) $(STUDENT_IN)
+	rm -rf $(STUDENT) $(STUDENT_SRC)
+	$(PY) -m normlab.course student-source $(STUDENT_SRC)
+	SOURCE_DATE_EPOCH=315532800 $(PY) -m build --wheel --no-isolation --outdir $(STUDENT) $(STUDENT_SRC)
+	$(PY) -m normlab.course student-bundle $(STUDENT)
+
 # `make book NORMLAB_TERM=1`: the term build, without the folded reference solutions
 # (_ext/normlab_term.py; make passes command-line variables to the recipe's environment)
-book: install
+book: install student
 	$(VENV)/bin/jupyter-book build . -n -W --keep-going
 	@echo "The book is built: open file://$(CURDIR)/_build/html/index.html (or: make serve)"
 

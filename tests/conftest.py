@@ -1,8 +1,11 @@
 """Shared fixtures: the built book, a local server for it, and a Chromium page that records trouble.
 
-- `built_site`: builds the book once per session with exactly `make book`'s command,
-  `jupyter-book build . -n -W --keep-going`, into `_build/html`; fails the test with the end
-  of the build log when the build fails; returns the html folder as a Path.
+- `built_site`: builds the book once per session as `make book` does, `make student` (the
+  student download the book publishes) then `jupyter-book build . -n -W --keep-going`, into
+  `_build/html`; fails the test with the end of the build log when the build fails; returns
+  the html folder as a Path.
+- `student_downloads`: `make student` once per session; returns `_build/student/downloads`
+  (the wheel and the bundle the book publishes).
 - `site_url`: serves `_build/html` on 127.0.0.1 (a free port, a background thread); yields
   the base URL, ending in "/". `serve(directory)` (also the `serve_folder` fixture) does the
   same for any folder, as a context manager, e.g. for a second build of the book.
@@ -34,6 +37,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 HTML = REPO / "_build" / "html"
+STUDENT_DOWNLOADS = REPO / "_build" / "student" / "downloads"
 ARTIFACTS = REPO / "test-artifacts"
 BOOK_LOG = ARTIFACTS / "book-build.log"
 BUILD_LOCK = REPO / "_build" / ".pytest-build.lock"
@@ -50,6 +54,31 @@ CHROMIUM_ARGS = [
 ]
 
 
+def make_student() -> None:
+    """`make student`, which `make book` runs first: the student download, when out of date."""
+    command = ["make", "-s", "student"]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=900)
+    if done.returncode != 0:
+        pytest.fail(f"make student failed:\n{done.stdout}\n{done.stderr}", pytrace=False)
+
+
+@contextlib.contextmanager
+def build_lock():
+    """One build at a time across pytest-xdist workers (each owns a session)."""
+    BUILD_LOCK.parent.mkdir(exist_ok=True)
+    with open(BUILD_LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+@pytest.fixture(scope="session")
+def student_downloads() -> Path:
+    """`make student` once per session; the folder holding the wheel and the bundle."""
+    with build_lock():
+        make_student()
+    return STUDENT_DOWNLOADS
+
+
 def book_command() -> list[str]:
     """`make book`'s build command, run with this interpreter's jupyter-book."""
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
@@ -61,19 +90,18 @@ def pytest_collection_modifyitems(items):
         names = getattr(item, "fixturenames", ())
         if "browser_page" in names:
             item.add_marker(pytest.mark.browser)
-        if {"built_site", "browser_page"} & set(names):
+        if {"built_site", "browser_page", "student_downloads"} & set(names):
             item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")
 def built_site() -> Path:
-    """Build the book once per session (`make book`'s command); return `_build/html`."""
+    """Build the book once per session (`make book`'s commands); return `_build/html`."""
     ARTIFACTS.mkdir(exist_ok=True)
-    BUILD_LOCK.parent.mkdir(exist_ok=True)
     # pytest-xdist workers each own a session: the lock makes them build one after the
     # other, and the second build is a no-change rebuild that reuses the first.
-    with open(BUILD_LOCK, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with build_lock():
+        make_student()
         done = subprocess.run(
             book_command(), cwd=REPO, capture_output=True, text=True, timeout=900, check=False
         )

@@ -1,7 +1,8 @@
 """From the built site alone, a student does every problem set: the download, a venv, the checks.
 
 The site's `downloads/` holds the normlab wheel and `normlab-course-student.zip` (the wheel, the
-released notebooks, a README), written by _ext/normlab_student.py. These tests copy
+released notebooks, a README), built by `make student` into _build/student/downloads and
+published by the book (html_extra_path; test_student_wheel.py tests that folder). These tests copy
 `_build/html` to a temporary folder and work from that copy, as a student with only the website
 would (student_route.py says how: no repository on the path, fresh venvs, their own kernels):
 
@@ -84,6 +85,13 @@ def test_the_bundle_holds_the_wheel_the_released_notebooks_and_a_readme(site, bu
         assert bundle[f"{assignment}.ipynb"] == released.read_bytes(), assignment
     assert (site / "downloads" / wheel).read_bytes() == bundle[wheel], "two different wheels"
     assert wheel.startswith("normlab-") and wheel.endswith("-py3-none-any.whl")
+
+
+def test_the_site_publishes_what_make_student_built(site):
+    built = REPO / "_build" / "student" / "downloads"
+    assert {p.name: p.read_bytes() for p in (site / "downloads").iterdir()} == {
+        p.name: p.read_bytes() for p in built.iterdir()
+    }
 
 
 def test_the_getting_started_page_links_the_bundle(site):

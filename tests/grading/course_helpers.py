@@ -12,6 +12,8 @@ from pathlib import Path
 import nbformat
 from notebook_secrets import secret_lines_of
 
+from normlab.course.student_download import SUMMARY_CELL, answer_cells  # noqa: F401 (re-exported)
+
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "solutions"
 EXERCISES = REPO / "exercises"
@@ -72,23 +74,21 @@ def with_bug(nb, edits):
     return nb
 
 
-SUMMARY_CELL = "summary"  # the grade_id of each notebook's last cell, summary(globals())
-
-
 def run_in_process(nb) -> dict:
     """Execute the notebook's code cells in order in this process (not its test cells, nor
-    the summary cell, which re-runs the visible checks).
+    the summary cell, which re-runs the visible checks: `answer_cells`).
 
     Errors in answer and try-it cells are kept quiet, as a kernel would keep going.
     """
+    return run_sources(answer_cells(nb))
+
+
+def run_sources(sources: list[str]) -> dict:
+    """A namespace made by running each source in order, errors kept quiet."""
     namespace: dict = {}
-    for cell in nb.cells:
-        meta = nbgrader_meta(cell)
-        is_test = meta.get("grade") and not meta.get("solution")
-        if cell.cell_type != "code" or is_test or meta.get("grade_id") == SUMMARY_CELL:
-            continue
+    for source in sources:
         try:
-            exec(compile(cell.source, f"<cell {cell.get('id')}>", "exec"), namespace)
+            exec(compile(source, "<cell>", "exec"), namespace)
         except Exception:  # a planted bug or an unfilled stub: the checks will say so
             pass
     return namespace

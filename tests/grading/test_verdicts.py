@@ -32,9 +32,10 @@ sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parents[1])]
 import demo_course as demo  # noqa: E402
 from course_bank import BANK  # noqa: E402
 from course_helpers import (  # noqa: E402
+    answer_cells,
     read,
     release_path,
-    run_in_process,
+    run_sources,
     source_path,
     with_bug,
 )
@@ -220,27 +221,32 @@ def _as_rms_norm(fn):
     return rms_norm
 
 
-def submissions() -> dict[str, tuple[str, dict]]:
-    """name -> (assignment, namespace) for every submission of the bank."""
-    bank: dict[str, tuple[str, dict]] = {}
+def submission_sources() -> dict[str, tuple[str, list[str]]]:
+    """name -> (assignment, the code it runs, cell by cell) for every submission of the bank
+    that is code: all but the red team's, which are normlab's own functions."""
+    bank: dict[str, tuple[str, list[str]]] = {}
     for assignment in ASSIGNMENTS:
-        solution = run_in_process(read(source_path(assignment)))
-        bank[f"{assignment}/solution"] = (assignment, solution)
-        bank[f"{assignment}/blank"] = (assignment, run_in_process(read(release_path(assignment))))
-        bank[f"{assignment}/nothing defined"] = (assignment, {})
+        bank[f"{assignment}/solution"] = (assignment, answer_cells(read(source_path(assignment))))
+        bank[f"{assignment}/blank"] = (assignment, answer_cells(read(release_path(assignment))))
+        bank[f"{assignment}/nothing defined"] = (assignment, [])
         for bug, (edits, _) in BANK.get(assignment, {}).items():
             nb = with_bug(read(source_path(assignment)), edits)
-            bank[f"{assignment}/bank:{bug}"] = (assignment, run_in_process(nb))
+            bank[f"{assignment}/bank:{bug}"] = (assignment, answer_cells(nb))
     for assignment, answers in EXTRA.items():
         for name, source in answers.items():
-            namespace = {"np": np}
-            exec(source, namespace)  # noqa: S102 (the bank's own answers)
-            bank[f"{assignment}/extra:{name}"] = (assignment, namespace)
+            bank[f"{assignment}/extra:{name}"] = (assignment, ["import numpy as np", source])
     for name, answers in demo.PS2_ANSWERS.items():
         nb = demo.fill(read(release_path(demo.PS2)), answers)
-        bank[f"{demo.PS2}/demo:{name}"] = (demo.PS2, run_in_process(nb))
-    ps2 = run_in_process(read(source_path("ps2_layer_norm")))
-    ps3 = run_in_process(read(source_path("ps3_axes")))
+        bank[f"{demo.PS2}/demo:{name}"] = (demo.PS2, answer_cells(nb))
+    return bank
+
+
+def submissions() -> dict[str, tuple[str, dict]]:
+    """name -> (assignment, namespace) for every submission of the bank."""
+    sources = submission_sources()
+    bank = {name: (a, run_sources(code)) for name, (a, code) in sources.items()}
+    ps2 = run_sources(sources["ps2_layer_norm/solution"][1])
+    ps3 = run_sources(sources["ps3_axes/solution"][1])
     for name, planted in red_team.RED_TEAM.items():
         as_student = {
             "ps2_layer_norm": {**ps2, "layer_norm": planted.fn},

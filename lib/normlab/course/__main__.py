@@ -9,8 +9,11 @@ Run from an nbgrader course root (the cwd); the course's `nbgrader_config.py` ap
     python -m normlab.course report ps2_layer_norm                 # CSV + bar chart
     python -m normlab.course export --out grades.csv               # a row per student, for an LMS
     python -m normlab.course points                                # source notebooks follow CHECKS
+    python -m normlab.course student-source DIR                    # the student download's source
+    python -m normlab.course student-bundle DIR                    # its zip: wheel, notebooks
 
-`make grade A=<assignment> JOBS=<n>`, `make report A=<assignment>` and `make export` wrap them.
+`make grade A=<assignment> JOBS=<n>`, `make report A=<assignment>` and `make export` wrap them;
+`make student` wraps the last two, around `python -m build` (see `student_download`).
 """
 
 from __future__ import annotations
@@ -106,6 +109,14 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "points", help="write each check's points (its CheckSpec) into the source notebooks"
     )
+    source = commands.add_parser(
+        "student-source", help="write the student download's source tree (then python -m build)"
+    )
+    source.add_argument("out", metavar="DIR", help="the folder to write (emptied first)")
+    bundle = commands.add_parser(
+        "student-bundle", help="zip the wheel in DIR with the released notebooks and a README"
+    )
+    bundle.add_argument("downloads", metavar="DIR", help="the folder holding the wheel")
     return parser
 
 
@@ -120,6 +131,16 @@ def main(argv=None) -> int:
         coursedir = load_app().coursedir
         for path in sync_course(Path(coursedir.root) / coursedir.source_directory):
             print(f"points updated: {path}")
+        return 0
+    if args.command in ("student-source", "student-bundle"):
+        from pathlib import Path
+
+        from . import student_download
+
+        if args.command == "student-source":
+            print(student_download.write_source(Path(args.out)))
+        else:
+            print(student_download.write_bundle(Path(args.downloads)))
         return 0
     if args.command == "export":
         from .export import write_export

@@ -44,8 +44,9 @@ run_case(namespace, case) -> Result
                      inputs copied, warnings and stderr captured, exceptions caught,
                      writes into inputs detected, library normalizations noticed by
                      the tripwire (`normlab_sandbox.tripwire`)
-run_check(spec, run_one, hidden=False, seed=0, oracle=LIVE) -> Verdict
-                     make_cases -> run_one each -> judge
+run_check(spec, run_one, hidden=False, seed=0, oracle=ORACLE) -> Verdict
+                     make_cases -> run_one each -> judge; ORACLE is the live oracle, or in
+                     a student download its replay of recorded answers (`recording`)
 check(grade_id, *targets, hidden=False, assignment=None, seed=0)
                      run_check in this kernel; a visible check that passes prints
                      "✓ <grade_id>: <summary> (<points>)". A failure raises

@@ -2,7 +2,8 @@
 
 One module per assignment (`psN_<name>.py`) defines `ASSIGNMENT` (its id) and `CHECKS`
 (its specs, `spec.registry(...)`); this module only lists them. A new assignment is one
-more import and one more entry in `_COURSE`.
+more import and one more entry in `_COURSE`. In a student download each spec runs its
+recorded visible battery instead of its generator (`recording`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from . import (
     ps6_stability_speed,
     ps7_family,
 )
+from .recording import RECORDING
 from .spec import CheckSpec
 
 # the assignments' modules, in the course's order
@@ -29,6 +31,8 @@ _COURSE = (
     ps7_family,
 )
 CHECKS: dict[str, dict[str, CheckSpec]] = {module.ASSIGNMENT: module.CHECKS for module in _COURSE}
+if RECORDING is not None:  # a student download
+    CHECKS = RECORDING.checks(CHECKS)
 # the assignment ids, in the course's order
 ASSIGNMENTS: tuple[str, ...] = tuple(CHECKS)
 # manually graded cells (no CheckSpec), grade_id -> points: the rubric is in the source notebook

@@ -3,7 +3,7 @@
 The guarded call itself is `normlab_sandbox.guarded.run_case` (it also runs in the grading
 sandbox's kernel, where normlab is never loaded); here each `Ref` a case carries resolves to
 the trusted callable of `trusted` (the correct LayerNorm, a planted wrong one, a scripted
-clock).
+clock), or in a student download to its recorded replay (`recording.resolve`).
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from __future__ import annotations
 from normlab_sandbox import guarded
 from normlab_sandbox.cases import Case, Result
 
-from . import trusted
+from . import recording
 
 
 def run_case(namespace: dict, case: Case) -> Result:
     """Call the student's code for one `Case` under guards (see normlab_sandbox.guarded)."""
-    return guarded.run_case(namespace, case, trusted.resolve)
+    return guarded.run_case(namespace, case, recording.resolve)
 
 
 def run_cases(namespace: dict, cases: list[Case]) -> list[Result]:

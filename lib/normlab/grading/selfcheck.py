@@ -25,8 +25,9 @@ hand; it never raises.
 
 `find_check` (lookup and arity) and `run_check` (cases, runs, judge: a `Verdict`) are the
 resolution `check` shares with the sandboxed grader (`normlab.course`), which runs the cases
-in another process. Both judge with the live oracle (`normlab.grading.oracle`); `run_check`
-takes another (a student download's replay of recorded expectations) as `oracle=`.
+in another process. Both judge with the installed oracle, `recording.ORACLE`: the live one
+(`normlab.grading.oracle`), or in a student download its replay of recorded expectations;
+`run_check` takes another as `oracle=`.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import traceback
 from functools import partial
 
 from .catalog import CHECKS, MANUAL
-from .oracle import LIVE
+from .recording import ORACLE
 from .runner import run_case
 from .spec import DEFAULT_SEED, CheckSpec
 from .verdict import CRASHED, Verdict
@@ -79,7 +80,7 @@ def run_check(
     *,
     hidden: bool = False,
     seed: int = DEFAULT_SEED,
-    oracle=LIVE,
+    oracle=ORACLE,
 ) -> Verdict:
     """The `Verdict` on one battery of `spec`; run_one(case) -> Result runs each case wherever
     the student's code lives (its exceptions pass through); expectations come from `oracle`."""
