@@ -37,7 +37,7 @@ from course_helpers import run_sources  # noqa: E402
 from test_verdicts import submission_sources  # noqa: E402
 
 import normlab  # noqa: E402
-from normlab.course import student_download  # noqa: E402
+from normlab.course import student_download, student_recording  # noqa: E402
 from normlab.grading import (  # noqa: E402
     ASSIGNMENTS,
     CHECKS,
@@ -61,7 +61,7 @@ ASKED = {name for specs in CHECKS.values() for spec in specs.values() for name i
 ANSWERS = (
     ASKED
     | {"LayerNorm", "forward"}  # ps8_in_a_model's module (torch_twins.LayerNorm today)
-    | {fn.__name__ for objects in student_download.stub_functions().values() for fn in objects}
+    | {fn.__name__ for objects in student_recording.stub_functions().values() for fn in objects}
     | {name for name in dir(normlab.red_team) if not name.startswith("_")}
     | {f.__name__ for f in variants_family.GROUP_NORM + variants_family.BATCH_NORM_BACKWARD}
     | {"family", "statistics", "_moments", "_scale", "_group_norm", "_layer_norm_alt", "_norm_fn"}
@@ -104,7 +104,7 @@ def test_the_wheel_holds_the_checks_the_stubs_and_the_recording(members):
     top = {
         name.split("/")[1][:-3] for name in members if name.count("/") == 1 and "normlab/" in name
     }
-    assert top == {"__init__", *student_download.reference_modules()}
+    assert top == {"__init__", *student_recording.reference_modules()}
     sandbox = {name.split("/")[1][:-3] for name in members if name.startswith("normlab_sandbox/")}
     assert sandbox == set(student_download.SANDBOX)
 
@@ -336,7 +336,7 @@ def test_no_public_callable_of_the_download_computes_an_answer(venv, tmp_path):
     ]
     assert computing == [], f"these compute an answer: {computing}"
     stubs = {
-        w: o for w, o in found.items() if w.split(".")[1] in student_download.reference_modules()
+        w: o for w, o in found.items() if w.split(".")[1] in student_recording.reference_modules()
     }
     assert len(stubs) > 20
     for where, outcome in stubs.items():  # each reference name: a stub that raises

@@ -1,6 +1,6 @@
 """The student download's recording replays the live checks, and computes nothing itself.
 
-`normlab.course.student_download.record` records, from the full normlab, every check's visible
+`normlab.course.student_recording.record` records, from the full normlab, every check's visible
 battery and what its judge asks about it; `normlab.grading.recording` replays that in a
 download. Here, in this process: the replayed checks give the live verdicts and messages over
 the verdict bank's visible batteries (one known exception, below), a question or a call that
@@ -22,7 +22,7 @@ from test_oracle import BACKING_MODULES, _reaches
 from test_verdicts import submissions
 
 import normlab
-from normlab.course import student_download
+from normlab.course import student_download, student_recording
 from normlab.grading import CHECKS, DEFAULT_SEED, recording, run_case, trusted
 from normlab.grading.oracle import LIVE
 from normlab.grading.selfcheck import CheckerError, run_check
@@ -39,7 +39,7 @@ WITNESS_FROM_AUDIT = "ps3_axes/bank:bn-eps-outside-and-witness-from-audit"
 @pytest.fixture(scope="module")
 def recorded() -> recording.Recording:
     """The recording, through its bytes (what a download holds)."""
-    return recording.Recording.loads(student_download.record().dumps())
+    return recording.Recording.loads(student_recording.record().dumps())
 
 
 def _verdicts(checks, namespace, resolve, oracle) -> dict:

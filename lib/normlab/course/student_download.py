@@ -13,257 +13,44 @@ The source tree (`write_source`) holds
   it, the trusted callables, nbgrader's feedback step), with the body of every case-making
   function (one with a parameter `rng`: a battery's generator, hidden extras included, or a
   helper of one) replaced by a `raise` (`strip_case_makers`);
-- `normlab/grading/recorded.json`, the recording (`record`; `normlab.grading.recording`
-  replays it, and is what tells the package it is a download);
+- `normlab/grading/recorded.json`, the recording (`student_recording.record`;
+  `normlab.grading.recording` replays it, and is what tells the package it is a download);
 - `normlab/__init__.py` and, for each module of the reference, a module of the same name whose
   public functions are stubs with the reference's names and parameters that return
   `recording.call(...)` (so `import normlab` works as the notebooks use it, and a student's
   function that calls one is reported by the tripwire exactly as at grading);
 - nothing of course/, bench/, training/ or the chapters' modules.
 
-The recording (`record`) is made from whatever `CHECKS` holds, in the full normlab: for every
-check, its visible battery; the course's solution (`solutions/<ps>/<ps>.ipynb`, all but its
-test cells) run on it, every trusted LayerNorm a check hands over wrapped so that each call the
-solution makes (ps3's witness) is recorded; the judge judging the solution's results, then,
-case by case, a wrong result in place of one (`wrong_results`), through an oracle that records
-every question and answer; and, for a case whose target is a public normlab function, that
-function on the case's own arguments. A new check or a new visible case needs a rebuild, no
-more (make rebuilds the download when anything under lib/, solutions/ or exercises/ changes).
+The recording is made from whatever `CHECKS` holds (`student_recording`). A new check or a
+new visible case needs a rebuild, no more: make rebuilds the download when anything under lib/,
+solutions/ or exercises/ changes.
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
-import importlib
 import importlib.metadata
 import inspect
-import io
 import shutil
 import subprocess
 import sys
 import zipfile
-from dataclasses import replace
 from pathlib import Path
 
-import nbformat
-import numpy as np
+from normlab.grading import ASSIGNMENTS, recording
 
-import normlab
-from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, recording, reference, trusted
-from normlab.grading.oracle import LIVE
-from normlab_sandbox import guarded
-from normlab_sandbox.cases import Ref, Result
+from .student_recording import REPO, library_name, record, stub_functions
 
-LIB = Path(normlab.__file__).resolve().parents[1]
-REPO = LIB.parent
+LIB = REPO / "lib"
 SANDBOX = ("__init__", "cases", "guarded", "tripwire", "wire")
 GRADERS_ONLY = ("feedback", "oracle", "reference", "trusted", "variant_outputs", "variants_family")
 BUNDLE = "normlab-course-student"
 EPOCH_ZIP = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip file holds: the same bytes each time
-SUMMARY_CELL = "summary"  # the grade_id of each notebook's last cell, summary(globals())
 STRIPPED = "not in the student download: the visible cases are recorded (recording.py)"
 
 
 class BuildError(Exception):
     """The download cannot be built as the course promises (the message says why)."""
-
-
-# --- the recording ------------------------------------------------------------------------
-
-
-def answer_cells(nb) -> list[str]:
-    """The sources of a notebook's code cells but its test cells and its summary cell."""
-    cells = []
-    for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        is_test = meta.get("grade") and not meta.get("solution")
-        if cell.cell_type == "code" and not is_test and meta.get("grade_id") != SUMMARY_CELL:
-            cells.append(cell.source)
-    return cells
-
-
-def solution_namespace(assignment: str) -> dict:
-    """The course's solution: the source notebook's cells run here (their output kept quiet)."""
-    path = REPO / "solutions" / assignment / f"{assignment}.ipynb"
-    namespace: dict = {}
-    with contextlib.redirect_stdout(io.StringIO()):
-        for source in answer_cells(nbformat.read(path, as_version=4)):
-            exec(compile(source, f"<{path.name}>", "exec"), namespace)  # noqa: S102 (ours)
-    return namespace
-
-
-def library_name(fn) -> str:
-    """A reference function's name as a student calls it, after "normlab.": "layer_norm" for
-    what normlab exports, else "<module>.<function>" ("red_team.wrong_axis")."""
-    if getattr(normlab, fn.__name__, None) is fn:
-        return fn.__name__
-    return f"{fn.__module__.removeprefix('normlab.')}.{fn.__name__}"
-
-
-def public_function(path: str):
-    """normlab's function at dotted `path` ("layer_norm", "red_team.wrong_axis"), or None."""
-    found = normlab
-    for part in path.split("."):
-        found = getattr(found, part, None)
-    return found if inspect.isfunction(found) else None
-
-
-class Recorder:
-    """Records answers by question: the oracle's, library calls, trusted LayerNorms' calls."""
-
-    def __init__(self, signatures: dict) -> None:
-        self.signatures = signatures
-        self.answers: dict = {}
-        self.refs: dict = {}
-        self.norm_inputs: list = []  # every input a trusted LayerNorm was called on
-        self.failures: list[str] = []  # judges that raised on a made-up wrong result
-        self._live: dict = {}
-
-    def ask(self, question: tuple, compute):
-        key = recording.fingerprint(question)
-        if key not in self._live:
-            try:
-                self._live[key] = (compute(), None)
-            except Exception as exc:  # noqa: BLE001 (recorded, and raised again below)
-                self._live[key] = (None, exc)
-            value, error = self._live[key]
-            self.answers[key] = (
-                recording.Raised(type(error).__name__, str(error))
-                if error
-                else recording.storable(value)
-            )
-        value, error = self._live[key]
-        if error:
-            raise error
-        return value
-
-    def call(self, name: str, fn, args: tuple, kwargs: dict):
-        question = recording.call_question(self.signatures[name], name, args, kwargs)
-        return recording.copied(self.ask(question, lambda: fn(*args, **kwargs)))
-
-    # the oracle's four questions, as recording.RecordedOracle asks them
-    def reference(self, name, *args, **kwargs):
-        q = ("reference", name, args, kwargs)
-        return self.ask(q, lambda: LIVE.reference(name, *args, **kwargs))
-
-    def family(self, x, eps):
-        return self.ask(("family", x, eps), lambda: LIVE.family(x, eps))
-
-    def statistics(self, x):
-        return self.ask(("statistics", x), lambda: LIVE.statistics(x))
-
-    def wrong(self, name, *args, **kwargs):
-        return self.ask(("wrong", name, args, kwargs), lambda: LIVE.wrong(name, *args, **kwargs))
-
-    def resolve(self, ref: Ref, made: dict):
-        """The graders' trusted callable; a LayerNorm of normlab's wrapped to record its calls."""
-        live = trusted.resolve(ref, made)
-        fn = public_function(ref.name)
-        if fn is None:
-            return live  # ps6's scripted timer: the download carries it as it is
-        name = self.refs[ref.name] = library_name(fn)
-
-        def norm_fn(x):
-            self.norm_inputs.append(np.array(x, copy=True))
-            return self.call(name, live, (x,), {})
-
-        return norm_fn
-
-
-def _mapped(value, f):
-    """`value` with f applied to every number and numeric array in it (not to bools)."""
-    if isinstance(value, (bool, np.bool_)):
-        return value
-    if isinstance(value, np.ndarray) and value.dtype.kind in "fiu":
-        with np.errstate(all="ignore"):
-            return np.asarray(f(value.astype(np.float64))).astype(value.dtype, copy=False)
-    if isinstance(value, (int, float, np.number)):
-        return float(f(np.float64(value)))
-    if isinstance(value, tuple):
-        return tuple(_mapped(v, f) for v in value)
-    return value
-
-
-def wrong_results(case, result: Result) -> list[Result]:
-    """Results a wrong submission could give for `case`, derived from a right one: every
-    number scaled, every number NaN, a bool flipped, the input echoed, an error."""
-    wrong = [Result(error=("RuntimeError", "a wrong submission"))]
-    if result.error is None:
-        wrong.append(replace(result, output=_mapped(result.output, lambda a: a * 1.5 + 0.25)))
-        wrong.append(replace(result, output=_mapped(result.output, lambda a: a * np.nan)))
-        if isinstance(result.output, (bool, np.bool_)):
-            wrong.append(replace(result, output=not result.output))
-    arrays = [a for a in case.args if isinstance(a, np.ndarray)]
-    if arrays:
-        wrong.append(Result(output=arrays[0].copy(), output_type="numpy.ndarray"))
-    return wrong
-
-
-def stub_functions() -> dict[str, list]:
-    """Every public function of the reference's modules: the download's stubs, by module."""
-    found: dict[str, list] = {}
-    for name in reference_modules():
-        module = importlib.import_module(f"normlab.{name}")
-        found[name] = [
-            obj
-            for attr, obj in vars(module).items()
-            if not attr.startswith("_")
-            and (inspect.isfunction(obj) or inspect.isclass(obj))
-            and obj.__module__ == module.__name__
-        ]
-    return found
-
-
-def reference_modules() -> tuple[str, ...]:
-    """The modules normlab/__init__.py imports (with theirs), but the private ones."""
-    return tuple(m for m in reference.reference_modules() if not m.startswith("_"))
-
-
-def record() -> recording.Recording:
-    """The recording of every check's visible battery (see the module docstring)."""
-    signatures = {
-        library_name(fn): recording.signature_of(fn)
-        for objects in stub_functions().values()
-        for fn in objects
-        if inspect.isfunction(fn)
-    }
-    recorder = Recorder(signatures)
-    cases: dict = {}
-    with np.errstate(all="ignore"):
-        for assignment in ASSIGNMENTS:
-            solution = solution_namespace(assignment)
-            cases[assignment] = {}
-            for grade_id, spec in CHECKS[assignment].items():
-                battery = cases[assignment][grade_id] = spec.make_cases(DEFAULT_SEED, hidden=False)
-                _record_battery(recorder, spec, battery, solution)
-    # every trusted LayerNorm on every input any of them was given: a witness that probes as
-    # the course's does, in another order or fewer, is answered whichever norm it is handed
-    for ref_name, name in recorder.refs.items():
-        live = trusted.resolve(Ref(ref_name), {})
-        for x in recorder.norm_inputs:
-            with contextlib.suppress(Exception):  # recorded: the replay raises it too
-                recorder.call(name, live, (x,), {})
-    for failure in recorder.failures:
-        print(f"note: a judge raised on a made-up wrong result: {failure}", file=sys.stderr)
-    return recording.Recording(cases, recorder.answers, signatures, recorder.refs)
-
-
-def _record_battery(recorder: Recorder, spec, battery: list, solution: dict) -> None:
-    results = [guarded.run_case(solution, case, recorder.resolve) for case in battery]
-    spec.judge(battery, results, recorder)
-    for k, case in enumerate(battery):
-        for wrong in wrong_results(case, results[k]):
-            try:
-                spec.judge(battery, [*results[:k], wrong, *results[k + 1 :]], recorder)
-            except Exception as exc:  # noqa: BLE001 (what it asked before is recorded)
-                recorder.failures.append(f"{spec.grade_id}, case {k}: {type(exc).__name__}: {exc}")
-    for case in battery:  # a student's function that calls normlab's own, on its arguments
-        fn = public_function(case.target) if case.how == "call" else None
-        if fn is not None and case.target in normlab.__all__:
-            private = reference.PUBLIC[case.target]  # what the graders compute with
-            with contextlib.suppress(Exception):  # recorded: the replay raises it too
-                recorder.call(library_name(fn), private, case.args, case.kwargs)
 
 
 # --- the source tree ----------------------------------------------------------------------
