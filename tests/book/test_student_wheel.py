@@ -6,8 +6,9 @@ Here, without building the book:
 
 - the wheel and the bundle, scanned: only the checks' modules, the stubs of the reference and
   the recording; no `def` (or class) of anything a problem set asks for, a misconception
-  variant or a planted wrong LayerNorm but a stub; no case maker, no hidden case, no module
-  that stays with the graders, nothing of course/, bench/, training/;
+  variant or a planted wrong LayerNorm but a stub; no case maker, no hidden case (its inputs,
+  the names of its planted LayerNorms, the shapes written in its makers), no module that stays
+  with the graders, nothing of course/, bench/, training/;
 - a fresh venv made from the download (python -m venv, pip install the wheel: NumPy only), in
   which every public callable of the installed packages is called on a probe input (arguments
   by name, `PROBE_VALUES`): none returns what the reference returns for an answer there;
@@ -111,17 +112,30 @@ def test_the_wheel_holds_the_checks_the_stubs_and_the_recording(members):
 
 def _is_stub(node) -> bool:
     """A stub: a function that only words its question and returns the recorded answer
-    (`recording.call(...)`, `....answer(...)`), or a class whose only method raises."""
+    (`recording.call(...)`, `....answer(...)`) or delegates to a module that stays with the
+    graders (the oracle's `LIVE`, which the download never calls), or a class whose only
+    method raises."""
     body = [s for s in node.body if not isinstance(getattr(s, "value", None), ast.Constant)]
     if isinstance(node, ast.ClassDef):
         (init,) = body
         return init.name == "__init__" and isinstance(init.body[-1], ast.Raise)
     *words, last = body
+    absent = {
+        alias.asname or alias.name
+        for w in words
+        if isinstance(w, ast.ImportFrom)
+        and (w.module or "").rsplit(".", 1)[-1] in student_download.GRADERS_ONLY
+        for alias in w.names
+    }
+    callee = ast.unparse(last.value.func) if isinstance(last, ast.Return) else ""
     return (
-        all(isinstance(w, ast.Assign) and isinstance(w.value, ast.JoinedStr) for w in words)
-        and isinstance(last, ast.Return)
-        and isinstance(last.value, ast.Call)
-        and ast.unparse(last.value.func).rsplit(".", 1)[-1] in ("call", "answer")
+        all(
+            (isinstance(w, ast.Assign) and isinstance(w.value, ast.JoinedStr))
+            or isinstance(w, ast.ImportFrom)
+            for w in words
+        )
+        and isinstance(getattr(last, "value", None), ast.Call)
+        and (callee.rsplit(".", 1)[-1] in ("call", "answer") or callee in absent)
     )
 
 
@@ -163,6 +177,28 @@ def test_no_case_maker_and_no_hidden_case_in_the_wheel(members, sources):
                 if isinstance(x, np.ndarray) and x.size > 1:
                     assert recording.fingerprint((x,)) not in kept_inputs, (assignment, grade_id)
     assert hidden_only > 100  # the scan has teeth
+
+
+def _shapes(hidden: bool) -> set[tuple]:
+    return {
+        arg.shape
+        for specs in CHECKS.values()
+        for spec in specs.values()
+        for case in spec.make_cases(DEFAULT_SEED, hidden=hidden)
+        for arg in case.args
+        if isinstance(arg, np.ndarray)
+    }
+
+
+def test_no_shape_only_the_hidden_battery_uses_is_written_in_the_wheel(members):
+    """A hidden battery's shapes are written in its case makers' source; the wheel's source
+    has none of them (a shape a visible case uses too may appear)."""
+    hidden_only = _shapes(True) - _shapes(False)
+    code = "\n".join(data.decode() for name, data in members.items() if name.endswith(".py"))
+    assert not [shape for shape in hidden_only if repr(shape) in code]
+    grading = Path(normlab.__file__).parent / "grading"
+    source = "\n".join(p.read_text(encoding="utf-8") for p in grading.rglob("*.py"))
+    assert len([shape for shape in hidden_only if repr(shape) in source]) > len(hidden_only) / 2
 
 
 def _cases(kept):

@@ -17,7 +17,7 @@ import numpy as np
 from test_verdicts import submissions
 
 from normlab.grading import CHECKS, DEFAULT_SEED, ps1_by_hand, run_cases, variants_family
-from normlab.grading.oracle import LIVE, WRONG
+from normlab.grading.oracle import LIVE, wrong_implementations
 
 GRADING = Path(ps1_by_hand.__file__).parent
 # what computes expectations: the reference, every variant's output, ps7's wrong implementations
@@ -53,7 +53,7 @@ def test_no_judge_reaches_the_reference_or_the_variants_but_through_its_oracle()
 def test_the_oracle_answers_ps7s_wrong_implementations_by_name():
     x = np.random.default_rng(0).normal(size=(2, 6, 3))
     assert np.array_equal(LIVE.wrong("strided_groups", x, 3), variants_family.strided_groups(x, 3))
-    assert set(WRONG) == {
+    assert set(wrong_implementations()) == {
         f.__name__ for f in variants_family.GROUP_NORM + variants_family.BATCH_NORM_BACKWARD
     }
 

@@ -17,31 +17,44 @@ answers for a battery are fixed before the student's code runs. The grader and a
 `check` use `LIVE`, backed by the live reference and variants; a student download backs the
 same methods with a replay of the answers recorded for the visible cases when it is built
 (`recording.RecordedOracle`), and runs every visible check with no implementation of any
-answer inside (this module and its backing stay with the graders).
+answer inside. What backs `LIVE` stays with the graders; this module computes nothing itself
+and imports it when first asked, so the download carries it (a module that makes cases with
+`LIVE` imports there, and never calls it).
 """
 
 from __future__ import annotations
 
-from . import reference, variant_outputs, variants_family
+from functools import cache
 
-# ps7's wrong group norms and batch-norm backwards, by function name
-WRONG = {f.__name__: f for f in variants_family.GROUP_NORM + variants_family.BATCH_NORM_BACKWARD}
+
+@cache
+def wrong_implementations() -> dict:
+    """ps7's wrong group norms and batch-norm backwards (`variants_family`), by function name."""
+    from .variants_family import BATCH_NORM_BACKWARD, GROUP_NORM
+
+    return {f.__name__: f for f in GROUP_NORM + BATCH_NORM_BACKWARD}
 
 
 class LiveOracle:
     """The oracle backed by the graders' private copy of the reference and by `variant_outputs`."""
 
     def reference(self, name: str, *args, **kwargs):
-        return reference.PUBLIC[name](*args, **kwargs)
+        from .reference import PUBLIC
+
+        return PUBLIC[name](*args, **kwargs)
 
     def family(self, x, eps: float) -> dict:
-        return variant_outputs.family(x, eps)
+        from .variant_outputs import family
+
+        return family(x, eps)
 
     def statistics(self, x) -> dict:
-        return variant_outputs.statistics(x)
+        from .variant_outputs import statistics
+
+        return statistics(x)
 
     def wrong(self, name: str, *args, **kwargs):
-        return WRONG[name](*args, **kwargs)
+        return wrong_implementations()[name](*args, **kwargs)
 
 
 LIVE = LiveOracle()
