@@ -10,7 +10,7 @@ which the book publishes (`html_extra_path` in _config.yml) for exercises/gettin
 The source tree (`write_source`) holds
 - `normlab_sandbox`'s `SANDBOX` modules: a case run under guards, the wire's data codec;
 - `normlab.grading` but `GRADERS_ONLY` (the reference's private copy, what backs the oracle,
-  the trusted callables, nbgrader's feedback step), with the body of every case-making
+  the trusted callables), with the body of every case-making
   function (one with a parameter `rng`: a battery's generator, hidden extras included, or a
   helper of one) replaced by a `raise` (`strip_case_makers`);
 - `normlab/grading/recorded.json`, the recording (`student_recording.record`;
@@ -43,7 +43,7 @@ from .student_recording import REPO, library_name, record, stub_functions
 
 LIB = REPO / "lib"
 SANDBOX = ("__init__", "cases", "guarded", "tripwire", "wire")
-GRADERS_ONLY = ("feedback", "reference", "trusted", "variant_outputs", "variants_family")
+GRADERS_ONLY = ("reference", "trusted", "variant_outputs", "variants_family")
 BUNDLE = "normlab-course-student"
 EPOCH_ZIP = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip file holds: the same bytes each time
 STRIPPED = "not in the student download: the visible cases are recorded (recording.py)"
