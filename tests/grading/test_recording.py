@@ -183,14 +183,24 @@ def helper(rng, x):
 
 def check(grade_id, hidden=False):
     return hidden
+
+
+def hidden_only(extras):
+    return extras
+
+
+SHAPES = ([(3, 5)], hidden_only([(4, 7, 7),
+    (2, 2, 9)]))  # "✓": offsets count bytes
 '''
 
 
-def test_stripping_replaces_the_body_of_every_function_that_takes_rng():
+def test_stripping_empties_hidden_only_and_every_function_that_takes_rng():
     stripped = student_download.strip_case_makers(SOURCE, "example.py")
-    assert "(2, 3, 2, 5)" not in stripped and "hidden shapes" not in stripped
+    for gone in ("(2, 3, 2, 5)", "hidden shapes", "(4, 7, 7)", "(2, 2, 9)"):
+        assert gone not in stripped
     namespace: dict = {}
     exec(stripped, namespace)  # noqa: S102 (the example above)
+    assert namespace["SHAPES"] == ([(3, 5)], [])
     make, judge = namespace["spec"]("kind")
     with pytest.raises(RuntimeError, match="not in the student download"):
         make(None, True)

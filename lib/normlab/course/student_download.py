@@ -12,7 +12,8 @@ The source tree (`write_source`) holds
 - `normlab.grading` but `GRADERS_ONLY` (the reference's private copy, what backs the oracle,
   the trusted callables), with the body of every case-making
   function (one with a parameter `rng`: a battery's generator, hidden extras included, or a
-  helper of one) replaced by a `raise` (`strip_case_makers`);
+  helper of one) replaced by a `raise`, and each `hidden_only(...)` (the hidden extras
+  written as data where a check is declared) emptied (`strip_case_makers`);
 - `normlab/grading/recorded.json`, the recording (`student_recording.record`;
   `normlab.grading.recording` replays it, and is what tells the package it is a download);
 - `normlab/__init__.py` and, for each module of the reference, a module of the same name whose
@@ -62,7 +63,34 @@ def _takes_rng(node) -> bool:
 
 
 def strip_case_makers(source: str, where: str) -> str:
-    """`source` with the body of every function that takes `rng` replaced by a `raise`."""
+    """`source` with what only a hidden battery holds taken out: each `hidden_only(...)`
+    emptied to `hidden_only([])`, and the body of every function that takes `rng` (a case
+    maker) replaced by a `raise`."""
+    return _strip_makers(_empty_hidden_only(source), where)
+
+
+def _empty_hidden_only(source: str) -> str:
+    data = source.encode()  # ast's column offsets count UTF-8 bytes
+    starts = [0]
+    for line in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    calls = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("hidden_only")
+    ]
+    spans: list[tuple[int, int, str]] = []
+    for node in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
+        start = starts[node.lineno - 1] + node.col_offset
+        if not spans or start >= spans[-1][1]:  # the outermost calls only
+            end = starts[node.end_lineno - 1] + node.end_col_offset
+            spans.append((start, end, ast.unparse(node.func)))
+    for start, end, name in reversed(spans):
+        data = data[:start] + name.encode() + b"([])" + data[end:]
+    return data.decode()
+
+
+def _strip_makers(source: str, where: str) -> str:
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     spans = []

@@ -22,7 +22,7 @@ from .evidence import arrays_output, shown_type, where
 from .judges import each_case, returned
 from .oracle import LIVE
 from .random_inputs import messy
-from .spec import CheckSpec, check_spec
+from .spec import CheckSpec, check_spec, hidden_only
 
 NAMES = ("dy", "x", "gamma", "eps")
 # what `Result.output_type` reads for three NumPy arrays, returned as a tuple or a list
@@ -74,9 +74,9 @@ def orthogonal_dy(rng, x, eps: float, axes=None) -> np.ndarray:
 
 DTYPE_CASES = (
     [((4, 6), np.float64), ((2, 3, 5), np.float32)],
-    [((2, 2, 2, 4), np.float64), ((5, 5), np.float32)],
+    hidden_only([((2, 2, 2, 4), np.float64), ((5, 5), np.float32)]),
 )
-UNTOUCHED_SHAPES = ([(3, 5)], [(2, 3, 4)])
+UNTOUCHED_SHAPES = ([(3, 5)], hidden_only([(2, 3, 4)]))
 
 
 def _dtype_cases(function: str, cases):

@@ -78,6 +78,14 @@ def check_spec(
     )
 
 
+def hidden_only(extras: list) -> list:
+    """What only a hidden battery holds, written as data where a check is declared (the
+    shapes a case maker adds when hidden=True, say): `extras` itself. The student download
+    ships the checks' code with each `hidden_only(...)` emptied, as it ships each case maker
+    (a function that takes `rng`) with its body stripped (normlab.course.student_download)."""
+    return extras
+
+
 def registry(*specs: CheckSpec) -> dict[str, CheckSpec]:
     """Index specs by grade_id; a duplicate id, or a cell worth no points, is a mistake."""
     found: dict[str, CheckSpec] = {}
