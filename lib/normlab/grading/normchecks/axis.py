@@ -9,7 +9,7 @@ from normlab_sandbox.cases import Case
 from .. import variants
 from ..evidence import where
 from ..random_inputs import messy
-from ..spec import CheckSpec, check_spec
+from ..spec import CheckSpec, check_spec, hidden_only
 from .family import evidence_of_difference, family_judge, input_of, output_of
 from .kind import NormKind, call
 
@@ -34,10 +34,10 @@ def axis_spec(kind: NormKind, grade_id: str = "axis", *, points: float) -> Check
     # every shape, in the order they are drawn; the visible battery is the first two, and
     # for a per-record norm also the square input (where a wrong axis keeps the shape) and
     # the single record (where x.shape[:-1] is ())
-    shapes = [(4, 5) if kind.leading_axes else (3, 5), (2, 3, 4), (6, 6), (2, 3, 2, 5), (3, 1, 7)]
-    visible = shapes[:2] if kind.leading_axes else [*shapes[:3], (7,)]
-    if not kind.leading_axes:
-        shapes += [(7,), (1, 6)]
+    first = (4, 5) if kind.leading_axes else (3, 5)
+    records = [] if kind.leading_axes else [(7,), *hidden_only([(1, 6)])]
+    shapes = [first, (2, 3, 4), (6, 6), *hidden_only([(2, 3, 2, 5), (3, 1, 7)]), *records]
+    visible = [first, (2, 3, 4)] if kind.leading_axes else [first, (2, 3, 4), (6, 6), (7,)]
 
     def make(rng, hidden: bool) -> list[Case]:
         drawn = {s: call(kind, messy(rng, s), tag="axis") for s in shapes}
