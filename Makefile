@@ -52,8 +52,8 @@ book: install student
 	@echo "The book is built: open file://$(CURDIR)/_build/html/index.html (or: make serve)"
 
 lint: install
-	$(PY) -m ruff check lib tests
-	$(PY) -m ruff format --check lib tests
+	$(PY) -m ruff check lib tests _ext scripts
+	$(PY) -m ruff format --check lib tests _ext scripts
 
 test: lint
 	$(PY) -m pytest

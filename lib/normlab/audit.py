@@ -91,7 +91,7 @@ class _Broken(Exception):
 def _run(norm_fn, x: np.ndarray, *, copy: bool = True) -> np.ndarray:
     try:
         y = norm_fn(x.copy() if copy else x)
-    except Exception as err:  # the witness reports, it does not crash
+    except Exception as err:  # noqa: BLE001 - the witness reports, it does not crash
         raise _Broken(f"norm_fn raised {type(err).__name__}: {err}") from None
     y = np.asarray(y, dtype=float)
     if y.shape != x.shape:

@@ -48,7 +48,7 @@ def _plain(obj):
     if hasattr(obj, "__array__"):
         try:
             return np.array(obj), _type_name(obj)
-        except Exception:  # an array-like that will not convert: keep only its name
+        except Exception:  # noqa: BLE001 - an array-like that will not convert: keep its name
             pass
     return None, _type_name(obj)
 
@@ -96,7 +96,7 @@ def run_case(namespace: dict, case: Case, resolve) -> Result:
             with tripwire.active():
                 returned = target(*args, **kwargs)
             output, output_type = _plain(returned)
-        except (Exception, SystemExit) as err:
+        except (Exception, SystemExit) as err:  # noqa: BLE001 - the student's error is the result
             error = (_type_name(err), _message(err))
 
     modified = []

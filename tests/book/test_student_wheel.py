@@ -34,12 +34,12 @@ import pytest
 from student_route import BUNDLE, bundle_members, clean_env, installed, run, wheel_members
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "grading"))
-from course_helpers import run_sources  # noqa: E402
-from test_verdicts import submission_sources  # noqa: E402
+from course_helpers import run_sources
+from test_verdicts import submission_sources
 
-import normlab  # noqa: E402
-from normlab.course import student_download, student_recording  # noqa: E402
-from normlab.grading import (  # noqa: E402
+import normlab
+from normlab.course import student_download, student_recording
+from normlab.grading import (
     ASSIGNMENTS,
     CHECKS,
     DEFAULT_SEED,
@@ -50,9 +50,9 @@ from normlab.grading import (  # noqa: E402
     variant_outputs,
     variants_family,
 )
-from normlab.grading.selfcheck import CheckerError  # noqa: E402
-from normlab_sandbox import wire  # noqa: E402
-from normlab_sandbox.cases import Ref  # noqa: E402
+from normlab.grading.selfcheck import CheckerError
+from normlab_sandbox import wire
+from normlab_sandbox.cases import Ref
 
 pytestmark = pytest.mark.slow
 
