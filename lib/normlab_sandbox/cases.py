@@ -34,9 +34,11 @@ class Ref:
 class Case:
     """One question put to the student's namespace.
 
-    `how` is "call" (call `target` with `args` and `kwargs`) or "get" (read the
-    value `target`). `tag` and `meta` tell the judge what the case is for (e.g.
-    tag "changed", meta {"record": (0, 3)}); `label` describes it to a student.
+    `how` is "call" (call `target` with `args` and `kwargs`), "get" (read the
+    value `target`) or "probe" (hand `target`, a class, to the probe named `probe`,
+    `module_probes.PROBES[probe](target, *args, **kwargs)`: ps8's torch module). `tag`
+    and `meta` tell the judge what the case is for (e.g. tag "changed", meta
+    {"record": (0, 3)}); `label` describes it to a student.
     """
 
     target: str
@@ -46,10 +48,13 @@ class Case:
     tag: str = ""
     label: str = ""
     meta: dict = field(default_factory=dict)
+    probe: str = ""
 
     def __post_init__(self) -> None:
-        if self.how not in ("call", "get"):
-            raise ValueError(f"Case.how must be 'call' or 'get'; got {self.how!r}")
+        if self.how not in ("call", "get", "probe"):
+            raise ValueError(f"Case.how must be 'call', 'get' or 'probe'; got {self.how!r}")
+        if (self.how == "probe") != bool(self.probe):
+            raise ValueError("a probe names its probe, and only a probe does")
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,8 @@ class Result:
 
     output           the return value (or the value read), made plain: arrays are
                      copied, tuples and lists become tuples, array-likes (a torch
-                     tensor) become arrays; None when the call raised
+                     tensor) become arrays; a probe's dict of plain data as it is;
+                     None when the call raised
     output_type      the type of what came back, e.g. "numpy.ndarray" or
                      "tuple(numpy.ndarray, numpy.ndarray)"
     error            (exception type name, message) when the call raised, else None

@@ -12,7 +12,8 @@ Guards, so that one case can neither crash the check nor leak into the next:
 - exceptions, `SystemExit` included, become `Result.error`; KeyboardInterrupt
   (nbgrader's cell timeout) still interrupts;
 - the tripwire records any library normalization the call reaches;
-- the output is made plain data (arrays, scalars, tuples of those).
+- the output is made plain data (arrays, scalars, tuples of those; a probe's dict of
+  them, see `module_probes`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,13 @@ def _plain(obj):
         except Exception:  # noqa: BLE001 - an array-like that will not convert: keep its name
             pass
     return None, _type_name(obj)
+
+
+def _probe(name: str):
+    """ps8's probe `name` (`module_probes` imports torch: loaded only for a probe)."""
+    from .module_probes import PROBES
+
+    return PROBES[name]
 
 
 def _resolve(value, refs: dict, resolve):
@@ -93,9 +101,14 @@ def run_case(namespace: dict, case: Case, resolve) -> Result:
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("always")
         try:
-            with tripwire.active():
-                returned = target(*args, **kwargs)
-            output, output_type = _plain(returned)
+            if case.how == "probe":  # ps8: the probe returns plain data itself
+                probe = _probe(case.probe)
+                with tripwire.active():
+                    output, output_type = probe(target, *args, **kwargs), "dict"
+            else:
+                with tripwire.active():
+                    returned = target(*args, **kwargs)
+                output, output_type = _plain(returned)
         except (Exception, SystemExit) as err:  # noqa: BLE001 - the student's error is the result
             error = (_type_name(err), _message(err))
 

@@ -15,13 +15,15 @@ another fails a checksum and reads as `LostSync`, never as a garbled length.
 Setup. The grader starts the kernel (inside bubblewrap under strict isolation) with the
 environment it chose and sends
 
-    {"op": "setup", "uid", "workdir", "files", "limits"}, then `files` frames
+    {"op": "setup", "uid", "workdir", "files", "limits", "torch"}, then `files` frames
     {"op": "file", "path", "data"}                              -> {"op": "ready"}
 
 in that order: the uid (given when the grader runs as root: the grading slot's own
 unprivileged uid, taken before anything else), the private working folder with the
 submission's files (its notebooks left out: the autograded copy holds the restored hidden
-tests), then the resource limits.
+tests), then the resource limits. "torch" (absent: false) is the assignment's, chosen by the
+grader: true gives the notebook the real torch (ps8 grades a torch module), false the
+stand-in (see `standins`); normlab is a stand-in either way.
 
 Requests, one at a time, each with an "id"; every frame the kernel sends while it serves one
 carries that id, and exactly one of them is the reply {"op": "done", "id", ...}:
@@ -151,8 +153,9 @@ def receive_files(link: channel.Channel, workdir: str, count: int) -> None:
             handle.write(frame["data"])
 
 
-def set_up(link: channel.Channel) -> None:
-    """Apply the grader's setup message (see the module docstring)."""
+def set_up(link: channel.Channel) -> bool:
+    """Apply the grader's setup message (see the module docstring); whether the notebook
+    gets the real torch."""
     setup = link.receive()
     if not isinstance(setup, dict) or setup.get("op") != "setup":
         raise SetupError("the grader's first message is not the setup")
@@ -164,6 +167,7 @@ def set_up(link: channel.Channel) -> None:
     receive_files(link, workdir, int(setup["files"]))
     os.chdir(workdir)
     set_limits(setup["limits"])
+    return setup.get("torch", False) is True
 
 
 # --- requests -----------------------------------------------------------------------------
@@ -251,10 +255,10 @@ def handle(shell, link: channel.Channel, stalled: Stalled, request: dict) -> dic
         return {"interrupted": True, "running": []}
 
 
-def serve(link: channel.Channel) -> None:
+def serve(link: channel.Channel, real_torch: bool = False) -> None:
     """Answer requests until told to stop (or the grader is gone)."""
     shell, stalled = make_shell(), Stalled()
-    standins.install()
+    standins.install(real_torch)
     sys.argv = ["grading-sandbox"]
     link.send({"op": "ready"})
     while True:
@@ -276,14 +280,14 @@ def main() -> None:
     link = channel.connect(socket.socket(fileno=int(sys.argv[1])), WIRE_TYPES)
     link.interrupts.install()
     try:
-        set_up(link)
+        real_torch = set_up(link)
     except Exception as exc:  # noqa: BLE001 (no student code runs in a kernel not set up)
         try:
             link.send({"op": "setup failed", "reason": f"{type(exc).__name__}: {exc}"[:500]})
         finally:
             os._exit(wire.SETUP_FAILED)
     try:
-        serve(link)
+        serve(link, real_torch)
     finally:
         os._exit(wire.HARNESS_FAILED)
 

@@ -10,7 +10,9 @@ trusted helpers would be.
   checks) prints a one-line note and gets None, and grading goes on;
   `normlab.grading.use_assignment` does nothing (the grader knows the assignment).
 - `import torch` succeeds (an unused import costs nothing) but using it raises `Unavailable`;
-  the grader hears of each use, so a call to a torch normalization shows as reuse.
+  the grader hears of each use, so a call to a torch normalization shows as reuse. Only an
+  assignment that grades torch code (ps8's module) gets the real torch instead, when the
+  grader's setup message says so (`install(real_torch=True)`); the kernel never decides it.
 - NumPy's `var`, `std`, `nanvar` and `nanstd` (also `ndarray.var` and `ndarray.std`) are
   computed here, by NumPy, but the first call of each in a check case is noted to the grader
   (ps6 asks for a variance written by hand), so hiding the call from the in-kernel tripwire
@@ -131,10 +133,14 @@ class TorchStandIn(_StandIn):
 
 
 class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves `normlab`, `torch` and their submodules as `StandInModule`s."""
+    """Serves `packages` (`normlab`, and `torch` unless it is the real one) and their
+    submodules as `StandInModule`s."""
+
+    def __init__(self, packages=STAND_IN_PACKAGES) -> None:
+        self.packages = tuple(packages)
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname.split(".")[0] in STAND_IN_PACKAGES:
+        if fullname.split(".")[0] in self.packages:
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
 
@@ -184,11 +190,12 @@ def _install_numpy_stand_ins() -> None:
         setattr(numpy, name, stand_in)
 
 
-def install() -> None:
-    """Forget every loaded normlab or torch module and serve stand-ins from now on; note
-    NumPy's variance functions to the grader."""
+def install(real_torch: bool = False) -> None:
+    """Forget every loaded normlab or torch module and serve stand-ins from now on (torch's
+    only when not `real_torch`); note NumPy's variance functions to the grader."""
+    packages = tuple(p for p in STAND_IN_PACKAGES if not (real_torch and p == "torch"))
     for name in list(sys.modules):
         if name.split(".")[0] in STAND_IN_PACKAGES:
             del sys.modules[name]
-    sys.meta_path.insert(0, StandInFinder())
+    sys.meta_path.insert(0, StandInFinder(packages))
     _install_numpy_stand_ins()

@@ -19,7 +19,10 @@ actually executes. It records the entry into
   which ps6 asks the student to replace (NumPy 2's module layout, and NumPy 1's).
 
 Each entry is a label such as "normlab.layer_norm" or "torch.layer_norm"; judges
-decide which labels matter for their assignment. A student's code that removes
+decide which labels matter for their assignment. ps8's probes (`module_probes`) also look
+below Python, where a profile hook cannot: `op_label` names torch's normalization kernels
+by their aten op (seen by a dispatch mode), `node_label` by their backward node (left in
+the output's autograd graph). A student's code that removes
 the hook itself is reported as "tripwire removed". This runs in the student's
 kernel, so it is a precaution; the out-of-kernel runner (`normlab.course`) runs
 the same tripwire in a process whose results the student cannot edit.
@@ -68,6 +71,20 @@ _TORCH_C = {
     "native_group_norm",
     "instance_norm",
 }
+# the same kernels seen from below Python: a dispatch mode sees their aten ops, and the
+# output's autograd graph keeps their backward node, whatever route reached them
+_TORCH_OPS = _TORCH_C | {
+    "_native_batch_norm_legit",
+    "_native_batch_norm_legit_no_training",
+    "_batch_norm_with_update",
+    "_fused_rms_norm",
+}
+_TORCH_NODES = {
+    "NativeLayerNormBackward0": "native_layer_norm",
+    "NativeBatchNormBackward0": "native_batch_norm",
+    "NativeGroupNormBackward0": "native_group_norm",
+    "FusedRmsNormBackward0": "_fused_rms_norm",
+}
 _NUMPY_PY = {
     ("_core/_methods.py", "_var"): "numpy.var",
     ("_core/_methods.py", "_std"): "numpy.std",
@@ -107,6 +124,17 @@ def label_for(filename: str, name: str) -> str | None:
             if func == name and path.endswith("/numpy/" + tail):
                 return label
     return None
+
+
+def op_label(name: str) -> str | None:
+    """The label of torch's aten op `name` (its overload packet's name), or None."""
+    return f"torch.ops.aten.{name}" if name in _TORCH_OPS else None
+
+
+def node_label(name: str) -> str | None:
+    """The label of an autograd node of type `name` in an output's graph, or None."""
+    op = _TORCH_NODES.get(name)
+    return f"torch.ops.aten.{op} ({name} in the output's graph)" if op else None
 
 
 class Tripwire:

@@ -14,6 +14,10 @@ working folder, a scrubbed environment and resource limits; it does not stop a s
 from reading files the grader's user can read or from signalling the grader's processes.
 `auto` (the default) is strict: where bubblewrap cannot sandbox, the grader refuses to run
 untrusted code, in one line that says why and what to do; basic is only ever asked for.
+
+`real_torch` is the assignment's (`normlab.grading.REAL_TORCH`: ps8 grades a torch module):
+its kernels import the real torch, read from the same read-only Python installation, instead
+of the stand-in (see `normlab_sandbox.standins`); nothing else about the sandbox changes.
 """
 
 from __future__ import annotations
@@ -86,6 +90,7 @@ class Isolation:
     expose: tuple[str, ...] = ()
     limits: Limits = field(default_factory=Limits)
     uid_base: int = DEFAULT_UID_BASE
+    real_torch: bool = False
 
     def launch(self, slot: int, basic_home: str) -> Launch:
         """How grading slot `slot` starts a kernel; `basic_home` is the empty private folder
@@ -99,6 +104,7 @@ class Isolation:
         python = [sys.executable, "-I", "-m", KERNEL_MODULE]
         if self.mode == "basic":
             setup = {"uid": None, "workdir": f"{basic_home}/work", "limits": limits}
+            setup["torch"] = self.real_torch
             return Launch(python, kernel_env(basic_home), setup, via_bwrap=False)
         root = os.geteuid() == 0
         sandbox = bwrap.command(self.expose, self.hide, self.limits.tmp_bytes, privileged=root)
@@ -106,6 +112,7 @@ class Isolation:
             "uid": self.uid_base + slot if root else None,
             "workdir": f"{STRICT_HOME}/work",
             "limits": {**limits, "processes": self.limits.processes},
+            "torch": self.real_torch,
         }
         return Launch([*sandbox, *python], kernel_env(STRICT_HOME), setup, via_bwrap=True)
 
@@ -166,12 +173,14 @@ def choose(
     slots: int,
     limits: Limits,
     uid_base: int = DEFAULT_UID_BASE,
+    real_torch: bool = False,
 ) -> Isolation:
-    """The isolation for this run; `mode` is "auto" (= "strict") or "basic"."""
+    """The isolation for this run; `mode` is "auto" (= "strict") or "basic"; `real_torch`:
+    the assignment's kernels get the real torch (see the module docstring)."""
     if mode not in ("auto", "strict", "basic"):
         raise SystemExit(f"unknown isolation {mode!r}: use auto, strict or basic")
     if mode == "basic":
-        return Isolation("basic", limits=limits)
+        return Isolation("basic", limits=limits, real_torch=real_torch)
     expose = tuple(python_paths())
     missing = bwrap.unavailable(expose, limits.tmp_bytes)
     if missing:
@@ -183,4 +192,4 @@ def choose(
     if os.geteuid() == 0:
         check_uids(uid_base, slots)
     hide = course_secrets(coursedir, exchange_root)
-    return Isolation("strict", tuple(hide), expose, limits, uid_base)
+    return Isolation("strict", tuple(hide), expose, limits, uid_base, real_torch)
