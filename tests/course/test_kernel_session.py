@@ -24,6 +24,7 @@ class Played:
         self.stalled: dict[str, list] = {}
         self.crashes, self.loops = crashes, loops
         self.cpu_used = 0.5
+        self.peak_memory = 100 << 20
 
     def request(self, message: dict, timeout: float, answer) -> dict:
         self.log.append(message)
@@ -76,7 +77,7 @@ def test_a_crash_stalls_the_function_called_and_a_fresh_kernel_replays_the_rest(
     assert session.request(case("layer_norm"), 5.0, None) == {}
     assert session.summary() == {"kernel": "replaced", "reason": DIED, "replacements": [DIED]}
     session.close()
-    assert session.cpu_used == 1.0
+    assert session.cpu_used == 1.0 and session.peak_memory == 100 << 20
 
 
 def test_an_interrupted_function_is_stalled_in_this_kernel_and_in_every_fresh_one():

@@ -12,7 +12,8 @@ unchanged (a cell past it is interrupted, as with `interrupt_on_timeout`; the ke
 cell timeouts, at least 60 s), and what the grading worker sets in its copy of the config
 (the run's isolation, the worker's slot, the course root for the records). For each notebook
 it writes a record (see `records`): the isolation used, whether the kernel was replaced or
-died and why (see `kernel_session`), and each test cell's status, message and seconds.
+died and why (see `kernel_session`), each test cell's status, message and seconds, and the
+kernel's CPU seconds and peak resident memory.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ class SandboxExecute(Execute):
             isolation=self.isolation.mode,
             seconds=round(time.monotonic() - started, 3),
             kernel_cpu_seconds=kernel.cpu_used,
+            kernel_peak_mib=None if kernel.peak_memory is None else kernel.peak_memory >> 20,
         )
         path = notebook_record(
             self.records_root, info["assignment"], info["student"], info["notebook"]

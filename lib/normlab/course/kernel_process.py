@@ -128,6 +128,19 @@ def cpu_seconds_of(pid: int) -> float | None:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def peak_memory_of(pid: int) -> int | None:
+    """The largest resident memory process `pid` has held so far, bytes (Linux /proc:
+    VmHWM); it is the kernel's own, bwrap's reaper and its children apart."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return None
+
+
 def _child(pid: int) -> int | None:
     """The first child of process `pid` (Linux /proc), or None."""
     try:
@@ -147,6 +160,7 @@ class Kernel:
         self.reader = wire.FrameReader(sock)
         self.dead: str | None = None
         self.cpu_used: float | None = None  # the kernel's CPU seconds, once closed
+        self.peak_memory: int | None = None  # ... and its peak resident memory, bytes
         self._next_id = 0
 
     def _send(self, message: dict) -> None:
@@ -255,7 +269,7 @@ class Kernel:
                 self.proc.wait(timeout=5.0)
             except subprocess.TimeoutExpired:
                 pass
-        self.cpu_used = cpu_seconds_of(self.pid)
+        self.cpu_used, self.peak_memory = cpu_seconds_of(self.pid), peak_memory_of(self.pid)
         self.kill()
         reason = describe_exit(self.proc.wait(), self.via_bwrap, self.cpu_seconds)
         if why:
@@ -275,7 +289,7 @@ class Kernel:
     def close(self) -> None:
         """Ask the kernel to exit (kill it if it does not); remove its private folder."""
         if not self.dead:
-            self.cpu_used = cpu_seconds_of(self.pid)
+            self.cpu_used, self.peak_memory = cpu_seconds_of(self.pid), peak_memory_of(self.pid)
             try:
                 self._send({"op": "bye"})
             except OSError:

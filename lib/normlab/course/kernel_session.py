@@ -44,6 +44,7 @@ class KernelSession:
         self.dead: str | None = None  # why there is no kernel for the rest of the notebook
         self.replaced: list[str] = []  # the reasons, one per replacement
         self.cpu_used = 0.0  # CPU seconds of the kernels closed so far
+        self.peak_memory: int | None = None  # the largest peak resident memory among them
         try:
             self.kernel = start()
         except KernelDied as refused:
@@ -112,10 +113,13 @@ class KernelSession:
                 return
 
     def close(self) -> None:
-        """Close the current kernel (the CPU of every kernel is then in `cpu_used`)."""
+        """Close the current kernel (the CPU of every kernel is then in `cpu_used`, the
+        largest peak memory in `peak_memory`)."""
         if self.kernel is not None:
             self.kernel.close()
             self.cpu_used += self.kernel.cpu_used or 0.0
+            peaks = [p for p in (self.peak_memory, self.kernel.peak_memory) if p is not None]
+            self.peak_memory = max(peaks, default=None)
             self.kernel = None
 
     def summary(self) -> dict:
