@@ -23,6 +23,12 @@ GN_CHECK = (
     "        )\n"
 )
 BN_MEANS = "mean(axis=lead, keepdims=True)"
+MOD = "layer_norm_class_answer"  # ps8's LayerNorm module
+
+TRAILING = "dims = tuple(range(-len(self.normalized_shape), 0))"
+VARIANCE = "var = (centred * centred).mean(dim=dims, keepdim=True)"
+WEIGHT = "torch.nn.Parameter(torch.ones(self.normalized_shape))"
+BIAS = "torch.nn.Parameter(torch.zeros(self.normalized_shape))"
 
 TORCH_LN = """    import torch
 
@@ -464,5 +470,79 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
             ("gn-in-place", "group_norm in place", "gn_input_untouched"),
             ("gn-captured-normlab", "normlab's group_norm, captured", "gn_reference_reuse"),
         ]
+    },
+    "ps8_in_a_model": {
+        "every-non-batch-axis": ([(MOD, TRAILING, "dims = tuple(range(1, x.dim()))")], {"values"}),
+        "last-axis-only": ([(MOD, TRAILING, "dims = (-1,)")], {"trailing_axes"}),
+        "affine-flag-ignored": ([(MOD, "if elementwise_affine:", "if True:")], {"no_affine"}),
+        "torch-var-default": (
+            [(MOD, VARIANCE, "var = x.var(dim=dims, keepdim=True)")],
+            {"population_variance"},
+        ),
+        "eps-outside-the-root": (
+            [
+                (
+                    MOD,
+                    "centred / torch.sqrt(var + self.eps)",
+                    "centred / (torch.sqrt(var) + self.eps)",
+                )
+            ],
+            {"eps_placement"},
+        ),
+        "float64-parameters": (
+            [
+                (MOD, WEIGHT, WEIGHT.replace("shape))", "shape, dtype=torch.float64))")),
+                (MOD, BIAS, BIAS.replace("shape))", "shape, dtype=torch.float64))")),
+            ],
+            {"float32"},
+        ),
+        "functional-layer-norm": (
+            [
+                (
+                    MOD,
+                    "        " + TRAILING,
+                    "        return torch.nn.functional.layer_norm(\n"
+                    "            x, self.normalized_shape, self.weight, self.bias, self.eps\n"
+                    "        )\n        " + TRAILING,
+                )
+            ],
+            {"reference_reuse"},
+        ),
+        "statistics-detached": (
+            [
+                (
+                    MOD,
+                    "mean = x.mean(dim=dims, keepdim=True)",
+                    "mean = x.mean(dim=dims, keepdim=True).detach()",
+                ),
+                (MOD, VARIANCE, VARIANCE.replace("keepdim=True)", "keepdim=True).detach()")),
+            ],
+            {"stats_in_graph"},
+        ),
+        "parameters-through-data": (
+            [
+                (
+                    MOD,
+                    "return x_hat * self.weight + self.bias",
+                    "return x_hat * self.weight.data + self.bias.data",
+                )
+            ],
+            {"parameter_gradients"},
+        ),
+        "plain-tensors": (
+            [
+                (MOD, WEIGHT, "torch.ones(self.normalized_shape, requires_grad=True)"),
+                (MOD, BIAS, "torch.zeros(self.normalized_shape, requires_grad=True)"),
+            ],
+            {"registered"},
+        ),
+        "eps-in-the-state-dict": (
+            [(MOD, "self.eps = eps", 'self.register_buffer("eps", torch.tensor(float(eps)))')],
+            {"state_dict"},
+        ),
+        "weight-starts-at-zero": (
+            [(MOD, WEIGHT, WEIGHT.replace("ones", "zeros"))],
+            {"training"},
+        ),
     },
 }

@@ -20,8 +20,9 @@ from normlab.grading import CHECKS, DEFAULT_SEED, ps1_by_hand, run_cases, varian
 from normlab.grading.oracle import LIVE, wrong_implementations
 
 GRADING = Path(ps1_by_hand.__file__).parent
-# what computes expectations: the reference, every variant's output, ps7's wrong implementations
-BACKING_MODULES = ("reference", "variant_outputs", "variants_family")
+# what computes expectations: the reference, every variant's output, ps7's wrong
+# implementations, ps8's torch family
+BACKING_MODULES = ("reference", "variant_outputs", "variants_family", "torch_family")
 # the modules that may compute expectations themselves: the oracle, and what it is backed by
 BACKING = {"oracle.py", *(f"{name}.py" for name in BACKING_MODULES)}
 # the run side: hands the student's code trusted callables (ps3's correct LayerNorm)
@@ -30,9 +31,16 @@ CONSTANTS = [ps1_by_hand.R]  # a judge's own input: ps1's record [1, 2, 3, 4]
 
 
 def _reaches(tree: ast.AST) -> set[str]:
-    """The backing modules a module imports (to compute expectations)."""
+    """The backing modules a module imports (to compute expectations), and torch (ps8's
+    nn.LayerNorm)."""
     found = set()
     for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(
+            a.name.split(".")[0] == "torch" for a in node.names
+        ):
+            found.add("torch")
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "torch":
+            found.add("torch")
         if isinstance(node, ast.ImportFrom):
             module, names = (node.module or "").rsplit(".", 1)[-1], {a.name for a in node.names}
             for backing in BACKING_MODULES:
@@ -95,6 +103,19 @@ class PinnedOracle:
     def wrong(self, name, *args, **kwargs):
         self._pinned(args)
         return LIVE.wrong(name, *args, **kwargs)
+
+    def torch_layer_norm(self, x, normalized_shape, weight=None, bias=None, **options):
+        self._pinned((x, weight, bias, options.get("dy")))
+        return LIVE.torch_layer_norm(x, normalized_shape, weight, bias, **options)
+
+    def torch_layer_norm_state(self, normalized_shape, elementwise_affine=True):
+        self._pinned(())
+        return LIVE.torch_layer_norm_state(normalized_shape, elementwise_affine)
+
+    def training_losses(self, run, **member):
+        assert all(isinstance(v, int | float) for v in run.values()), "not the case's run"
+        self._pinned(())
+        return LIVE.training_losses(run, **member)
 
 
 def test_the_oracle_is_only_asked_about_a_cases_inputs():

@@ -23,6 +23,8 @@ import time
 
 from tqdm import tqdm
 
+from normlab.grading import REAL_TORCH
+
 from . import isolation as iso
 from .nbgrader_app import exchange_root, grading_config, load_app, require_assignment
 from .records import run_record
@@ -99,7 +101,13 @@ def grade(
         (skipped if os.path.exists(dest) and not force else todo).append(student)
     jobs = max(1, min(jobs, len(todo)))
     chosen = iso.choose(
-        isolation, coursedir, exchange_root(app), jobs, limits or iso.Limits(), uid_base
+        isolation,
+        coursedir,
+        exchange_root(app),
+        jobs,
+        limits or iso.Limits(),
+        uid_base,
+        real_torch=assignment in REAL_TORCH,
     )
     print(ISOLATION_LINES[chosen.mode].format(assignment=assignment), flush=True)
     started, cpu = time.monotonic(), _children_cpu()

@@ -19,6 +19,7 @@ arXiv:1607.06450), not from the `normlab` a student's kernel can patch.
 The interface (stable; `normlab.course` runs the same checks out of the kernel)
 ---------------------------------------------------------------------------
 ASSIGNMENTS          the assignment ids, in the course's order (CHECKS's keys)
+REAL_TORCH           the assignments whose grading kernel imports the real torch (ps8)
 CHECKS[assignment][grade_id] -> CheckSpec with
     targets          names read from the student's namespace, in `check`'s order
                      (functions to call; for ps1, plain values)
@@ -74,7 +75,7 @@ from functools import partial
 
 from normlab_sandbox.cases import Case, Ref, Result
 
-from .catalog import ASSIGNMENTS, CHECKS, MANUAL
+from .catalog import ASSIGNMENTS, CHECKS, MANUAL, REAL_TORCH
 from .runner import run_case, run_cases
 from .selfcheck import check, run_check, summary, try_it, use_assignment
 from .spec import DEFAULT_SEED, CheckSpec
@@ -94,6 +95,7 @@ __all__ = [
     "CHECKS",
     "DEFAULT_SEED",
     "MANUAL",
+    "REAL_TORCH",
     "Case",
     "CheckSpec",
     "Ref",

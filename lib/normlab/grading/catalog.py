@@ -16,6 +16,7 @@ from . import (
     ps5_backward,
     ps6_stability_speed,
     ps7_family,
+    ps8_in_a_model,
 )
 from .recording import RECORDING
 from .spec import CheckSpec
@@ -29,6 +30,7 @@ _COURSE = (
     ps5_backward,
     ps6_stability_speed,
     ps7_family,
+    ps8_in_a_model,
 )
 CHECKS: dict[str, dict[str, CheckSpec]] = {module.ASSIGNMENT: module.CHECKS for module in _COURSE}
 if RECORDING is not None:  # a student download
@@ -36,4 +38,11 @@ if RECORDING is not None:  # a student download
 # the assignment ids, in the course's order
 ASSIGNMENTS: tuple[str, ...] = tuple(CHECKS)
 # manually graded cells (no CheckSpec), grade_id -> points: the rubric is in the source notebook
-MANUAL: dict[str, dict[str, float]] = {ps6_stability_speed.ASSIGNMENT: ps6_stability_speed.MANUAL}
+MANUAL: dict[str, dict[str, float]] = {
+    module.ASSIGNMENT: module.MANUAL for module in _COURSE if hasattr(module, "MANUAL")
+}
+# the assignments whose grading kernel imports the real torch, not the stand-in (the grader
+# says so in the kernel's setup message): ps8 grades a torch module
+REAL_TORCH: frozenset[str] = frozenset(
+    module.ASSIGNMENT for module in _COURSE if getattr(module, "REAL_TORCH", False)
+)

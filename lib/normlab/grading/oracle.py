@@ -11,6 +11,15 @@ the graders' private reference (`reference`) or from the misconceptions (`varian
     oracle.statistics(x)                      {(axes, ddof): (mean, var)} of x, float64
     oracle.wrong(name, *args, **kwargs)       ps7's wrong implementation `name`
                                               (`variants_family`) on a case's inputs
+    oracle.torch_layer_norm(x, shape, weight, bias, eps=, dy=, **member)
+                                              nn.LayerNorm's output and gradients in
+                                              float64, or a member's of the family
+                                              (`torch_family`: ps8's module)
+    oracle.torch_layer_norm_state(shape, elementwise_affine=True)
+                                              a new nn.LayerNorm's state_dict, as arrays
+    oracle.training_losses(run, frozen=, **member)
+                                              ps8's spirals run with nn.LayerNorm (or a
+                                              member) in it: the loss per step
 
 Every argument is a case's input or a constant, never what the student returned, so the
 answers for a battery are fixed before the student's code runs. The grader and a notebook's
@@ -55,6 +64,22 @@ class LiveOracle:
 
     def wrong(self, name: str, *args, **kwargs):
         return wrong_implementations()[name](*args, **kwargs)
+
+    # ps8's expectations need torch: imported on the first question (no other assignment asks)
+    def torch_layer_norm(self, x, normalized_shape, weight=None, bias=None, **options) -> dict:
+        from .torch_family import layer_norm
+
+        return layer_norm(x, normalized_shape, weight, bias, **options)
+
+    def torch_layer_norm_state(self, normalized_shape, elementwise_affine=True) -> dict:
+        from .torch_family import fresh_state
+
+        return fresh_state(normalized_shape, elementwise_affine)
+
+    def training_losses(self, run: dict, **member):
+        from .torch_family import training_losses
+
+        return training_losses(run, **member)
 
 
 LIVE = LiveOracle()

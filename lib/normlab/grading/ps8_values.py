@@ -1,0 +1,417 @@
+"""ps8's cells on what the module computes: values, axes, no affine, divisor, eps, dtype,
+reuse.
+
+The student's `LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True)` against
+`torch.nn.LayerNorm` in float64 (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, eqs. 3-4):
+statistics over the trailing axes that normalized_shape names, the population variance,
+eps inside the square root, then weight * x_hat + bias, entry by entry. The cells that read
+one choice of the formula judge the member of the family the output matches
+(`ps8_probes.reads`); the reuse cell reads what the probe saw torch run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
+
+from . import variants
+from .evidence import fmt, record, where, worst
+from .judges import Seen, each_case
+from .ps8_probes import (
+    CLASS,
+    DEFAULT_EPS,
+    affine_property,
+    built,
+    forward_case,
+    members,
+    output,
+    probe_case,
+    probed,
+    reads,
+    trailing_axes,
+)
+from .random_inputs import messy
+from .spec import check_spec
+
+ONE_AXIS = [(3, 8), (2, 3, 8)]
+ONE_AXIS_HIDDEN = [(4, 16), (2, 2, 3, 5), (1, 6), (5, 7)]
+
+
+def _affine(rng, normalized_shape):
+    """A weight of size 0.5 to 2 and either sign, and a bias, of normalized_shape."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+    weight = rng.uniform(0.5, 2.0, size=shape) * rng.choice([-1.0, 1.0], size=shape)
+    return weight, rng.normal(size=shape)
+
+
+def _plain(normalized_shape):
+    """weight 1 and bias 0 of normalized_shape: the cells that read a choice of the formula
+    put these in, so that neither the module's own start nor its gain matters there."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+    return np.ones(shape), np.zeros(shape)
+
+
+def values_cases(rng, hidden: bool) -> list:
+    """One trailing axis, 2-D to 4-D x, a random weight and bias, and a dy (the gradient
+    cells use the same cases)."""
+    cases = []
+    for shape in ONE_AXIS + (ONE_AXIS_HIDDEN if hidden else []):
+        x = messy(rng, shape, spread=(0.5, 5.0))
+        weight, bias = _affine(rng, shape[-1])
+        dy = rng.normal(size=shape)
+        cases.append(forward_case(shape[-1], x, weight=weight, bias=bias, dy=dy, tag="values"))
+    return cases
+
+
+def _axes_words(axes, ndim: int) -> str:
+    return variants.describe_axes(axes, ndim)
+
+
+def _explain_values(seen, y, closest):
+    case, x = seen.case, np.asarray(seen.case.args[1])
+    axes = trailing_axes(case)
+    if closest is not None and closest.axes != axes:
+        return (
+            f"Wrong axes: for {where(case)}, your module takes its statistics over "
+            f"{_axes_words(closest.axes, x.ndim)}. normalized_shape names the trailing axes "
+            f"a record spans: here {_axes_words(axes, x.ndim)}, whatever the leading axes."
+        )
+    if closest is not None:  # right axes, not centred
+        return (
+            f"No centring: for {where(case)}, your module does not subtract each record's "
+            f"mean before dividing (that is RMSNorm). LayerNorm centres each record first."
+        )
+    want = seen.oracle.torch_layer_norm(x, case.args[0], case.args[2], case.args[3])["y"]
+    index = worst(y, want, 1e-6, 1e-8 * (1 + np.abs(want).max()))
+    r = tuple(int(i) for i in index)
+    return (
+        f"Values: for {where(case)}, your output is not nn.LayerNorm's with the same weight "
+        f"and bias (entry {record(r)} is off by {fmt(abs(y[r] - want[r]))}), and it is not "
+        f"weight * x_hat + bias of any normalized x_hat: check how the weight and the bias "
+        f"enter (each entry k gets weight[k] and bias[k], after normalizing)."
+    )
+
+
+def values_spec(points: float):
+    return check_spec(
+        "values",
+        CLASS,
+        values_cases,
+        reads({"axes", "center"}, _explain_values),
+        "LayerNorm(d) computes nn.LayerNorm(d)'s values (float64, weight and bias)",
+        misconception="the values are not nn.LayerNorm's (axes, centring, weight and bias)",
+        points=points,
+    )
+
+
+def _trailing_cases(rng, hidden: bool) -> list:
+    setups = [((3, 4), (2, 3, 4))]
+    if hidden:
+        setups += [((5, 6), (4, 5, 6)), ((2, 7), (3, 2, 7)), ((6,), (3, 6))]
+    cases = []
+    for normalized_shape, shape in setups:
+        x = messy(rng, shape, spread=(0.5, 5.0))
+        weight, bias = _plain(normalized_shape)
+        case = forward_case(normalized_shape, x, weight=weight, bias=bias, tag="trailing")
+        cases.append(case)
+    return cases
+
+
+def _explain_trailing(seen, y, closest):
+    case, x = seen.case, np.asarray(seen.case.args[1], dtype=np.float64)
+    axes = trailing_axes(case)
+    if closest is None:
+        if affine_property(x, y, axes):
+            return None  # not a member, but each record is rescaled by its own numbers
+        return (
+            f"Trailing axes: for {where(case)}, the output is not each record rescaled by "
+            f"its own statistics over {_axes_words(axes, x.ndim)}."
+        )
+    spans = "the last axis only" if closest.axes == axes[-1:] else None
+    spans = spans or _axes_words(closest.axes, x.ndim)
+    count = len(case.args[0])
+    return (
+        f"Trailing axes: for {where(case)}, your module takes its statistics over {spans}. "
+        f"normalized_shape={case.args[0]} names the last {count} "
+        f"{'axis' if count == 1 else 'axes'} of x, and each record is normalized over all "
+        f"of its {int(np.prod(case.args[0]))} entries at once, as nn.LayerNorm does."
+    )
+
+
+def trailing_axes_spec(points: float):
+    return check_spec(
+        "trailing_axes",
+        CLASS,
+        _trailing_cases,
+        reads({"axes"}, _explain_trailing),
+        "a tuple normalized_shape: statistics over those trailing axes together",
+        misconception="a tuple normalized_shape not normalized over all its axes",
+        points=points,
+    )
+
+
+def _no_affine_cases(rng, hidden: bool) -> list:
+    setups = [(8, (3, 8))] + ([((3, 4), (2, 3, 4)), (16, (2, 2, 16))] if hidden else [])
+    cases = []
+    for normalized_shape, shape in setups:
+        label = f"a new {built(normalized_shape, affine=False)}"
+        cases.append(
+            probe_case(
+                "parameters",
+                normalized_shape,
+                tag="structure",
+                label=label,
+                elementwise_affine=False,
+            )
+        )
+        x = messy(rng, shape, spread=(0.5, 5.0))
+        cases.append(forward_case(normalized_shape, x, affine=False, tag="plain"))
+    return cases
+
+
+def _no_affine(cases, results, oracle):
+    for case, result in zip(cases, results, strict=True):
+        if case.tag == "structure":
+            found, problem = probed(case, result)
+            if problem:
+                return problem
+            held = [name for name, *_ in found.get("parameters", ())]
+            held += [key for key in found.get("state_dict", {}) if key in ("weight", "bias")]
+            if held:
+                return (
+                    f"elementwise_affine=False: {where(case)} holds "
+                    f"{', '.join(sorted(set(held)))}; nn.LayerNorm(..., "
+                    f"elementwise_affine=False) learns nothing: no parameters, no weight or "
+                    f"bias in its state_dict."
+                )
+            continue
+        found, problem = output(case, result)
+        if problem:
+            return problem
+        if not members(Seen(case, found, result, oracle), found["y"]):
+            return (
+                f"elementwise_affine=False: for {where(case)}, the output is not the "
+                f"normalized x: without a gain and a bias, nothing scales or shifts it."
+            )
+    return None
+
+
+def no_affine_spec(points: float):
+    return check_spec(
+        "no_affine",
+        CLASS,
+        _no_affine_cases,
+        _no_affine,
+        "elementwise_affine=False: no parameters, the normalized x",
+        misconception="elementwise_affine=False ignored",
+        points=points,
+    )
+
+
+def _spread_cases(rng, hidden: bool) -> list:
+    # large spread: eps is negligible, only the divisor shows
+    setups = [(8, (3, 8)), (5, (2, 3, 5))]
+    if hidden:
+        setups += [(12, (4, 12)), ((3, 4), (2, 3, 4))]
+    cases = []
+    for normalized_shape, shape in setups:
+        x = messy(rng, shape, spread=(2.0, 40.0))
+        weight, bias = _plain(normalized_shape)
+        cases.append(forward_case(normalized_shape, x, weight=weight, bias=bias, tag="divisor"))
+    return cases
+
+
+def _explain_divisor(seen, y, closest):
+    case, x = seen.case, np.asarray(seen.case.args[1], dtype=np.float64)
+    axes = trailing_axes(case)
+    n = int(np.prod([x.shape[a] for a in axes]))
+    if closest is None:
+        spread = y.var(axis=axes)
+        bad = ~(np.abs(spread - 1) <= 1e-4)
+        if not bad.any():
+            return None
+        r = tuple(int(i) for i in np.argwhere(bad)[0])
+        return (
+            f"Scale: for {where(case)} (weight 1, bias 0), output record {record(r)} has "
+            f"variance {fmt(spread[r])}, not 1: divide by the square root of the population "
+            f"variance."
+        )
+    if closest.divisor == "n-1":
+        return (
+            f"Sample variance: for {where(case)}, your module divides the sum of squares by "
+            f"n - 1 = {n - 1}: torch.var's default (unbiased, correction=1) does. LayerNorm "
+            f"uses the population variance of each record, divided by n = {n}, so every "
+            f"output is sqrt({n - 1}/{n}) = {np.sqrt((n - 1) / n):.4f} times too small."
+        )
+    return (
+        f"Sum of squares: for {where(case)}, your module divides by the root of the sum of "
+        f"squares (an L2 norm), not of their mean: the variance divides by n = {n}."
+    )
+
+
+def population_variance_spec(points: float):
+    return check_spec(
+        "population_variance",
+        CLASS,
+        _spread_cases,
+        reads({"divisor"}, _explain_divisor),
+        "population variance: divide by n, not n - 1 (torch.var's default)",
+        misconception="the sample variance (n - 1), or a sum of squares",
+        points=points,
+    )
+
+
+def _eps_block(rng) -> np.ndarray:
+    """Three records of variance about 1e-6 (less than eps), a constant one, two ordinary."""
+    base = rng.uniform(-5, 5, size=(3, 1))
+    tiny = base + 1e-3 * rng.standard_normal((3, 6))
+    constant = np.full((1, 6), 3.0)
+    return np.concatenate([tiny, constant, messy(rng, (2, 6), spread=(0.5, 5.0))])
+
+
+def _eps_cases(rng, hidden: bool) -> list:
+    block = _eps_block(rng)
+    setups = [(block, None), (messy(rng, (4, 3), spread=(0.05, 0.2)), 0.1)]
+    if hidden:
+        setups += [
+            (block * 10.0, 1e-3),
+            (messy(rng, (2, 3, 5), spread=(0.01, 0.05)), 1e-3),
+            (block.reshape(1, *block.shape), None),
+        ]
+    cases = []
+    for x, eps in setups:
+        weight, bias = _plain(x.shape[-1])
+        cases.append(forward_case(x.shape[-1], x, weight=weight, bias=bias, eps=eps, tag="eps"))
+    return cases
+
+
+def _explain_eps(seen, y, closest):
+    case, eps = seen.case, seen.case.meta["eps"]
+    if closest is None:
+        if not np.all(np.isfinite(y)):
+            r = tuple(int(i) for i in np.argwhere(~np.isfinite(y))[0])
+            return (
+                f"eps: for {where(case)}, your output has {y[r]} at {record(r)}: a record of "
+                f"zero variance must give bias, and eps keeps the division finite."
+            )
+        return None
+    if closest.eps_mode == "outside":
+        return (
+            f"eps outside the square root: for {where(case)}, your module computes "
+            f"(x - mu) / (sigma + eps). The paper and nn.LayerNorm add eps to the variance, "
+            f"inside the root; the two differ on records of small variance."
+        )
+    if closest.eps_mode == "none":
+        return (
+            f"No eps: for {where(case)}, your module divides by sqrt(sigma^2) alone, so a "
+            f"record of zero variance gives 0/0 = NaN and one of tiny variance is blown up."
+        )
+    if case.meta["eps_passed"] is None:
+        return (
+            f"Default eps: for {where(case)} (eps not passed), your module uses eps = "
+            f"{closest.fixed_eps:g}; the default is eps={DEFAULT_EPS:g}, as nn.LayerNorm's."
+        )
+    return (
+        f"eps ignored: for {where(case)}, your module used eps = {closest.fixed_eps:g}, not "
+        f"the eps = {eps:g} it was built with. Keep the argument and use it."
+    )
+
+
+def eps_placement_spec(points: float):
+    return check_spec(
+        "eps_placement",
+        CLASS,
+        _eps_cases,
+        reads({"eps"}, _explain_eps),
+        "eps inside the square root, the argument kept and used",
+        misconception="eps outside the square root, missing or ignored",
+        points=points,
+    )
+
+
+def _float32_cases(rng, hidden: bool) -> list:
+    setups = [(8, (3, 8)), ((3, 4), (2, 3, 4))] + ([(16, (2, 5, 16))] if hidden else [])
+    return [
+        forward_case(shape, messy(rng, x_shape, spread=(0.5, 5.0)).astype(np.float32), tag="f32")
+        for shape, x_shape in setups
+    ]
+
+
+def _float32(seen):
+    case, found = seen.case, seen.value
+    y = found["y"]
+    returned = np.asarray(seen.result.output["y"]).dtype
+    if returned != np.float32:
+        return (
+            f"float32 in, {returned} out: for {where(case)} (the module as built, its own "
+            f"weight and bias), the output is {returned}. A float32 input gives a float32 "
+            f"output, as nn.LayerNorm's does: make the parameters as torch makes them by "
+            f"default, and compute in the input's dtype."
+        )
+    if not np.all(np.isfinite(y)):
+        return f"float32: for {where(case)}, the output has entries that are not finite."
+    return None
+
+
+def float32_spec(points: float):
+    return check_spec(
+        "float32",
+        CLASS,
+        _float32_cases,
+        each_case(output, _float32),
+        "float32 in, float32 out",
+        misconception="a float32 input gives another dtype",
+        points=points,
+    )
+
+
+# what the grader's tripwire and the probe's look below Python report that ps8 counts as
+# reuse: normlab, and torch's normalizations (not the probe's own backward call)
+_NOT_REUSE = ("torch.Tensor.backward", "torch.autograd.")
+
+
+def reuse_of(case, result) -> list[str]:
+    """The library normalizations one forward probe reached, by any route."""
+    calls = [c for c in result.reference_calls if not c.startswith(_NOT_REUSE)]
+    found = result.output if isinstance(result.output, dict) else {}
+    kernels = found.get("kernels", ())
+    kernels = [k for k in kernels if isinstance(k, str)] if isinstance(kernels, tuple) else []
+    return calls + [k for k in kernels if k not in calls]
+
+
+def _reuse_message(case, hits) -> str:
+    if TRIPWIRE_REMOVED in hits:
+        return (
+            "Reference reuse: your module removed the grader's profile hook "
+            "(sys.setprofile), so the grader cannot see what it calls; this cell scores 0."
+        )
+    return (
+        f"Reference reuse: for {where(case)}, your module's forward reached {hits[0]}. "
+        f"Calling a library normalization (torch's, or normlab) earns no points for this "
+        f"cell (the other cells still grade your numbers): build the forward from torch's "
+        f"elementwise operations and reductions."
+    )
+
+
+def _read_reuse(case, result):
+    """Reader: what the call reached first (a module that reaches a library is told so even
+    when it then fails), then the output."""
+    hits = reuse_of(case, result)
+    return (None, _reuse_message(case, hits)) if hits else output(case, result)
+
+
+def _reuse_cases(rng, hidden: bool) -> list:
+    return values_cases(rng, hidden)[: 4 if hidden else 2]
+
+
+def reference_reuse_spec(points: float):
+    return check_spec(
+        "reference_reuse",
+        CLASS,
+        _reuse_cases,
+        each_case(_read_reuse),
+        "written from torch primitives: no library normalization reached",
+        misconception="a library normalization called",
+        points=points,
+    )
