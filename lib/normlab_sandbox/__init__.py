@@ -14,9 +14,13 @@ and the sandbox kernel around it:
     channel    the kernel's line to the grader, for what only the grader may answer
     standins   what the kernel's code finds where normlab and torch would be
     wire       the data-only codec between the grader and the kernel
+    module_probes
+               ps8's probes of a torch module (values, gradients, checkpoints, training)
+    spirals    ps8's network on the spirals, with the norm class as a parameter
 
 It imports the standard library, NumPy and (the kernel's shell only) IPython, never `normlab`:
 importing any `normlab.<package>` runs `normlab/__init__.py`, which loads the reference, and a
 grading kernel must never hold the reference. So this is a top-level package of its own,
-shipped in the same wheel; `normlab.grading` and `normlab.course` import from it.
+shipped in the same wheel; `normlab.grading` and `normlab.course` import from it. torch is
+imported by ps8's two modules only, when a ps8 case or the grader's oracle runs them.
 """

@@ -195,6 +195,79 @@ def layer_norm(x, gamma, beta, eps=1e-5):
     return gamma * (x - mu) / np.sqrt(var + eps) + beta
 """,
     },
+    "ps8_in_a_model": {
+        "rms-like-eps-default-1e-6": """
+import torch
+
+class LayerNorm(torch.nn.Module):
+    def __init__(self, normalized_shape, eps=1e-6, elementwise_affine=True):
+        super().__init__()
+        shape = torch.Size(
+            [normalized_shape] if isinstance(normalized_shape, int) else normalized_shape
+        )
+        self.shape, self.eps = shape, eps
+        self.weight = torch.nn.Parameter(torch.ones(shape))
+        self.bias = torch.nn.Parameter(torch.zeros(shape))
+
+    def forward(self, x):
+        dims = tuple(range(-len(self.shape), 0))
+        rms = torch.sqrt((x * x).mean(dim=dims, keepdim=True) + self.eps)
+        return x / rms * self.weight + self.bias
+""",
+        "buffers-swapped-and-numpy-forward": """
+import torch
+
+class LayerNorm(torch.nn.Module):
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True):
+        super().__init__()
+        self.d, self.eps = normalized_shape, eps
+        self.register_buffer("weight", torch.ones(normalized_shape))
+        self.register_buffer("bias", torch.zeros(normalized_shape))
+
+    def forward(self, x):
+        a = x.detach().numpy()
+        c = a - a.mean(axis=-1, keepdims=True)
+        out = c / np.sqrt((c * c).sum(axis=-1, keepdims=True) + self.eps)
+        return torch.from_numpy(out) * self.bias + self.weight
+""",
+        "first-batch-statistics-kept": """
+import torch
+
+class LayerNorm(torch.nn.Module):
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True):
+        super().__init__()
+        shape = torch.Size(
+            [normalized_shape] if isinstance(normalized_shape, int) else normalized_shape
+        )
+        self.shape, self.eps, self.kept = shape, eps, None
+        if elementwise_affine:
+            self.weight = torch.nn.Parameter(torch.ones(shape))
+            self.bias = torch.nn.Parameter(torch.zeros(shape))
+        else:
+            self.weight = self.bias = None
+
+    def forward(self, x):
+        dims = tuple(range(-len(self.shape), 0))
+        mean = x.mean(dim=dims, keepdim=True)
+        var = ((x - mean) ** 2).mean(dim=dims, keepdim=True)
+        if self.kept is None or self.kept.shape != var.shape:
+            self.kept = var.detach()
+        y = (x - mean) / torch.sqrt(self.kept + self.eps)
+        return y if self.weight is None else y * self.weight + self.bias
+""",
+        "no-eps-requires-grad-off-forward-returns-none": """
+import torch
+
+class LayerNorm(torch.nn.Module):
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.ones(normalized_shape), requires_grad=False)
+        self.bias = torch.nn.Parameter(torch.zeros(normalized_shape))
+
+    def forward(self, x):
+        return None
+""",
+    },
     "ps4_rmsnorm": {
         "in-place-gamma-ignored-final-norm-forgotten": """
 def rms_norm(x, gamma, eps=1e-6):

@@ -140,17 +140,6 @@ def wrong_choices(v: variants.Variant, axes: tuple[int, ...], eps: float) -> set
     return {choice for choice, bad in zip(CHOICES, wrong, strict=True) if bad}
 
 
-def closest_member(seen, y) -> tuple[bool, variants.Variant | None]:
-    """(whether some matching member is right, the matching member with the fewest wrong
-    choices or None) for the case's normalized axes."""
-    axes, eps = trailing_axes(seen.case), seen.case.meta["eps"]
-    matches = members(seen, y)
-    if not matches:
-        return False, None
-    best = min(matches, key=lambda v: len(wrong_choices(v, axes, eps)))
-    return not wrong_choices(best, axes, eps), best
-
-
 def reads(choices: set[str], explain):
     """The judge of a cell that reads `choices` of the family: a case passes when a member
     its output matches is right on all of them; else explain(seen, y, closest) -> message
