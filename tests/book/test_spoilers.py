@@ -59,6 +59,8 @@ ANSWERS = {
     "group_norm": [("group_norm.py", "group_norm")],
     "stable_variance": [("stats.py", "centered_and_var"), ("numerics.py", "two_pass_variance")],
     "time_median": [("bench/timing.py", "time_interleaved")],
+    # ps8's module: the torch twin's class, and the function its forward calls
+    "LayerNorm": [("torch_twins.py", "LayerNorm"), ("torch_twins.py", "layer_norm")],
 }
 
 # Functions that DESIGN.md's contracts give to a problem set whose notebook is not written yet:
@@ -73,14 +75,14 @@ DROPDOWN_TITLE = re.compile(r"^Reference `(?P<name>[\w.]+)`: open it after (?P<s
 
 
 def asked_functions() -> dict[str, set[str]]:
-    """{function name: assignments} for every `def` in a solution cell of solutions/*/*.ipynb,
-    and the ANNOUNCED ones."""
+    """{function name: assignments} for every `def` (and `class`: ps8's module) in a solution
+    cell of solutions/*/*.ipynb, and the ANNOUNCED ones."""
     asked = {name: set(assignments) for name, assignments in ANNOUNCED.items()}
     for path in sorted((REPO / "solutions").glob("*/*.ipynb")):
         for cell in json.loads(path.read_text())["cells"]:
             source = "".join(cell["source"])
             if cell["cell_type"] == "code" and "### BEGIN SOLUTION" in source:
-                for name in re.findall(r"^def (\w+)\(", source, flags=re.M):
+                for name in re.findall(r"^(?:def|class) (\w+)\(", source, flags=re.M):
                     asked.setdefault(name, set()).add(path.parent.name)
     return asked
 

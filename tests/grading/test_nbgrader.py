@@ -65,7 +65,7 @@ def test_unfilled_release_scores_zero(graded_course, assignment):
 def test_planted_bug_loses_exactly_its_points(graded_course, assignment, bug):
     _, expected = BANK[assignment][bug]
     scores = graded_course.scores(assignment, bug)
-    lost = {g for g, (s, m, _) in scores.items() if s != m}
+    lost = {g for g, (s, m, manual) in scores.items() if s != m and not manual}  # by hand: later
     assert lost == expected
     assert all(scores[g][0] == 0.0 for g in expected)
 

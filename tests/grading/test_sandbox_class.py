@@ -1,9 +1,13 @@
-"""ps7_family through the sandboxed grader: the class that test_nbgrader.py grades with plain
-`nbgrader autograde` (the source notebook, the blank release, every planted bug of the bank),
-graded again by `python -m normlab.course grade ps7_family` in a course of its own, gets the
-same score in every cell. The bank's reuse submission calls normlab, which the sandbox answers
-while a check runs, as a notebook kernel would (`normlab.course.answers.ANSWERED`); a torch
-submission would differ on purpose (torch is not in the sandbox), so the bank has none.
+"""ps7_family and ps8_in_a_model through the sandboxed grader: the class that test_nbgrader.py
+grades with plain `nbgrader autograde` (the source notebook, the blank release, every planted
+bug of the bank), graded again by `python -m normlab.course grade <assignment>` in a course of
+its own, gets the same score in every cell.
+
+ps7's reuse submission calls normlab, which the sandbox answers while a check runs, as a
+notebook kernel would (`normlab.course.answers.ANSWERED`); a torch submission would differ on
+purpose (torch is not in ps7's sandbox), so its bank has none. ps8 grades a torch module: its
+kernels get the real torch (`normlab.grading.REAL_TORCH`), and its bank's reuse submission
+calls torch.nn.functional.layer_norm, found inside the sandbox as in a notebook kernel.
 """
 
 from __future__ import annotations
@@ -17,34 +21,38 @@ from course_bank import BANK
 from course_helpers import read, release_path, source_path, with_bug
 from demo_course import build_course, course_env, write_submission
 
-PS7 = "ps7_family"
+from normlab.grading import CHECKS
 
 pytestmark = pytest.mark.slow
 
 
-def _gradebook_scores(course) -> dict[str, dict[str, float | None]]:
+def _gradebook_scores(course, assignment: str) -> dict[str, dict[str, float | None]]:
     from nbgrader.api import Gradebook
 
     found: dict[str, dict[str, float | None]] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SQLAlchemy's deprecation chatter
         with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-            for submission in gb.assignment_submissions(PS7):
+            for submission in gb.assignment_submissions(assignment):
                 cells = found.setdefault(submission.student.id, {})
                 for notebook in submission.notebooks:
                     cells.update({grade.name: grade.score for grade in notebook.grades})
     return found
 
 
-def test_the_sandboxed_grader_scores_the_ps7_class_as_nbgrader_does(graded_course, tmp_path):
-    class_ = {"honest": read(source_path(PS7)), "blank": read(release_path(PS7))}
-    for bug, (edits, _) in BANK[PS7].items():
-        class_[bug] = with_bug(read(source_path(PS7)), edits)
-    course = build_course(tmp_path / "course", (PS7,))
+@pytest.mark.parametrize("assignment", ["ps7_family", "ps8_in_a_model"])
+def test_the_sandboxed_grader_scores_the_class_as_nbgrader_does(
+    graded_course, tmp_path, assignment
+):
+    class_ = {"honest": read(source_path(assignment)), "blank": read(release_path(assignment))}
+    for bug, (edits, _) in BANK[assignment].items():
+        class_[bug] = with_bug(read(source_path(assignment)), edits)
+    course = build_course(tmp_path / "course", (assignment,))
     for student, nb in class_.items():
-        write_submission(course, student, nb, PS7)
+        write_submission(course, student, nb, assignment)
+    grade = [sys.executable, "-m", "normlab.course", "grade", assignment, "--jobs", "2"]
     done = subprocess.run(
-        [sys.executable, "-m", "normlab.course", "grade", PS7, "--jobs", "2", "--no-progress"],
+        [*grade, "--no-progress"],
         cwd=course,
         env=course_env(),
         capture_output=True,
@@ -52,10 +60,12 @@ def test_the_sandboxed_grader_scores_the_ps7_class_as_nbgrader_does(graded_cours
         timeout=1800,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    sandboxed = _gradebook_scores(course)
+    sandboxed = _gradebook_scores(course, assignment)
     assert set(sandboxed) == set(class_)
     for student in class_:
-        plain = {g: score for g, (score, _, _) in graded_course.scores(PS7, student).items()}
+        plain = {g: score for g, (score, _, _) in graded_course.scores(assignment, student).items()}
         assert sandboxed[student] == plain, student
-    assert sum(sandboxed["honest"].values()) == 25.0
-    assert set(sandboxed["blank"].values()) == {0.0}
+    autograded = CHECKS[assignment]
+    honest = sum(sandboxed["honest"][gid] for gid in autograded)
+    assert honest == sum(spec.points for spec in autograded.values())
+    assert {sandboxed["blank"][gid] for gid in autograded} == {0.0}
