@@ -305,6 +305,10 @@ On your computer (Python 3.10 or newer), in this folder:
   normlab-env/bin/jupyter lab
 
 (on Windows: normlab-env\\\\Scripts\\\\ instead of normlab-env/bin/, and the wheel's full name).
+ps8_in_a_model also needs torch; the CPU build is enough:
+
+  normlab-env/bin/python -m pip install torch --index-url https://download.pytorch.org/whl/cpu
+
 On a JupyterHub or in Colab, upload this folder (or the wheel and a notebook) and run a cell
 with `%pip install normlab-*.whl` (with the path to the wheel), then restart the kernel.
 The course site's page Exercises > Getting started says more.
