@@ -1,0 +1,145 @@
+"""ps8's expectations and probes against torch itself: what the judges compare with is
+nn.LayerNorm in float64, the family's torch formulas are the members they name, the spirals
+run is reproducible, and the probes see torch's LayerNorm wherever it hides."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from normlab.grading import torch_family
+from normlab.grading.ps8_in_a_model import OTHER_CELLS, TRAINING_RTOL
+from normlab_sandbox import module_probes, spirals
+
+torch = pytest.importorskip("torch")
+
+SOLUTION = """
+class LayerNorm(torch.nn.Module):
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True):
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+        self.shape, self.eps = tuple(shape), eps
+        self.weight = torch.nn.Parameter(torch.ones(self.shape))
+        self.bias = torch.nn.Parameter(torch.zeros(self.shape))
+
+    def forward(self, x):
+        dims = tuple(range(-len(self.shape), 0))
+        centred = x - x.mean(dim=dims, keepdim=True)
+        var = (centred * centred).mean(dim=dims, keepdim=True)
+        return centred / torch.sqrt(var + self.eps) * self.weight + self.bias
+"""
+
+
+def _solution():
+    namespace = {"torch": torch}
+    exec(SOLUTION, namespace)  # noqa: S102 (the test's own module)
+    return namespace["LayerNorm"]
+
+
+def _module_run(module_cls, shape, x, weight, bias, dy):
+    module = module_cls(shape).double()
+    with torch.no_grad():
+        module.weight.copy_(torch.from_numpy(weight))
+        module.bias.copy_(torch.from_numpy(bias))
+    xt = torch.tensor(x, requires_grad=True)
+    y = module(xt)
+    y.backward(torch.from_numpy(dy))
+    grads = (xt.grad, module.weight.grad, module.bias.grad)
+    return [t.detach().numpy() for t in (y, *grads)]
+
+
+@pytest.mark.parametrize(("shape", "x_shape"), [(8, (3, 8)), ((3, 4), (2, 3, 4))])
+def test_the_oracles_layer_norm_is_nn_layer_norm_in_float64(shape, x_shape):
+    rng = np.random.default_rng(0)
+    x, dy = rng.normal(size=x_shape) * 3 + 1, rng.normal(size=x_shape)
+    sizes = (shape,) if isinstance(shape, int) else shape
+    weight, bias = rng.normal(size=sizes), rng.normal(size=sizes)
+    found = torch_family.layer_norm(x, shape, weight, bias, dy=dy)
+    want = _module_run(torch.nn.LayerNorm, shape, x, weight, bias, dy)
+    for key, value in zip(("y", "dx", "dweight", "dbias"), want, strict=True):
+        np.testing.assert_allclose(found[key], value, rtol=1e-14, atol=1e-14)  # an ulp or two
+
+
+def test_the_familys_torch_formula_with_the_right_choices_is_nn_layer_norm():
+    rng = np.random.default_rng(1)
+    x, dy = rng.normal(size=(4, 6)) * 5, rng.normal(size=(4, 6))
+    weight, bias = rng.normal(size=6), rng.normal(size=6)
+    want = torch_family.layer_norm(x, 6, weight, bias, dy=dy)
+    spelled = torch_family.layer_norm(x, 6, weight, bias, dy=dy, axes=(1,), fixed_eps=1e-9)
+    for key in want:
+        np.testing.assert_allclose(spelled[key], want[key], rtol=1e-12, atol=1e-13)
+    # n - 1: torch.var's default, unbiased
+    sample = torch_family.layer_norm(x, 6, weight, bias, divisor="n-1")["y"]
+    xt = torch.from_numpy(x)
+    z = (xt - xt.mean(-1, keepdim=True)) / torch.sqrt(xt.var(-1, keepdim=True) + 1e-5)
+    np.testing.assert_allclose(sample, (z * torch.from_numpy(weight) + torch.from_numpy(bias)))
+
+
+def test_detached_statistics_change_dx_and_nothing_else():
+    rng = np.random.default_rng(2)
+    x, dy = rng.normal(size=(3, 5)) * 2, rng.normal(size=(3, 5))
+    weight, bias = rng.normal(size=5), rng.normal(size=5)
+    right = torch_family.layer_norm(x, 5, weight, bias, dy=dy)
+    for detach in (("mean",), ("var",), ("mean", "var")):
+        cut = torch_family.layer_norm(x, 5, weight, bias, dy=dy, detach=detach)
+        np.testing.assert_allclose(cut["y"], right["y"], rtol=1e-12)
+        np.testing.assert_allclose(cut["dweight"], right["dweight"], rtol=1e-12)
+        np.testing.assert_allclose(cut["dbias"], right["dbias"], rtol=1e-12)
+        assert np.abs(cut["dx"] - right["dx"]).max() > 1e-2, detach
+    with pytest.raises(ValueError, match="detach names"):
+        torch_family.layer_norm(x, 5, weight, bias, dy=dy, detach=("std",))
+
+
+def test_the_spirals_run_is_reproducible_and_leaves_the_callers_state_alone():
+    torch.manual_seed(123)
+    state, threads = torch.random.get_rng_state(), torch.get_num_threads()
+    first = spirals.train_losses(torch.nn.LayerNorm)
+    again = spirals.train_losses(torch.nn.LayerNorm)
+    assert np.array_equal(first, again) and first.shape == (spirals.RUN["steps"],)
+    assert torch.equal(torch.random.get_rng_state(), state)
+    assert torch.get_num_threads() == threads
+    assert abs(first[0] - np.log(3)) < 0.2 and first[-10:].mean() < 0.2  # it learns
+
+
+def test_a_hand_written_layer_norm_trains_as_nn_layer_norm_well_within_the_tolerance():
+    mine = spirals.train_losses(_solution())
+    reference = torch_family.training_losses(spirals.RUN)
+    assert np.abs(mine - reference).max() < 1e-4 * TRAINING_RTOL * np.abs(reference).max()
+
+
+@pytest.mark.parametrize("member", OTHER_CELLS, ids=[str(m) for m in OTHER_CELLS])
+def test_each_other_cells_mistake_trains_visibly_otherwise(member):
+    """The training cell lets a run that matches one of these pass (another cell names that
+    mistake): each must differ from nn.LayerNorm's run by far more than the tolerance."""
+    reference = torch_family.training_losses(spirals.RUN)
+    other = torch_family.training_losses(spirals.RUN, **member)
+    assert np.abs(other - reference).max() > 1e3 * TRAINING_RTOL * np.abs(reference).max()
+
+
+def test_the_forward_probe_sees_torchs_layer_norm_wherever_it_hides():
+    x = np.random.default_rng(3).normal(size=(2, 4))
+    args = (4, x, np.ones(4), np.zeros(4), np.ones_like(x))
+    assert module_probes.forward(_solution(), *args)["kernels"] == ()
+
+    class Hidden(torch.nn.Module):  # the aten op itself: no Python function of torch's runs
+        def __init__(self, shape, eps=1e-5, elementwise_affine=True):
+            super().__init__()
+            self.weight = torch.nn.Parameter(torch.ones(shape))
+            self.bias = torch.nn.Parameter(torch.zeros(shape))
+
+        def forward(self, x):
+            return torch.ops.aten.native_layer_norm(x, [4], self.weight, self.bias, 1e-5)[0]
+
+    seen = module_probes.forward(Hidden, *args)["kernels"]
+    assert "torch.ops.aten.native_layer_norm" in seen
+    assert any("NativeLayerNormBackward0" in label for label in seen)
+
+
+def test_the_probes_answer_plain_data():
+    found = module_probes.state_dict(_solution(), (3, 4), np.ones((2, 3, 4)), *np.ones((2, 3, 4)))
+    assert found["into_error"] is None and found["out_error"] is None
+    assert set(found["state"]) == {"weight", "bias"}
+    assert all(isinstance(v, np.ndarray) for v in found["state"].values())
+    params = module_probes.parameters(_solution(), 8)
+    assert params["weight"] == params["bias"] == "parameter"
+    assert params["parameters"] == (("weight", (8,), True), ("bias", (8,), True))
