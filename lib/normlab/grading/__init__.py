@@ -35,9 +35,10 @@ CHECKS[assignment][grade_id] -> CheckSpec with
     misconception    what it catches, in a few words (the class report's label)
     points           the grade cell's points (a test keeps them equal to the notebooks')
     category         the misconception's category name (by default the grade_id)
-Case(target, how="call"|"get", args, kwargs, tag, label, meta)
+Case(target, how="call"|"get"|"probe", args, kwargs, tag, label, meta, probe)
                      inputs are NumPy arrays, Python scalars, strings, and `Ref`
-                     (a trusted callable named by a string, e.g. Ref("red_team.wrong_axis"))
+                     (a trusted callable named by a string, e.g. Ref("red_team.wrong_axis"));
+                     a probe (ps8) hands the student's class to normlab_sandbox.module_probes
 Result(output, output_type, error, warnings, modified_inputs, reference_calls, probes)
                      plain data: arrays, tuples of arrays, scalars, strings
 run_case(namespace, case) -> Result
