@@ -339,8 +339,7 @@ def _float32_cases(rng, hidden: bool) -> list:
 
 
 def _float32(seen):
-    case, found = seen.case, seen.value
-    y = found["y"]
+    case = seen.case
     returned = np.asarray(seen.result.output["y"]).dtype
     if returned != np.float32:
         return (
@@ -349,9 +348,7 @@ def _float32(seen):
             f"output, as nn.LayerNorm's does: make the parameters as torch makes them by "
             f"default, and compute in the input's dtype."
         )
-    if not np.all(np.isfinite(y)):
-        return f"float32: for {where(case)}, the output has entries that are not finite."
-    return None
+    return None  # the numbers are the other cells' (here the module's own start is used)
 
 
 def float32_spec(points: float):
