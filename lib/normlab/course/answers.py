@@ -16,7 +16,8 @@ A question arrives when the student's code calls something that lives only in th
 - "numpy" (a note, not a question): NumPy's var, std, nanvar or nanstd, computed in the kernel,
   whose first call in a case the kernel reports; noted with the tripwire's labels.
 - "torch": torch is not in the sandbox; a call to one of its normalizations or its autograd is
-  noted, and every call is refused.
+  noted, and every call is refused. (ps8's kernels import the real torch instead, and never
+  ask: there reuse is found in the kernel, see `normlab_sandbox.module_probes`.)
 
 The notes are made here, in the grader, so the kernel cannot hide them.
 """
