@@ -34,9 +34,6 @@ from .ps8_probes import (
 from .random_inputs import messy
 from .spec import check_spec
 
-ONE_AXIS = [(3, 8), (2, 3, 8)]
-ONE_AXIS_HIDDEN = [(4, 16), (2, 2, 3, 5), (1, 6), (5, 7)]
-
 
 def _affine(rng, normalized_shape):
     """A weight of size 0.5 to 2 and either sign, and a bias, of normalized_shape."""
@@ -55,8 +52,9 @@ def _plain(normalized_shape):
 def values_cases(rng, hidden: bool) -> list:
     """One trailing axis, 2-D to 4-D x, a random weight and bias, and a dy (the gradient
     cells use the same cases)."""
+    shapes = [(3, 8), (2, 3, 8)] + ([(4, 16), (2, 2, 3, 5), (1, 6), (5, 7)] if hidden else [])
     cases = []
-    for shape in ONE_AXIS + (ONE_AXIS_HIDDEN if hidden else []):
+    for shape in shapes:
         x = messy(rng, shape, spread=(0.5, 5.0))
         weight, bias = _affine(rng, shape[-1])
         dy = rng.normal(size=shape)
