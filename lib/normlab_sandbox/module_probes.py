@@ -133,11 +133,14 @@ def _grad(module, name: str):
     return _array(tensor.grad) if isinstance(tensor, torch.Tensor) else None
 
 
-def forward(
+def forward_pass(
     cls, normalized_shape, x, weight=None, bias=None, dy=None, eps=None, elementwise_affine=None
 ) -> dict:
-    """One module's output on x, and with `dy` the gradients (see the module docstring).
-    weight and bias None: the module keeps its own."""
+    """The probe "forward": one module's output on x, and with `dy` the gradients (see the
+    module docstring). weight and bias None: the module keeps its own."""
+    stub = _stub(cls, normalized_shape, elementwise_affine)
+    if stub:  # before weight and bias are put in: a stub's __init__ made none
+        return stub
     module = _build(cls, normalized_shape, eps, elementwise_affine)
     for name, value in (("weight", weight), ("bias", bias)):
         if value is not None:
@@ -235,7 +238,7 @@ def training(cls, **run) -> dict:
 
 
 PROBES = {
-    "forward": forward,
+    "forward": forward_pass,
     "parameters": parameters,
     "state_dict": state_dict,
     "training": training,

@@ -98,7 +98,11 @@ def probed(case: Case, result):
     if "y" in found and found["y"] is None:
         returned = str(found.get("returned", "?"))
         if returned == "NoneType":
-            text = f"{CLASS}.forward is not written yet: it returns None ({where(case)})."
+            text = (
+                f"{CLASS}.forward is not written yet: it returns None ({where(case)}). Write "
+                f"the bodies of __init__ and forward in its answer cell, forward ending with "
+                f"return."
+            )
             return None, Verdict(NOT_WRITTEN, text)
         text = f"{CLASS}.forward returned {returned}, not a tensor ({where(case)})."
         return None, Verdict(CRASHED, text)
