@@ -4,8 +4,8 @@ A bug is a list of edits to the source notebook's answer cells: (answer grade_id
 old text, new text), where old text "^" means "prepend new text to the cell". Edits
 assert that the old text is there, so a changed solution cannot silently make a bug
 a no-op. Submissions for ps2, ps3 and ps7 combine one bug in each of two functions; the
-functions are graded by different cells, so the expected losses are the union. ps7 has one
-planted bug per misconception, each losing exactly its own cell.
+functions are graded by different cells, so the expected losses are the union. ps7 and ps8
+have one planted bug per misconception, each losing exactly its own cell.
 """
 
 from __future__ import annotations
@@ -57,6 +57,68 @@ TORCH_AUTOGRAD = """    import torch
     return tuple(t.grad.numpy().astype(dtype) for t in (xt, gt, bt))
     x = np.asarray(x)
     dtype"""
+
+# ps8's planted bugs, one misconception each, by the cell it loses: the bank plants each alone,
+# and they are mutants.py's ps8 mutants
+PS8_BUGS: dict[str, list[tuple[str, str, str]]] = {
+    "every-non-batch-axis": [(MOD, TRAILING, "dims = tuple(range(1, x.dim()))")],
+    "last-axis-only": [(MOD, TRAILING, "dims = (-1,)")],
+    "affine-flag-ignored": [(MOD, "if elementwise_affine:", "if True:")],
+    "torch-var-default": [(MOD, VARIANCE, "var = x.var(dim=dims, keepdim=True)")],
+    "eps-outside-the-root": [
+        (MOD, "centred / torch.sqrt(var + self.eps)", "centred / (torch.sqrt(var) + self.eps)")
+    ],
+    "float64-parameters": [
+        (MOD, WEIGHT, WEIGHT.replace("shape))", "shape, dtype=torch.float64))")),
+        (MOD, BIAS, BIAS.replace("shape))", "shape, dtype=torch.float64))")),
+    ],
+    "functional-layer-norm": [
+        (
+            MOD,
+            "        " + TRAILING,
+            "        return torch.nn.functional.layer_norm(\n"
+            "            x, self.normalized_shape, self.weight, self.bias, self.eps\n"
+            "        )\n        " + TRAILING,
+        )
+    ],
+    "statistics-detached": [
+        (
+            MOD,
+            "mean = x.mean(dim=dims, keepdim=True)",
+            "mean = x.mean(dim=dims, keepdim=True).detach()",
+        ),
+        (MOD, VARIANCE, VARIANCE.replace("keepdim=True)", "keepdim=True).detach()")),
+    ],
+    "parameters-through-data": [
+        (
+            MOD,
+            "return x_hat * self.weight + self.bias",
+            "return x_hat * self.weight.data + self.bias.data",
+        )
+    ],
+    "plain-tensors": [
+        (MOD, WEIGHT, "torch.ones(self.normalized_shape, requires_grad=True)"),
+        (MOD, BIAS, "torch.zeros(self.normalized_shape, requires_grad=True)"),
+    ],
+    "eps-in-the-state-dict": [
+        (MOD, "self.eps = eps", 'self.register_buffer("eps", torch.tensor(float(eps)))')
+    ],
+    "weight-starts-at-zero": [(MOD, WEIGHT, WEIGHT.replace("ones", "zeros"))],
+}
+PS8_CELLS = {  # the cell each loses
+    "values": "every-non-batch-axis",
+    "trailing_axes": "last-axis-only",
+    "no_affine": "affine-flag-ignored",
+    "population_variance": "torch-var-default",
+    "eps_placement": "eps-outside-the-root",
+    "float32": "float64-parameters",
+    "reference_reuse": "functional-layer-norm",
+    "stats_in_graph": "statistics-detached",
+    "parameter_gradients": "parameters-through-data",
+    "registered": "plain-tensors",
+    "state_dict": "eps-in-the-state-dict",
+    "training": "weight-starts-at-zero",
+}
 
 # ps7's planted bugs, one misconception each: mutants.py holds one per cell; the bank pairs
 # one of group_norm's with one of batch_norm_backward's, or plants one alone
@@ -471,78 +533,5 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
             ("gn-captured-normlab", "normlab's group_norm, captured", "gn_reference_reuse"),
         ]
     },
-    "ps8_in_a_model": {
-        "every-non-batch-axis": ([(MOD, TRAILING, "dims = tuple(range(1, x.dim()))")], {"values"}),
-        "last-axis-only": ([(MOD, TRAILING, "dims = (-1,)")], {"trailing_axes"}),
-        "affine-flag-ignored": ([(MOD, "if elementwise_affine:", "if True:")], {"no_affine"}),
-        "torch-var-default": (
-            [(MOD, VARIANCE, "var = x.var(dim=dims, keepdim=True)")],
-            {"population_variance"},
-        ),
-        "eps-outside-the-root": (
-            [
-                (
-                    MOD,
-                    "centred / torch.sqrt(var + self.eps)",
-                    "centred / (torch.sqrt(var) + self.eps)",
-                )
-            ],
-            {"eps_placement"},
-        ),
-        "float64-parameters": (
-            [
-                (MOD, WEIGHT, WEIGHT.replace("shape))", "shape, dtype=torch.float64))")),
-                (MOD, BIAS, BIAS.replace("shape))", "shape, dtype=torch.float64))")),
-            ],
-            {"float32"},
-        ),
-        "functional-layer-norm": (
-            [
-                (
-                    MOD,
-                    "        " + TRAILING,
-                    "        return torch.nn.functional.layer_norm(\n"
-                    "            x, self.normalized_shape, self.weight, self.bias, self.eps\n"
-                    "        )\n        " + TRAILING,
-                )
-            ],
-            {"reference_reuse"},
-        ),
-        "statistics-detached": (
-            [
-                (
-                    MOD,
-                    "mean = x.mean(dim=dims, keepdim=True)",
-                    "mean = x.mean(dim=dims, keepdim=True).detach()",
-                ),
-                (MOD, VARIANCE, VARIANCE.replace("keepdim=True)", "keepdim=True).detach()")),
-            ],
-            {"stats_in_graph"},
-        ),
-        "parameters-through-data": (
-            [
-                (
-                    MOD,
-                    "return x_hat * self.weight + self.bias",
-                    "return x_hat * self.weight.data + self.bias.data",
-                )
-            ],
-            {"parameter_gradients"},
-        ),
-        "plain-tensors": (
-            [
-                (MOD, WEIGHT, "torch.ones(self.normalized_shape, requires_grad=True)"),
-                (MOD, BIAS, "torch.zeros(self.normalized_shape, requires_grad=True)"),
-            ],
-            {"registered"},
-        ),
-        "eps-in-the-state-dict": (
-            [(MOD, "self.eps = eps", 'self.register_buffer("eps", torch.tensor(float(eps)))')],
-            {"state_dict"},
-        ),
-        "weight-starts-at-zero": (
-            [(MOD, WEIGHT, WEIGHT.replace("ones", "zeros"))],
-            {"training"},
-        ),
-    },
+    "ps8_in_a_model": {name: (PS8_BUGS[name], {lost}) for lost, name in PS8_CELLS.items()},
 }

@@ -4,7 +4,7 @@ Every check of every assignment has at least one mutant whose misconception it n
 `cell`); a mutant may cost more cells than that one (`lost`: every grade cell it must lose,
 `cell` included), as a student's mistake can. ps1's mutants are its table of typical wrong
 answers, several per question, each with words its message must contain (`says`); ps7's
-are course_bank's planted bugs (`PS7_BUGS`), one per cell.
+and ps8's are course_bank's planted bugs (`PS7_BUGS`, `PS8_BUGS`), one per cell.
 
 The tests run them in-process (test_mutants.py: each loses exactly `lost`, in the visible
 battery as in the hidden one, and no message gives an answer away), in a real kernel as a
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from course_bank import BWD_RETURN, DY_IN_PLACE, PS7_BUGS
+from course_bank import BWD_RETURN, DY_IN_PLACE, PS7_BUGS, PS8_BUGS, PS8_CELLS
 from course_helpers import nbgrader_meta, read, release_path, source_path, with_bug
 
 from normlab.grading import CHECKS
@@ -713,7 +713,27 @@ PS7_MUTANTS = [
     for cell, (name, says) in PS7_CELLS.items()
 ]
 
-MUTANTS: list[Mutant] = PS1 + FUNCTIONS + PS7_MUTANTS
+# ps8: course_bank's planted bug of each cell (PS8_CELLS), and words of its message
+PS8_SAYS = {
+    "values": "Wrong axes",
+    "trailing_axes": "Trailing axes",
+    "no_affine": "learns nothing",
+    "population_variance": "Sample variance",
+    "eps_placement": "eps outside the square root",
+    "float32": "float32 in, float64 out",
+    "reference_reuse": "Reference reuse",
+    "stats_in_graph": "Statistics out of the graph",
+    "parameter_gradients": "weight.grad is None",
+    "registered": "plain tensor",
+    "state_dict": "Checkpoints",
+    "training": "trains differently",
+}
+PS8_MUTANTS = [
+    Mutant("ps8_in_a_model", name, cell, edits=tuple(PS8_BUGS[name]), says=PS8_SAYS[cell])
+    for cell, name in PS8_CELLS.items()
+]
+
+MUTANTS: list[Mutant] = PS1 + FUNCTIONS + PS7_MUTANTS + PS8_MUTANTS
 
 
 def run_as_students() -> list[Mutant]:
