@@ -12,6 +12,7 @@ Here, without building the book:
 - a fresh venv made from the download (python -m venv, pip install the wheel: NumPy only), in
   which every public callable of the installed packages is called on a probe input (arguments
   by name, `PROBE_VALUES`): none returns what the reference returns for an answer there;
+  only ps8's probes need torch, which the venv lacks, and ps8's setup cell says how to get it;
 - in that venv, every visible check over the verdict bank (tests/grading/test_verdicts.py's
   submissions that are code) gives the verdict and the message the full normlab gives, but
   for the submissions that cannot run there, each for its reason (`CANNOT_COMPARE`).
@@ -297,11 +298,16 @@ PROBE = """
         except BaseException as exc:
             found[where] = ("raised", type(exc).__name__, str(exc)[:300])
 
-    modules = []
+    modules, need_torch = [], []
     for package in (normlab, normlab_sandbox):
         modules.append(package)
         for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
-            modules.append(importlib.import_module(info.name))
+            try:
+                modules.append(importlib.import_module(info.name))
+            except ModuleNotFoundError as exc:  # ps8's probes run with the student's torch
+                if exc.name != "torch":
+                    raise
+                need_torch.append(info.name)
     for module in modules:
         for name, obj in sorted(vars(module).items()):
             if name.startswith("_"):
@@ -318,7 +324,8 @@ PROBE = """
             wire.dumps(outcome, recording.REGISTRY)
         except TypeError:
             found[where] = ("returned", wire.Opaque(type(outcome[1]).__name__, "?"))
-    open(taken, "wb").write(wire.dumps(found, recording.REGISTRY))
+    taken_data = {"found": found, "need_torch": tuple(need_torch)}
+    open(taken, "wb").write(wire.dumps(taken_data, recording.REGISTRY))
 """
 
 
@@ -363,8 +370,9 @@ def _equal(got, want) -> bool:
 
 
 def test_no_public_callable_of_the_download_computes_an_answer(venv, tmp_path):
-    found = _in_venv(venv, PROBE, PROBE_VALUES, tmp_path)
-    answers = _answers()
+    taken = _in_venv(venv, PROBE, PROBE_VALUES, tmp_path)
+    found, answers = taken["found"], _answers()
+    assert taken["need_torch"] == ("normlab_sandbox.module_probes",)  # the venv has no torch
     computing = [
         where
         for where, outcome in found.items()
@@ -447,3 +455,28 @@ def test_the_visible_checks_give_the_full_normlabs_verdicts_over_the_bank(venv, 
             assert got[audit, grade_id] == want[audit, grade_id]
         elif grade_id.startswith("witness_"):
             assert "NotRecorded" in got[audit, grade_id][1], got[audit, grade_id]
+
+
+TORCH_MISSING = """
+    import sys
+    from normlab.grading import use_assignment
+
+    given, taken = sys.argv[1:]
+    use_assignment("ps2_layer_norm")  # the other problem sets need no torch
+    try:
+        use_assignment("ps8_in_a_model")
+    except ModuleNotFoundError as exc:
+        open(taken, "wb").write(str(exc).encode())
+"""
+
+
+def test_without_torch_ps8s_setup_cell_says_how_to_install_it(venv, tmp_path):
+    given, taken = tmp_path / "given", tmp_path / "taken"
+    given.write_bytes(b"")
+    (tmp_path / "script.py").write_text(textwrap.dedent(TORCH_MISSING))
+    command = [str(venv), "-I", str(tmp_path / "script.py"), str(given), str(taken)]
+    done = subprocess.run(command, cwd=tmp_path, env=clean_env(), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    message = taken.read_text()
+    assert "ps8_in_a_model needs torch" in message
+    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in message

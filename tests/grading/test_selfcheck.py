@@ -8,6 +8,7 @@ in a real kernel, as a student runs them, in test_run_all.py.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 
 import numpy as np
@@ -27,6 +28,7 @@ from normlab.grading import (
     ASSIGNMENTS,
     CHECKS,
     MANUAL,
+    REAL_TORCH,
     check,
     selfcheck,
     summary,
@@ -185,6 +187,21 @@ def test_summary_never_raises(namespace, capsys):
     use_assignment("ps2_layer_norm")
     assert summary(namespace) is None
     assert "visible checks pass" in capsys.readouterr().out
+
+
+def test_without_torch_only_a_torch_assignment_stops_its_setup_cell(monkeypatch):
+    """ps8's setup cell says how to install torch where there is none; the others run."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a)
+    )
+    for assignment in ASSIGNMENTS:
+        if assignment not in REAL_TORCH:
+            use_assignment(assignment)
+    with pytest.raises(ModuleNotFoundError, match="ps8_in_a_model needs torch") as raised:
+        use_assignment("ps8_in_a_model")
+    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in str(raised.value)
+    assert REAL_TORCH == {"ps8_in_a_model"}
 
 
 def test_summary_before_the_setup_cell_says_what_to_run(monkeypatch, capsys):

@@ -8,9 +8,11 @@ which the book publishes (`html_extra_path` in _config.yml) for exercises/gettin
     python -m normlab.course student-bundle _build/student/downloads  # + notebooks, README
 
 The source tree (`write_source`) holds
-- `normlab_sandbox`'s `SANDBOX` modules: a case run under guards, the wire's data codec;
+- `normlab_sandbox`'s `SANDBOX` modules: a case run under guards, the wire's data codec,
+  ps8's probes and its spirals network (they import torch when a ps8 case runs: the student's
+  own torch; the wheel does not require it);
 - `normlab.grading` but `GRADERS_ONLY` (the reference's private copy, what backs the oracle,
-  the trusted callables), with the body of every case-making
+  ps8's nn.LayerNorm family in torch, the trusted callables), with the body of every case-making
   function (one with a parameter `rng`: a battery's generator, hidden extras included, or a
   helper of one) replaced by a `raise`, and each `hidden_only(...)` (the hidden extras
   written as data where a check is declared) emptied (`strip_case_makers`);
@@ -43,8 +45,8 @@ from normlab.grading import ASSIGNMENTS, recording
 from .student_recording import REPO, library_name, record, stub_functions
 
 LIB = REPO / "lib"
-SANDBOX = ("__init__", "cases", "guarded", "tripwire", "wire")
-GRADERS_ONLY = ("reference", "trusted", "variant_outputs", "variants_family")
+SANDBOX = ("__init__", "cases", "guarded", "module_probes", "spirals", "tripwire", "wire")
+GRADERS_ONLY = ("reference", "torch_family", "trusted", "variant_outputs", "variants_family")
 BUNDLE = "normlab-course-student"
 EPOCH_ZIP = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip file holds: the same bytes each time
 STRIPPED = "not in the student download: the visible cases are recorded (recording.py)"
@@ -221,7 +223,8 @@ README = """# normlab for students
 The LayerNorm course's checks, as the problem sets' notebooks call them:
 `from normlab.grading import check, summary, use_assignment`. Every visible check runs on
 inputs and expectations recorded from the course's reference when this package was built; the
-reference and the hidden checks stay with the graders. Needs only NumPy.
+reference and the hidden checks stay with the graders. Needs only NumPy; ps8_in_a_model also
+needs torch (its checks run your module with it).
 """
 
 

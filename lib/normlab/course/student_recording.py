@@ -10,7 +10,9 @@ holds, and returns the `normlab.grading.recording.Recording` the download replay
   so a witness that probes as the course's does, in another order or fewer, is answered;
 - the judge judging the solution's results, then, case by case, a wrong result in place of
   one (`wrong_results`), through `Recorder`, an oracle that records every question it is asked
-  with the live answer (a judge asks more on the way to some messages than to a pass);
+  with the live answer (a judge asks more on the way to some messages than to a pass), and
+  for a question about ps8's gradients the same question about every member of the family
+  (which member a judge asks about depends on the student's output);
 - for a case whose target is a public normlab function, that function on the case's own
   arguments (a student's function that calls it gets the reference's numbers, as at grading).
 
@@ -33,6 +35,8 @@ import numpy as np
 import normlab
 from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, recording, reference, trusted
 from normlab.grading.oracle import LIVE
+from normlab.grading.ps8_gradients import DETACHED
+from normlab.grading.ps8_probes import member_options
 from normlab_sandbox import guarded
 from normlab_sandbox.cases import Ref, Result
 
@@ -110,7 +114,7 @@ class Recorder:
         question = recording.call_question(self.signatures[name], name, args, kwargs)
         return recording.copied(self.ask(question, lambda: fn(*args, **kwargs)))
 
-    # the oracle's four questions, as recording.RecordedOracle asks them
+    # the oracle's questions, as recording.RecordedOracle asks them
     def reference(self, name, *args, **kwargs):
         q = ("reference", name, args, kwargs)
         return self.ask(q, lambda: LIVE.reference(name, *args, **kwargs))
@@ -123,6 +127,37 @@ class Recorder:
 
     def wrong(self, name, *args, **kwargs):
         return self.ask(("wrong", name, args, kwargs), lambda: LIVE.wrong(name, *args, **kwargs))
+
+    def torch_layer_norm(self, x, normalized_shape, weight=None, bias=None, **options):
+        if options.get("dy") is not None:
+            self._every_members_gradients(x, normalized_shape, weight, bias, options)
+        return self._torch_layer_norm(x, normalized_shape, weight, bias, options)
+
+    def _torch_layer_norm(self, x, shape, weight, bias, options: dict):
+        question = ("torch_layer_norm", x, shape, weight, bias, options)
+        return self.ask(question, lambda: LIVE.torch_layer_norm(x, shape, weight, bias, **options))
+
+    def _every_members_gradients(self, x, shape, weight, bias, options: dict) -> None:
+        """ps8's gradient cells ask for the gradients of the member of the family that the
+        student's output matches, and with its statistics detached (`ps8_gradients`): which
+        member depends on the student's code, so every member's are recorded, each way."""
+        eps, dy = options["eps"], options["dy"]
+        for member in LIVE.family(np.asarray(x, dtype=np.float64), eps):
+            for detach in ((), *DETACHED):
+                chosen = {"eps": eps, "dy": dy, **member_options(member)}
+                chosen |= {"detach": detach} if detach else {}
+                with contextlib.suppress(Exception):  # recorded: the replay raises it too
+                    self._torch_layer_norm(x, shape, weight, bias, chosen)
+
+    def torch_layer_norm_state(self, normalized_shape, elementwise_affine=True):
+        question = ("torch_layer_norm_state", normalized_shape, elementwise_affine)
+        return self.ask(
+            question, lambda: LIVE.torch_layer_norm_state(normalized_shape, elementwise_affine)
+        )
+
+    def training_losses(self, run: dict, **member):
+        question = ("training_losses", run, member)
+        return self.ask(question, lambda: LIVE.training_losses(run, **member))
 
     def resolve(self, ref: Ref, made: dict):
         """The graders' trusted callable; a LayerNorm of normlab's wrapped to record its calls."""
@@ -150,6 +185,8 @@ def _mapped(value, f):
         return float(f(np.float64(value)))
     if isinstance(value, tuple):
         return tuple(_mapped(v, f) for v in value)
+    if type(value) is dict:  # a probe's findings (ps8)
+        return {k: _mapped(v, f) for k, v in value.items()}
     return value
 
 

@@ -243,6 +243,21 @@ class RecordedOracle:
         what = f"the wrong implementation {name}({describe(args)})"
         return self._recording.answer(("wrong", name, args, kwargs), what)
 
+    # ps8's: asked of nn.LayerNorm in torch, answered from the recording (no torch needed)
+    def torch_layer_norm(self, x, normalized_shape, weight=None, bias=None, **options) -> dict:
+        what = f"nn.LayerNorm({normalized_shape})'s family on {describe((x,))}"
+        question = ("torch_layer_norm", x, normalized_shape, weight, bias, options)
+        return self._recording.answer(question, what)
+
+    def torch_layer_norm_state(self, normalized_shape, elementwise_affine=True) -> dict:
+        what = f"a new nn.LayerNorm({normalized_shape})'s state_dict"
+        question = ("torch_layer_norm_state", normalized_shape, elementwise_affine)
+        return self._recording.answer(question, what)
+
+    def training_losses(self, run: dict, **member):
+        what = f"the spirals run with the family's member {member or 'nn.LayerNorm'}"
+        return self._recording.answer(("training_losses", run, member), what)
+
 
 def replay_norm(recording: Recording, name: str):
     """A trusted LayerNorm handed to the student's code, `norm_fn(x)`: it replays what the

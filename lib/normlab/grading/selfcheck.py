@@ -32,12 +32,13 @@ in another process. Both judge with the installed oracle, `recording.ORACLE`: th
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 import traceback
 from functools import partial
 
-from .catalog import CHECKS, MANUAL
+from .catalog import CHECKS, MANUAL, REAL_TORCH
 from .recording import ORACLE
 from .runner import run_case
 from .spec import DEFAULT_SEED, CheckSpec
@@ -47,10 +48,23 @@ _current: dict[str, str] = {}
 
 
 def use_assignment(assignment: str) -> None:
-    """Say which assignment's checks `check` runs (the notebook's setup cell calls this)."""
+    """Say which assignment's checks `check` runs (the notebook's setup cell calls this).
+    An assignment that grades torch code (ps8) raises ModuleNotFoundError, saying how to
+    install torch, in a Python without it: the other problem sets run without torch."""
     if assignment not in CHECKS:
         raise KeyError(f"unknown assignment {assignment!r}; expected one of {', '.join(CHECKS)}")
     _current["assignment"] = assignment
+    if assignment in REAL_TORCH and importlib.util.find_spec("torch") is None:
+        raise ModuleNotFoundError(
+            f"{assignment} needs torch, which this Python does not have. Install its CPU "
+            f"build, in a cell: %pip install torch --index-url {TORCH_CPU_INDEX} (Exercises > "
+            f"Getting started on the course's site says more), then restart the kernel and "
+            f"run the notebook again.",
+            name="torch",
+        )
+
+
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
 def find_check(assignment: str, grade_id: str, count: int) -> CheckSpec:
