@@ -1,31 +1,38 @@
-"""Shared fixtures: the built book, a local server for it, and a Chromium page that records trouble.
+"""Shared fixtures: the two builds of the book, a local server for each, and a Chromium page
+that records trouble.
 
-- `built_site`: builds the book once per session as `make book` does, `make student` (the
-  student download the book publishes) then `jupyter-book build . -n -W --keep-going`, into
-  `_build/html`; fails the test with the end of the build log when the build fails; returns
-  the html folder as a Path.
-- `student_downloads`: `make student` once per session; returns `_build/student/downloads`
+- `student_downloads`: `make student` once per test run; returns `_build/student/downloads`
   (the wheel and the bundle the book publishes).
-- `site_url`: serves `_build/html` on 127.0.0.1 (a free port, a background thread); yields
-  the base URL, ending in "/". `serve(directory)` (also the `serve_folder` fixture) does the
-  same for any folder, as a context manager, e.g. for a second build of the book.
+- `built_site`: builds the book once per test run as `make book` does, `make student` (the
+  `student_downloads` fixture) then `jupyter-book build . -n -W --keep-going`, into
+  `_build/html`; fails the test with the end of the build log
+  (test-artifacts/book-build.log) when the build fails; returns the html folder as a Path.
+- `term_site`: the term build (`make book NORMLAB_TERM=1`'s command) into a folder of its own,
+  once per run, after the default build, whose executed pages it reuses
+  (`seed_from_default_build`); its log is test-artifacts/book-term-build.log.
+- The student download and both builds are shared by every pytest-xdist worker of the run
+  (run_once.py): one worker builds, the others wait for it.
+- `site_url`, `term_site_url`: serve a build on 127.0.0.1 (a free port, a background thread);
+  yield the base URL, ending in "/". `serve(directory)` (also the `serve_folder` fixture) does
+  the same for any folder, as a context manager.
 - `browser_page`: a `BrowserPage` (Playwright sync API, Debian's Chromium, a fresh context per
   test). It records console errors, page errors, failed requests (network failures and HTTP
   status >= 400) and every request whose host is not 127.0.0.1 (those are also aborted, so a
   page can never reach the network). `browser_page.problems()` lists them all; a test asserts
   it is empty. `browser_page.screenshot(name)` saves a PNG under `test-artifacts/`.
 
-Tests that use `built_site` are marked `slow`; tests that use `browser_page` are marked
+Tests that use a build are marked `slow`; tests that use `browser_page` are marked
 `slow` and `browser`, automatically, so `-m "not slow"` always leaves them out.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import http.server
+import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -34,13 +41,16 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from run_once import once
 
 REPO = Path(__file__).resolve().parents[1]
 HTML = REPO / "_build" / "html"
 STUDENT_DOWNLOADS = REPO / "_build" / "student" / "downloads"
 ARTIFACTS = REPO / "test-artifacts"
 BOOK_LOG = ARTIFACTS / "book-build.log"
-BUILD_LOCK = REPO / "_build" / ".pytest-build.lock"
+TERM_LOG = ARTIFACTS / "book-term-build.log"
+# the stamp that _ext/normlab_outputs.py keeps in the doctree folder
+OUTPUTS_STAMP = "normlab-source.sha256"
 LOCAL_HOST = "127.0.0.1"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -54,35 +64,26 @@ CHROMIUM_ARGS = [
 ]
 
 
-def make_student() -> None:
+def make_student(_folder: Path | None = None) -> Path:
     """`make student`, which `make book` runs first: the student download, when out of date."""
     command = ["make", "-s", "student"]
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
         pytest.fail(f"make student failed:\n{done.stdout}\n{done.stderr}", pytrace=False)
-
-
-@contextlib.contextmanager
-def build_lock():
-    """One build at a time across pytest-xdist workers (each owns a session)."""
-    BUILD_LOCK.parent.mkdir(exist_ok=True)
-    with open(BUILD_LOCK, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
-@pytest.fixture(scope="session")
-def student_downloads() -> Path:
-    """`make student` once per session; the folder holding the wheel and the bundle."""
-    with build_lock():
-        make_student()
     return STUDENT_DOWNLOADS
 
 
-def book_command() -> list[str]:
+@pytest.fixture(scope="session")
+def student_downloads(tmp_path_factory) -> Path:
+    """`make student` once per run; the folder holding the wheel and the bundle."""
+    return once(tmp_path_factory, "student", make_student)
+
+
+def book_command(path_output: Path | None = None) -> list[str]:
     """`make book`'s build command, run with this interpreter's jupyter-book."""
     jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    return [str(jupyter_book), "build", ".", "-n", "-W", "--keep-going"]
+    into = ["--path-output", str(path_output)] if path_output else []
+    return [str(jupyter_book), "build", ".", "-n", "-W", "--keep-going", *into]
 
 
 def pytest_collection_modifyitems(items):
@@ -90,32 +91,74 @@ def pytest_collection_modifyitems(items):
         names = getattr(item, "fixturenames", ())
         if "browser_page" in names:
             item.add_marker(pytest.mark.browser)
-        if {"built_site", "browser_page", "student_downloads"} & set(names):
+        if {"built_site", "term_site", "browser_page", "student_downloads"} & set(names):
             item.add_marker(pytest.mark.slow)
 
 
-@pytest.fixture(scope="session")
-def built_site() -> Path:
-    """Build the book once per session (`make book`'s commands); return `_build/html`."""
+def pytest_runtest_setup(item):
+    """Under `--dist loadgroup` (make test), a test of an xdist group fails when pytest-xdist
+    did not group it: xdist groups by a suffix it writes into the node id, which pytest 9.2
+    ignores (pytest-xdist#1386), and a group's tests (e.g. the grader's,
+    tests/course/conftest.py) must never run on two workers at once."""
+    grouped = item.get_closest_marker("xdist_group")
+    if grouped and getattr(item.config.option, "loadgroup", False):
+        if "@" not in item.nodeid.rsplit("]", 1)[-1]:
+            pytest.fail(
+                "pytest-xdist did not group this xdist_group test: this pytest and "
+                "pytest-xdist do not work together (pytest-xdist#1386; see pyproject.toml)",
+                pytrace=False,
+            )
+
+
+def build_book(log: Path, path_output: Path | None = None, environ: dict | None = None) -> Path:
+    """Run `make book`'s command (into `path_output`/_build when given), its log to `log`;
+    fail with the log's end when the build fails; return the html folder."""
     ARTIFACTS.mkdir(exist_ok=True)
-    # pytest-xdist workers each own a session: the lock makes them build one after the
-    # other, and the second build is a no-change rebuild that reuses the first.
-    with build_lock():
-        make_student()
-        done = subprocess.run(
-            book_command(), cwd=REPO, capture_output=True, text=True, timeout=900, check=False
-        )
-    log = f"$ {' '.join(book_command())}\n{done.stdout}\n--- stderr ---\n{done.stderr}"
-    BOOK_LOG.write_text(log)
+    command = book_command(path_output)
+    done = subprocess.run(
+        command, cwd=REPO, env=environ, capture_output=True, text=True, timeout=900, check=False
+    )
+    log.write_text(f"$ {' '.join(command)}\n{done.stdout}\n--- stderr ---\n{done.stderr}")
     if done.returncode != 0:
         pytest.fail(
-            f"the book build failed (exit {done.returncode}); full log in {BOOK_LOG}\n"
-            f"{log[-6000:]}",
+            f"the book build failed (exit {done.returncode}); full log in {log}\n"
+            f"{log.read_text()[-6000:]}",
             pytrace=False,
         )
-    if not (HTML / "index.html").is_file():
-        pytest.fail(f"the build succeeded but wrote no {HTML / 'index.html'}", pytrace=False)
-    return HTML
+    html = (path_output or REPO) / "_build" / "html"
+    if not (html / "index.html").is_file():
+        pytest.fail(f"the build succeeded but wrote no {html / 'index.html'}", pytrace=False)
+    return html
+
+
+@pytest.fixture(scope="session")
+def built_site(student_downloads, tmp_path_factory) -> Path:
+    """Build the book once per run (`make book`'s commands); return `_build/html`."""
+    return once(tmp_path_factory, "book", lambda _folder: build_book(BOOK_LOG))
+
+
+def seed_from_default_build(out: Path) -> None:
+    """Hand a second build into `out`/_build what the default build made that a tag cannot
+    change: the executed pages (jupyter-cache matches a page by its code cells, and `{only}`
+    blocks are prose) with the library stamp that keeps that cache valid
+    (_ext/normlab_outputs.py). The student download needs no copy: both builds publish
+    `_build/student` of the sources (html_extra_path). Every page is still read and written."""
+    built = REPO / "_build"
+    shutil.copytree(built / ".jupyter_cache", out / "_build" / ".jupyter_cache")
+    (out / "_build" / ".doctrees").mkdir(parents=True)
+    shutil.copy2(built / ".doctrees" / OUTPUTS_STAMP, out / "_build" / ".doctrees" / OUTPUTS_STAMP)
+
+
+def build_term_book(out: Path) -> Path:
+    """`make book NORMLAB_TERM=1`'s build, into `out`/_build, after the default build."""
+    seed_from_default_build(out)
+    return build_book(TERM_LOG, out, os.environ | {"NORMLAB_TERM": "1"})
+
+
+@pytest.fixture(scope="session")
+def term_site(built_site, tmp_path_factory) -> Path:
+    """The book built as during a term (NORMLAB_TERM=1), once per run, in a folder of its own."""
+    return once(tmp_path_factory, "term-book", build_term_book)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -141,7 +184,7 @@ def serve(directory: Path):
 
 @pytest.fixture(scope="session")
 def serve_folder():
-    """`serve` as a fixture, for a test module that builds a site of its own."""
+    """`serve` as a fixture, for a test module that serves a folder of its own."""
     return serve
 
 
@@ -149,6 +192,13 @@ def serve_folder():
 def site_url(built_site: Path):
     """Serve the built site on 127.0.0.1 on a free port; yield its base URL."""
     with serve(built_site) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def term_site_url(term_site: Path):
+    """Serve the term build on 127.0.0.1 on a free port; yield its base URL."""
+    with serve(term_site) as url:
         yield url
 
 

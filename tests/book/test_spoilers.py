@@ -13,10 +13,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -331,34 +328,6 @@ def _folded_pages() -> dict[str, set[str]]:
     return pages
 
 
-@pytest.fixture(scope="session")
-def term_site(tmp_path_factory) -> Path:
-    """The book built as during a term: NORMLAB_TERM=1, into a folder of its own."""
-    out = tmp_path_factory.mktemp("term-build")
-    command = [
-        str(Path(sys.executable).parent / "jupyter-book"),
-        "build",
-        ".",
-        "-n",
-        "-W",
-        "--keep-going",
-        "--path-output",
-        str(out),
-    ]
-    done = subprocess.run(
-        command,
-        cwd=REPO,
-        env=os.environ | {"NORMLAB_TERM": "1"},
-        capture_output=True,
-        text=True,
-        timeout=1200,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.fail(f"the term build failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
-    return out / "_build" / "html"
-
-
 @pytest.mark.parametrize("toc_file", sorted(_folded_pages()))
 def test_default_build_folds_the_reference_until_the_reader_opens_it(
     browser_page, site_url, toc_file
@@ -400,12 +369,6 @@ def test_no_chapter_or_exercise_page_shows_an_answer_unasked(browser_page, site_
     visible = browser_page.page.evaluate(VISIBLE_PRE_TEXTS)
     assert not shown_answers(visible), "an answer in view"
     assert not browser_page.problems(), browser_page.problems()
-
-
-@pytest.fixture(scope="session")
-def term_site_url(term_site, serve_folder):
-    with serve_folder(term_site) as url:
-        yield url
 
 
 @pytest.mark.parametrize("toc_file", [f for f in toc_files() if f.startswith("chapters/")])
