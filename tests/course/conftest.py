@@ -1,4 +1,4 @@
-"""Fixtures of the adversarial suite: real courses, graded once per session.
+"""Fixtures of the adversarial suite: real courses, graded once per test run.
 
 - `attack_course`: a fresh ps2 course (5 s cell timeout) with the honest class and every
   attacker of security_attacks.py, graded by `python -m normlab.course grade --jobs 2`, with
@@ -6,12 +6,20 @@
 - `honest_course`: the honest class alone, graded the same way: the reference for "other
   students' grades unchanged".
 - `serial_honest_course`: the honest class graded by plain serial `nbgrader autograde`.
+
+Each is graded once per run and shared by every pytest-xdist worker (run_once.py); tests read
+them, and a test that changes a course works on a copy. The slow tests here are one xdist
+group: grading as root gives each job slot a fixed uid (`--uid-base`), and the suite checks
+that no process of those uids outlives grading, so two gradings must not overlap.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from demo_course import build_course
+from run_once import once
 from security_attacks import ATTACKS
 from security_course import (
     CONFIG_EXTRA,
@@ -23,10 +31,11 @@ from security_course import (
     submit_honest,
 )
 
+HERE = Path(__file__).parent
 
-@pytest.fixture(scope="session")
-def attack_course(tmp_path_factory) -> Graded:
-    course = build_course(tmp_path_factory.mktemp("attacks") / "course", config_extra=CONFIG_EXTRA)
+
+def _attack_course(folder: Path) -> Graded:
+    course = build_course(folder / "course", config_extra=CONFIG_EXTRA)
     submit_honest(course)
     for attack in ATTACKS:
         submit_attacker(course, attack)
@@ -35,17 +44,37 @@ def attack_course(tmp_path_factory) -> Graded:
     return Graded(course, seconds, output, before, protected_hashes(course))
 
 
-@pytest.fixture(scope="session")
-def honest_course(tmp_path_factory) -> Graded:
-    course = build_course(tmp_path_factory.mktemp("honest") / "course", config_extra=CONFIG_EXTRA)
+def _honest_course(folder: Path) -> Graded:
+    course = build_course(folder / "course", config_extra=CONFIG_EXTRA)
     submit_honest(course)
     seconds, output = run_grader(course)
     return Graded(course, seconds, output)
 
 
-@pytest.fixture(scope="session")
-def serial_honest_course(tmp_path_factory) -> Graded:
-    course = build_course(tmp_path_factory.mktemp("serial") / "course", config_extra=CONFIG_EXTRA)
+def _serial_honest_course(folder: Path) -> Graded:
+    course = build_course(folder / "course", config_extra=CONFIG_EXTRA)
     submit_honest(course)
     seconds, output = run_nbgrader_autograde(course)
     return Graded(course, seconds, output)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.path.is_relative_to(HERE) and item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.xdist_group("grader"))
+
+
+@pytest.fixture(scope="session")
+def attack_course(tmp_path_factory) -> Graded:
+    return once(tmp_path_factory, "attack-course", _attack_course)
+
+
+@pytest.fixture(scope="session")
+def honest_course(tmp_path_factory) -> Graded:
+    return once(tmp_path_factory, "honest-course", _honest_course)
+
+
+@pytest.fixture(scope="session")
+def serial_honest_course(tmp_path_factory) -> Graded:
+    return once(tmp_path_factory, "serial-honest-course", _serial_honest_course)

@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,15 +113,16 @@ class Graded:
 
     def export_rows(self) -> dict[str, str]:
         """{student: the line of `nbgrader export`'s CSV}, byte for byte."""
-        out = self.root / "grades.csv"
-        subprocess.run(
-            [*nbgrader_command(), "export", "--to", str(out)],
-            cwd=self.root,
-            env=course_env(),
-            check=True,
-            capture_output=True,
-        )
-        lines = out.read_text().splitlines()
+        with tempfile.TemporaryDirectory(prefix="normlab-export-") as folder:
+            out = Path(folder) / "grades.csv"  # not in the course: other workers read it
+            subprocess.run(
+                [*nbgrader_command(), "export", "--to", str(out)],
+                cwd=self.root,
+                env=course_env(),
+                check=True,
+                capture_output=True,
+            )
+            lines = out.read_text().splitlines()
         header = next(csv.reader(io.StringIO(lines[0])))
         column = header.index("student_id")
         return {next(csv.reader(io.StringIO(line)))[column]: line for line in lines[1:]}

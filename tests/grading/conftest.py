@@ -1,11 +1,11 @@
-"""One temporary nbgrader course, generated, submitted to and autograded once per session.
+"""One temporary nbgrader course, generated, submitted to and autograded once per test run.
 
 Students: "honest" submits each source notebook as is, "blank" each released notebook
 unfilled, the bank (course_bank.BANK) one student per planted-bug submission, and the
 mutants (mutants.run_as_students) one student each, the released notebook with the mutant's
 answers (`mutant_student` names them). All students of an assignment are graded by one
-`nbgrader autograde` call. Everything
-lives under pytest's tmp folder: the repo never gets a gradebook or a submitted/ folder.
+`nbgrader autograde` call. Everything lives under pytest's tmp folder: the repo never gets a
+gradebook or a submitted/ folder.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from course_helpers import (
     with_bug,
 )
 from mutants import answers, mutant_student, released_with, run_as_students
+from run_once import once
 
 from normlab.grading import ASSIGNMENTS
 
@@ -47,9 +48,8 @@ class GradedCourse:
                 return {g.name: (g.score, g.max_score, g.needs_manual_grade) for g in nb.grades}
 
 
-@pytest.fixture(scope="session")
-def graded_course(tmp_path_factory) -> GradedCourse:
-    course = GradedCourse(new_course(tmp_path_factory.mktemp("course") / "layernorm"))
+def _graded_course(folder: Path) -> GradedCourse:
+    course = GradedCourse(new_course(folder / "layernorm"))
     for assignment in ASSIGNMENTS:
         start = time.perf_counter()
         nbgrader(course.root, "generate_assignment", assignment)
@@ -67,3 +67,17 @@ def graded_course(tmp_path_factory) -> GradedCourse:
         nbgrader(course.root, "autograde", assignment)
         course.seconds[f"autograde {assignment}"] = time.perf_counter() - start
     return course
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items):
+    """The graded course's tests are one xdist group: one worker grades it, the others go on."""
+    for item in items:
+        if "graded_course" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("graded-course"))
+
+
+@pytest.fixture(scope="session")
+def graded_course(tmp_path_factory) -> GradedCourse:
+    """Graded once per run, shared by every pytest-xdist worker (run_once.py)."""
+    return once(tmp_path_factory, "graded-course", _graded_course)

@@ -46,6 +46,8 @@ from normlab.grading.oracle import LIVE  # noqa: E402
 from normlab.grading.verdict import OUTCOMES, PASSED  # noqa: E402
 
 SNAPSHOT = Path(__file__).with_name("verdicts.json")
+# one pytest-xdist worker records the bank's messages once (the module fixture `now`)
+pytestmark = pytest.mark.xdist_group("verdicts")
 
 # answers no other bank holds: assignment -> name -> source defining the student's functions
 # (with the ones below, every cell's own misconception shows somewhere in the bank)
