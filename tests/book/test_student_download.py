@@ -51,6 +51,8 @@ from student_route import (
 from normlab.grading import ASSIGNMENTS, REAL_TORCH
 
 pytestmark = pytest.mark.slow
+# The laptop's and the hub's venvs are filled by pip from the package index (`network`); the
+# tests of each venv are one pytest-xdist group, so one worker makes it (a module fixture).
 
 GETTING_STARTED = "exercises/getting_started.html"
 LIGHT_CORE = {"numpy", "matplotlib"}  # what a student's notebook may need (issue 11)
@@ -191,6 +193,8 @@ def laptop(site, tmp_path_factory) -> Path:
     return venv / "bin" / "python"
 
 
+@pytest.mark.network
+@pytest.mark.xdist_group("student-laptop")
 def test_the_laptop_venv_has_normlab_and_jupyterlab_without_the_heavy_stack(laptop):
     names = installed(laptop)
     assert {"normlab", "numpy", "jupyterlab", "ipykernel"} <= names
@@ -201,6 +205,8 @@ def test_the_laptop_venv_has_normlab_and_jupyterlab_without_the_heavy_stack(lapt
     assert Path(where.strip()).is_relative_to(laptop.parents[1]), f"normlab from {where}"
 
 
+@pytest.mark.network
+@pytest.mark.xdist_group("student-laptop")
 def test_ps2_filled_with_the_solution_passes_on_the_laptop(laptop, tmp_path):
     folder = laptop.parents[2]
     released = nbformat.read(folder / "ps2_layer_norm.ipynb", as_version=4)
@@ -233,6 +239,8 @@ def hub(site, tmp_path_factory) -> Path:
     return python
 
 
+@pytest.mark.network
+@pytest.mark.xdist_group("student-hub")
 def test_the_notebook_cell_installs_normlab_and_nothing_heavy(hub):
     names = installed(hub)
     assert {"normlab", "numpy"} <= names, "the page's %pip install cell installed no normlab"
@@ -244,6 +252,8 @@ def test_the_notebook_cell_installs_normlab_and_nothing_heavy(hub):
 WITHOUT_TORCH = [a for a in ASSIGNMENTS if a not in REAL_TORCH]
 
 
+@pytest.mark.network
+@pytest.mark.xdist_group("student-hub")
 @pytest.mark.parametrize("assignment", WITHOUT_TORCH)
 def test_each_problem_set_filled_with_the_solution_runs_clean_in_the_hub(hub, assignment, tmp_path):
     folder = hub.parents[2] / BUNDLE
@@ -257,6 +267,8 @@ def test_each_problem_set_filled_with_the_solution_runs_clean_in_the_hub(hub, as
     assert re.match(r"(\d+) of \1 visible checks pass", summary), summary
 
 
+@pytest.mark.network
+@pytest.mark.xdist_group("student-hub")
 @pytest.mark.parametrize("assignment", WITHOUT_TORCH)
 def test_a_blank_problem_set_says_what_is_not_written_yet(hub, assignment, tmp_path):
     """Each check of a blank notebook fails, saying which function or value is not written

@@ -54,6 +54,7 @@ def test_readme_and_pyproject_name_the_tested_range():
 
 
 @pytest.mark.slow
+@pytest.mark.network  # uv reads PyPI's metadata
 @pytest.mark.parametrize(("python", "platform"), TARGETS)
 def test_lock_resolves(python, platform):
     """uv resolves `.[dev]` under the lock for this Python; everything it picks is pinned."""
