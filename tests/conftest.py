@@ -86,6 +86,31 @@ def book_command(path_output: Path | None = None) -> list[str]:
     return [str(jupyter_book), "build", ".", "-n", "-W", "--keep-going", *into]
 
 
+# the courses graded once per run (tests/course/conftest.py, tests/grading/conftest.py)
+GRADED_ONCE = ("graded_course", "attack_course", "honest_course", "serial_honest_course")
+
+
+def xdist_group(item) -> str | None:
+    """The pytest-xdist group `make test` (--dist loadgroup) runs a slow test in: its tests run
+    on one worker, one after the other, while the other workers go on with the rest.
+
+    - `kernels` as a normal user: every sandbox kernel then has the user's uid, and
+      test_integrity's check that none outlives grading must not see another test's;
+    - a module-scoped fixture (a server, a graded class): the module, so one worker makes it;
+    - a course graded once per run: one worker grades it (the others would only wait for it),
+      then reads it.
+    A test that names its group itself keeps it."""
+    if not item.get_closest_marker("slow") or item.get_closest_marker("xdist_group"):
+        return None
+    if item.get_closest_marker("kernels") and os.geteuid() != 0:
+        return "kernels"
+    fixtures = item._fixtureinfo.name2fixturedefs.values()
+    if any(defs[-1].scope == "module" for defs in fixtures):
+        return item.nodeid.split("::")[0]
+    return next((name for name in GRADED_ONCE if name in item.fixturenames), None)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items):
     for item in items:
         names = getattr(item, "fixturenames", ())
@@ -93,6 +118,9 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.browser)
         if {"built_site", "term_site", "browser_page", "student_downloads"} & set(names):
             item.add_marker(pytest.mark.slow)
+        group = xdist_group(item)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_runtest_setup(item):

@@ -8,9 +8,9 @@
 - `serial_honest_course`: the honest class graded by plain serial `nbgrader autograde`.
 
 Each is graded once per run and shared by every pytest-xdist worker (run_once.py); tests read
-them, and a test that changes a course works on a copy. The slow tests here are one xdist
-group: grading as root gives each job slot a fixed uid (`--uid-base`), and the suite checks
-that no process of those uids outlives grading, so two gradings must not overlap.
+them, and a test that changes a course works on a copy. As root, gradings that run at the same
+time take kernel uids of their own (demo_course.UID_BASE, security_course.ATTACK_UID_BASE);
+tests/conftest.py says which tests run on one worker (`xdist_group`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from demo_course import build_course
 from run_once import once
 from security_attacks import ATTACKS
 from security_course import (
+    ATTACK_UID_BASE,
     CONFIG_EXTRA,
     Graded,
     protected_hashes,
@@ -31,8 +32,6 @@ from security_course import (
     submit_honest,
 )
 
-HERE = Path(__file__).parent
-
 
 def _attack_course(folder: Path) -> Graded:
     course = build_course(folder / "course", config_extra=CONFIG_EXTRA)
@@ -40,7 +39,7 @@ def _attack_course(folder: Path) -> Graded:
     for attack in ATTACKS:
         submit_attacker(course, attack)
     before = protected_hashes(course)
-    seconds, output = run_grader(course)
+    seconds, output = run_grader(course, uid_base=ATTACK_UID_BASE)
     return Graded(course, seconds, output, before, protected_hashes(course))
 
 
@@ -56,13 +55,6 @@ def _serial_honest_course(folder: Path) -> Graded:
     submit_honest(course)
     seconds, output = run_nbgrader_autograde(course)
     return Graded(course, seconds, output)
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
-def pytest_collection_modifyitems(items):
-    for item in items:
-        if item.path.is_relative_to(HERE) and item.get_closest_marker("slow"):
-            item.add_marker(pytest.mark.xdist_group("grader"))
 
 
 @pytest.fixture(scope="session")

@@ -25,6 +25,7 @@ from demo_course import (
     PS2,
     PS2_ANSWERS,
     REPO,
+    UID_BASE,
     course_env,
     fill,
     nbgrader_command,
@@ -38,8 +39,10 @@ from normlab.course.records import notebook_record
 TIMEOUT_S = 5
 CONFIG_EXTRA = f"c.Execute.timeout = {TIMEOUT_S}\n"
 HONEST = ("correct", "sample_variance", "wrong_axis", "in_place", "one_pass_float32", "unfilled")
-UID_BASE = 64000
 JOBS = 2
+# the attack class's kernel uids, which no other grading uses (test_integrity checks that none
+# of its kernels outlives grading); every other grading takes its worker's range, UID_BASE
+ATTACK_UID_BASE = 64008
 
 
 def honest_student(kind: str) -> str:
@@ -164,7 +167,10 @@ def submit_honest(course: Path) -> None:
 
 def normlab_course(course: Path, *args: str, path_first=None) -> subprocess.CompletedProcess:
     """`python -m normlab.course ARGS` in `course`, as an instructor would run it (with the
-    folder `path_first` first on PATH, if given)."""
+    folder `path_first` first on PATH, if given); grade and rerun get this worker's
+    `--uid-base` unless ARGS name one."""
+    if args[:1] in (("grade",), ("rerun",)) and "--uid-base" not in args:
+        args = (*args, "--uid-base", str(UID_BASE))
     env = course_env()
     if path_first:
         env["PATH"] = f"{path_first}{os.pathsep}{env['PATH']}"
@@ -178,7 +184,7 @@ def normlab_course(course: Path, *args: str, path_first=None) -> subprocess.Comp
     )
 
 
-def run_grader(course: Path, *extra: str) -> tuple[float, str]:
+def run_grader(course: Path, *extra: str, uid_base: int = UID_BASE) -> tuple[float, str]:
     """Grade every submission with the parallel grader; (wall seconds, its output)."""
     start = time.monotonic()
     done = normlab_course(
@@ -189,7 +195,7 @@ def run_grader(course: Path, *extra: str) -> tuple[float, str]:
         str(JOBS),
         "--no-progress",
         "--uid-base",
-        str(UID_BASE),
+        str(uid_base),
         *extra,
     )
     seconds = time.monotonic() - start

@@ -13,7 +13,7 @@ from normlab.course import bwrap
 from normlab.course.isolation import Limits, python_paths
 from normlab.course.records import run_record
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 GRADE_CELLS = STATS_CELLS + LN_CELLS
 NO_STRICT = bwrap.unavailable(tuple(python_paths()), Limits().tmp_bytes)
 

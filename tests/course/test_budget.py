@@ -11,7 +11,7 @@ from security_course import CONFIG_EXTRA, TIMEOUT_S, Graded, run_grader
 
 from normlab.course.records import run_record
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 BUDGET_S = 8
 NAP = f"import time\ntime.sleep({TIMEOUT_S - 1})\n"  # under the cell timeout, each time
 MARGIN_S = 15.0

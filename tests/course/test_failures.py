@@ -21,7 +21,7 @@ from security_course import CONFIG_EXTRA, TIMEOUT_S, Graded, run_grader, run_nbg
 from normlab.course.records import run_record
 from normlab.grading.verdict import CRASHED, TIMED_OUT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 
 RAISES = "    raise NotImplementedError()\n"
 STATS_LOOP = (

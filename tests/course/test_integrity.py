@@ -8,11 +8,18 @@ from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
-from security_course import HONEST, JOBS, TIMEOUT_S, UID_BASE, attack_student, honest_student
+from security_course import (
+    ATTACK_UID_BASE,
+    HONEST,
+    JOBS,
+    TIMEOUT_S,
+    attack_student,
+    honest_student,
+)
 
 from normlab.course.records import run_record
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 KILL_MARGIN_S = 5.0  # a loop ends within the cell timeout plus 5 s
 LOOP_MARGIN_S = 15.0  # a submission that never returns is graded within one timeout plus 15 s
 
@@ -46,9 +53,10 @@ def test_every_submission_is_graded_and_none_lost(attack_course):
 
 
 def _sandbox_processes() -> list[str]:
-    """Processes of this grader's kernels (or anything they left) still running: the slots'
-    uids when root grades, else sandbox kernels of this user."""
-    ours = set(range(UID_BASE, UID_BASE + JOBS)) if os.geteuid() == 0 else {os.geteuid()}
+    """Processes of the attack class's kernels (or anything they left) still running: the
+    uids that grading alone used when root grades, else sandbox kernels of this user."""
+    root = os.geteuid() == 0
+    ours = set(range(ATTACK_UID_BASE, ATTACK_UID_BASE + JOBS)) if root else {os.geteuid()}
     found = []
     for folder in Path("/proc").glob("[0-9]*"):
         try:
@@ -56,7 +64,7 @@ def _sandbox_processes() -> list[str]:
             command = (folder / "cmdline").read_bytes().replace(b"\0", b" ").decode()
         except OSError:
             continue
-        if uid in ours and (os.geteuid() == 0 or "normlab_sandbox.kernel" in command):
+        if uid in ours and (root or "normlab_sandbox.kernel" in command):
             found.append(f"{folder.name} {command}")
     return found
 

@@ -11,7 +11,7 @@ from ast import literal_eval
 
 import numpy as np
 import pytest
-from demo_course import REPO
+from demo_course import REPO, UID_BASE
 
 from normlab.course import bwrap
 from normlab.course import isolation as iso
@@ -19,7 +19,7 @@ from normlab.course.answers import Answers
 from normlab.course.kernel_process import GRACE_S, Interrupted, KernelDied, start_kernel
 from normlab_sandbox.cases import Case, Ref
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 EXPOSE = tuple(iso.python_paths())
 NO_STRICT = bwrap.unavailable(EXPOSE, iso.Limits().tmp_bytes)
 MODE = "basic" if NO_STRICT else "strict"
@@ -30,7 +30,8 @@ needs_strict = pytest.mark.skipif(bool(NO_STRICT), reason=f"no strict isolation:
 def kernel(tmp_path):
     (tmp_path / "data.txt").write_text("the student's own file")
     (tmp_path / "ps2_layer_norm.ipynb").write_text("{}")  # autograded: holds hidden tests
-    made = start_kernel(iso.Isolation(MODE, hide=(str(REPO),), expose=EXPOSE), 0, str(tmp_path))
+    isolation = iso.Isolation(MODE, hide=(str(REPO),), expose=EXPOSE, uid_base=UID_BASE)
+    made = start_kernel(isolation, 0, str(tmp_path))
     yield made
     made.close()
 
@@ -73,7 +74,7 @@ def test_a_strict_kernel_sees_no_course_no_home_and_cannot_write(kernel):
     assert "Read-only" in run(kernel, "open('/usr/x', 'w')")
     assert "No such file" in run(kernel, "open('/etc/passwd')")
     uid = run(kernel, "print(os.getuid())").strip()
-    assert uid == str(iso.DEFAULT_UID_BASE if os.geteuid() == 0 else os.geteuid())
+    assert uid == str(UID_BASE if os.geteuid() == 0 else os.geteuid())
     processes = run(kernel, "print(sum(p.isdigit() for p in os.listdir('/proc')))")
     assert int(processes) <= 2  # the kernel and bwrap's reaper: nothing of the grader
 
@@ -85,7 +86,7 @@ def test_a_strict_kernel_sees_an_environment_that_lives_under_tmp(tmp_path):
     environment = tmp_path / "checkout" / ".venv"
     environment.mkdir(parents=True)
     (environment / "marker.txt").write_text("visible")
-    isolation = iso.Isolation("strict", hide=(), expose=(*EXPOSE, str(environment)))
+    isolation = iso.Isolation("strict", expose=(*EXPOSE, str(environment)), uid_base=UID_BASE)
     made = start_kernel(isolation, 0, None)
     try:
         assert run(made, f"print(open({str(environment / 'marker.txt')!r}).read())") == "visible\n"
@@ -220,7 +221,8 @@ WORKER = """\
 import sys, time
 from normlab.course import isolation as iso
 from normlab.course.kernel_process import start_kernel
-kernel = start_kernel(iso.Isolation(sys.argv[1], expose=tuple(iso.python_paths())), 1, None)
+isolation = iso.Isolation(sys.argv[1], expose=tuple(iso.python_paths()), uid_base=int(sys.argv[2]))
+kernel = start_kernel(isolation, 1, None)
 print(kernel.pid, flush=True)
 time.sleep(600)
 """
@@ -229,7 +231,7 @@ time.sleep(600)
 def test_a_kernel_dies_with_its_grading_worker():
     """A grader killed mid-run leaves no kernel behind."""
     worker = subprocess.Popen(
-        [sys.executable, "-c", WORKER, MODE], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", WORKER, MODE, str(UID_BASE)], stdout=subprocess.PIPE, text=True
     )
     try:
         pid = int(worker.stdout.readline())

@@ -15,7 +15,7 @@ from security_course import (
     submit_attacker,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 LIVE = [attack for attack in ATTACKS if attack.live_in_kernel]
 
 

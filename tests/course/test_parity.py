@@ -28,7 +28,7 @@ from security_course import CONFIG_EXTRA, HONEST, Graded, honest_student, normla
 from normlab.course.records import run_record
 from normlab.grading import ASSIGNMENTS
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 
 
 def test_parallel_scores_equal_serial_nbgrader(honest_course, serial_honest_course):

@@ -38,7 +38,7 @@ from security_course import gradebook_scores as _scores
 
 from normlab.course.export import rows as export_rows
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 PG_USER = "postgres"
 REACH_SERVER = """\
 import socket

@@ -144,6 +144,7 @@ def demo_report(tmp_path_factory):
 
 
 @pytest.mark.slow
+@pytest.mark.kernels
 def test_report_writes_the_csv_and_the_chart(demo_report):
     folder, _ = demo_report
     assert (folder / "misconceptions.png").stat().st_size > 10_000
@@ -161,6 +162,7 @@ def test_report_writes_the_csv_and_the_chart(demo_report):
 
 
 @pytest.mark.slow
+@pytest.mark.kernels
 def test_every_test_cell_of_the_records_has_a_category(demo_report):
     folder, _ = demo_report
     for path in sorted((folder / "records").rglob("*.json")):
@@ -171,6 +173,7 @@ def test_every_test_cell_of_the_records_has_a_category(demo_report):
 
 
 @pytest.mark.slow
+@pytest.mark.kernels
 def test_the_books_demo_numbers_are_a_real_report(demo_report):
     folder, _ = demo_report
     fresh = (folder / "class_report.csv").read_text()

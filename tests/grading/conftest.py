@@ -69,14 +69,6 @@ def _graded_course(folder: Path) -> GradedCourse:
     return course
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items):
-    """The graded course's tests are one xdist group: one worker grades it, the others go on."""
-    for item in items:
-        if "graded_course" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("graded-course"))
-
-
 @pytest.fixture(scope="session")
 def graded_course(tmp_path_factory) -> GradedCourse:
     """Graded once per run, shared by every pytest-xdist worker (run_once.py)."""

@@ -19,11 +19,11 @@ import warnings
 import pytest
 from course_bank import BANK
 from course_helpers import read, release_path, source_path, with_bug
-from demo_course import build_course, course_env, write_submission
+from demo_course import UID_BASE, build_course, course_env, write_submission
 
 from normlab.grading import CHECKS
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 
 
 def _gradebook_scores(course, assignment: str) -> dict[str, dict[str, float | None]]:
@@ -52,7 +52,7 @@ def test_the_sandboxed_grader_scores_the_class_as_nbgrader_does(
         write_submission(course, student, nb, assignment)
     grade = [sys.executable, "-m", "normlab.course", "grade", assignment, "--jobs", "2"]
     done = subprocess.run(
-        [*grade, "--no-progress"],
+        [*grade, "--no-progress", "--uid-base", str(UID_BASE)],
         cwd=course,
         env=course_env(),
         capture_output=True,
