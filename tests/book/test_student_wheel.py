@@ -226,6 +226,7 @@ def venv(wheel, tmp_path_factory) -> Path:
     return python
 
 
+@pytest.mark.network
 def test_the_venv_holds_normlab_and_numpy_only(venv):
     assert installed(venv) - {"pip", "setuptools", "wheel"} == {"normlab", "numpy"}
 
@@ -369,6 +370,7 @@ def _equal(got, want) -> bool:
     return got is not None and got.shape == want.shape and np.allclose(got, want, equal_nan=True)
 
 
+@pytest.mark.network
 def test_no_public_callable_of_the_download_computes_an_answer(venv, tmp_path):
     taken = _in_venv(venv, PROBE, PROBE_VALUES, tmp_path)
     found, answers = taken["found"], _answers()
@@ -434,6 +436,7 @@ def _full_normlab(bank: dict) -> dict:
     return found
 
 
+@pytest.mark.network
 def test_the_visible_checks_give_the_full_normlabs_verdicts_over_the_bank(venv, tmp_path):
     bank = submission_sources()
     torch = {name for name, (_, sources) in bank.items() if "torch" in "\n".join(sources)}
