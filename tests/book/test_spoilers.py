@@ -349,17 +349,51 @@ def test_default_build_folds_the_reference_until_the_reader_opens_it(
     assert not browser_page.problems(), browser_page.problems()
 
 
+def _is_stub(definition: ast.FunctionDef | ast.ClassDef) -> bool:
+    """A function whose body, after its docstring, is nothing (make release's comment stub,
+    `# YOUR CODE HERE`) or only raises NotImplementedError; a class of such methods."""
+    body = definition.body[1:] if ast.get_docstring(definition) is not None else definition.body
+    if isinstance(definition, ast.ClassDef):
+        return bool(body) and all(
+            isinstance(node, ast.FunctionDef) and _is_stub(node) for node in body
+        )
+    return all(
+        isinstance(node, ast.Raise) and "NotImplementedError" in ast.unparse(node) for node in body
+    )
+
+
 def shown_answers(pre_texts: list[str]) -> list[str]:
-    """The code blocks that define a reference function or class with a body (not a stub)."""
-    return [t for t in pre_texts if DEFINES_REFERENCE.search(t) and "NotImplementedError" not in t]
+    """The code blocks that define a reference function or class with a body (not a stub).
+    A block that is not Python on its own (a fragment, a console) counts when it names one."""
+    shown = []
+    for text in pre_texts:
+        if not DEFINES_REFERENCE.search(text):
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            shown.append(text)
+            continue
+        definitions = (
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name in REFERENCE_NAMES
+        )
+        if any(not _is_stub(node) for node in definitions):
+            shown.append(text)
+    return shown
 
 
 def test_a_stub_is_not_an_answer_but_a_definition_is():
     stub = "def layer_norm(x, gamma, beta, eps=1e-5):\n    raise NotImplementedError()"
+    comment_stub = 'def layer_norm(x, gamma, beta):\n    """Doc."""\n    # YOUR CODE HERE\n'
     answer = "def layer_norm(x, gamma, beta, eps=1e-5):\n    return (x - x.mean(-1)) / 2"
     fragment = "mean = x.mean(axis=tuple(range(x.ndim - 1)), keepdims=True)"
-    assert shown_answers([stub, fragment]) == [] and shown_answers([answer]) == [answer]
+    assert shown_answers([stub, comment_stub, fragment]) == []
+    assert shown_answers([answer]) == [answer]
+    assert shown_answers([f"{stub}\n\n\n{answer}"])  # a stub beside an answer hides nothing
     assert shown_answers(["class Variance:\n    def backward(self): ..."])
+    assert shown_answers(["def layer_norm(x):\n    # YOUR CODE HERE\n"])  # no body: not Python
 
 
 @pytest.mark.parametrize("toc_file", part_files("Chapters") + part_files("Exercises"))
