@@ -111,14 +111,17 @@ def xdist_group(item) -> str | None:
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
+    # groups only where pytest-xdist is installed (it registers the marker): the term page's
+    # venv (.ci/term-as-users) has pytest alone
+    grouping = config.pluginmanager.hasplugin("xdist")
     for item in items:
         names = getattr(item, "fixturenames", ())
         if "browser_page" in names:
             item.add_marker(pytest.mark.browser)
         if {"built_site", "term_site", "browser_page", "student_downloads"} & set(names):
             item.add_marker(pytest.mark.slow)
-        group = xdist_group(item)
+        group = grouping and xdist_group(item)
         if group:
             item.add_marker(pytest.mark.xdist_group(group))
 
