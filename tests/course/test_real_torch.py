@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from demo_course import REPO
+from demo_course import REPO, UID_BASE
 
 from normlab.course import bwrap
 from normlab.course import isolation as iso
@@ -18,7 +18,7 @@ from normlab.course.kernel_process import start_kernel
 from normlab.grading import REAL_TORCH
 from normlab_sandbox.cases import Case
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 EXPOSE = tuple(iso.python_paths())
 NO_STRICT = bwrap.unavailable(EXPOSE, iso.Limits().tmp_bytes)
 MODE = "basic" if NO_STRICT else "strict"
@@ -40,7 +40,9 @@ class LayerNorm(torch.nn.Module):
 
 
 def _kernel(real_torch: bool):
-    isolation = iso.Isolation(MODE, hide=(str(REPO),), expose=EXPOSE, real_torch=real_torch)
+    isolation = iso.Isolation(
+        MODE, hide=(str(REPO),), expose=EXPOSE, real_torch=real_torch, uid_base=UID_BASE
+    )
     return start_kernel(isolation, 0, None)
 
 
