@@ -349,17 +349,22 @@ def test_default_build_folds_the_reference_until_the_reader_opens_it(
     assert not browser_page.problems(), browser_page.problems()
 
 
+def _stub_line(node: ast.stmt) -> bool:
+    """`raise NotImplementedError...`, or `super().__init__()` (a torch module's stub)."""
+    if isinstance(node, ast.Raise):
+        return "NotImplementedError" in ast.unparse(node)
+    return ast.unparse(node) == "super().__init__()"
+
+
 def _is_stub(definition: ast.FunctionDef | ast.ClassDef) -> bool:
     """A function whose body, after its docstring, is nothing (make release's comment stub,
-    `# YOUR CODE HERE`) or only raises NotImplementedError; a class of such methods."""
+    `# YOUR CODE HERE`) or only stub lines; a class of such methods."""
     body = definition.body[1:] if ast.get_docstring(definition) is not None else definition.body
     if isinstance(definition, ast.ClassDef):
         return bool(body) and all(
             isinstance(node, ast.FunctionDef) and _is_stub(node) for node in body
         )
-    return all(
-        isinstance(node, ast.Raise) and "NotImplementedError" in ast.unparse(node) for node in body
-    )
+    return all(_stub_line(node) for node in body)
 
 
 def shown_answers(pre_texts: list[str]) -> list[str]:
@@ -393,6 +398,9 @@ def test_a_stub_is_not_an_answer_but_a_definition_is():
     assert shown_answers([answer]) == [answer]
     assert shown_answers([f"{stub}\n\n\n{answer}"])  # a stub beside an answer hides nothing
     assert shown_answers(["class Variance:\n    def backward(self): ..."])
+    module = "class LayerNorm(Module):\n    def __init__(self, d):\n        super().__init__()\n"
+    assert shown_answers([module]) == []  # ps8's stub: a torch module's required first line
+    assert shown_answers([module + "        self.d = d\n"])
     assert shown_answers(["def layer_norm(x):\n    # YOUR CODE HERE\n"])  # no body: not Python
 
 
