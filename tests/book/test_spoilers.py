@@ -350,10 +350,11 @@ def test_default_build_folds_the_reference_until_the_reader_opens_it(
 
 
 def _stub_line(node: ast.stmt) -> bool:
-    """`raise NotImplementedError...`, or `super().__init__()` (a torch module's stub)."""
+    """`raise NotImplementedError...`, `...` (an interface's signature: ps8's page shows its
+    torch module's), or `super().__init__()` (a torch module's stub)."""
     if isinstance(node, ast.Raise):
         return "NotImplementedError" in ast.unparse(node)
-    return ast.unparse(node) == "super().__init__()"
+    return ast.unparse(node) in ("...", "super().__init__()")
 
 
 def _is_stub(definition: ast.FunctionDef | ast.ClassDef) -> bool:
@@ -397,7 +398,8 @@ def test_a_stub_is_not_an_answer_but_a_definition_is():
     assert shown_answers([stub, comment_stub, fragment]) == []
     assert shown_answers([answer]) == [answer]
     assert shown_answers([f"{stub}\n\n\n{answer}"])  # a stub beside an answer hides nothing
-    assert shown_answers(["class Variance:\n    def backward(self): ..."])
+    assert shown_answers(["class Variance:\n    def backward(self): ..."]) == []  # signatures
+    assert shown_answers(["class Variance:\n    def backward(self):\n        return 2 * self.x"])
     module = "class LayerNorm(Module):\n    def __init__(self, d):\n        super().__init__()\n"
     assert shown_answers([module]) == []  # ps8's stub: a torch module's required first line
     assert shown_answers([module + "        self.d = d\n"])
