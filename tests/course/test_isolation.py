@@ -27,3 +27,18 @@ def test_basic_is_given_when_asked_for_without_probing_bubblewrap(monkeypatch):
     monkeypatch.setattr(bwrap, "unavailable", probe)
     chosen = iso.choose("basic", None, None, 2, iso.Limits())
     assert chosen.mode == "basic" and chosen.hide == ()
+
+
+def test_a_torch_assignment_refuses_where_torch_is_missing(monkeypatch):
+    """ps8's cells would all score 0 without torch: the grader says so instead, whatever the
+    isolation."""
+    found = iso.importlib.util.find_spec
+    monkeypatch.setattr(
+        iso.importlib.util, "find_spec", lambda name: None if name == "torch" else found(name)
+    )
+    for mode in ("auto", "basic"):
+        with pytest.raises(SystemExit) as refused:
+            iso.choose(mode, None, None, 2, iso.Limits(), real_torch=True)
+        [line] = str(refused.value).splitlines()
+        assert "torch is not installed" in line and "normlab[torch]" in line
+    assert iso.choose("basic", None, None, 2, iso.Limits()).mode == "basic"

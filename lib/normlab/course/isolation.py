@@ -22,6 +22,7 @@ of the stand-in (see `normlab_sandbox.standins`); nothing else about the sandbox
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import pwd
 import site
@@ -179,6 +180,13 @@ def choose(
     the assignment's kernels get the real torch (see the module docstring)."""
     if mode not in ("auto", "strict", "basic"):
         raise SystemExit(f"unknown isolation {mode!r}: use auto, strict or basic")
+    if real_torch and importlib.util.find_spec("torch") is None:
+        # without it every cell would score 0: the grader's oracle and the kernels need torch
+        raise SystemExit(
+            "this assignment grades a torch module, and torch is not installed where the "
+            f"grader runs ({sys.executable}): install it (pip install 'normlab[torch]'; the "
+            "CPU wheel is enough) and grade again"
+        )
     if mode == "basic":
         return Isolation("basic", limits=limits, real_torch=real_torch)
     expose = tuple(python_paths())
