@@ -61,16 +61,17 @@ class Attack:
 
 READ_SOLUTIONS = """\
 import glob, json, os
-_candidates = ["../../../solutions/ps2_layer_norm/ps2_layer_norm.ipynb",
-               "{course}/solutions/ps2_layer_norm/ps2_layer_norm.ipynb",
-               "{repo}/solutions/ps2_layer_norm/ps2_layer_norm.ipynb"]
-_candidates += glob.glob("/tmp/**/solutions/ps2_layer_norm/*.ipynb", recursive=True)[:5]
-for _cwd in glob.glob("/proc/*/cwd"):  # the grader's own processes run in the course
-    try:
-        _candidates.append(os.readlink(_cwd) + "/solutions/ps2_layer_norm/ps2_layer_norm.ipynb")
-    except OSError:
-        pass
-for _path in _candidates:
+def _candidates():  # the likely places first: a search of /tmp can outlast the cell's time
+    yield "../../../solutions/ps2_layer_norm/ps2_layer_norm.ipynb"
+    yield "{course}/solutions/ps2_layer_norm/ps2_layer_norm.ipynb"
+    yield "{repo}/solutions/ps2_layer_norm/ps2_layer_norm.ipynb"
+    for _cwd in glob.glob("/proc/*/cwd"):  # the grader's own processes run in the course
+        try:
+            yield os.readlink(_cwd) + "/solutions/ps2_layer_norm/ps2_layer_norm.ipynb"
+        except OSError:
+            pass
+    yield from glob.glob("/tmp/**/solutions/ps2_layer_norm/*.ipynb", recursive=True)[:5]
+for _path in _candidates():
     try:
         with open(_path) as _handle:
             _source = json.load(_handle)
