@@ -66,8 +66,16 @@ def lost_cells(assignment: str, which: str) -> set[str]:
 def run_all(nb):
     """Restart and Run All: a fresh kernel, every cell in order, the first error fatal."""
     env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
-    client = NotebookClient(nb, timeout=300, allow_errors=False, kernel_name="python3")
-    client.execute(env=env)
+    for attempt in (1, 2):
+        client = NotebookClient(nb, timeout=300, allow_errors=False, kernel_name="python3")
+        try:
+            client.execute(env=env)
+            return nb
+        except RuntimeError as err:
+            # a kernel that died while starting (under CI's load, before any cell ran): start
+            # one more; a cell's own error is never retried
+            if attempt == 2 or "Kernel died before replying to kernel_info" not in str(err):
+                raise
     return nb
 
 
