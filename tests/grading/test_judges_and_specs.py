@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 
 from normlab.grading import CHECKS, Case, Result, Verdict, judges, selfcheck
-from normlab.grading.evidence import amount, arrays_output, failure_of_call
+from normlab.grading.evidence import (
+    amount,
+    arrays_output,
+    failure_of_call,
+    first_beyond,
+    first_index,
+)
 from normlab.grading.oracle import LIVE
 from normlab.grading.random_inputs import messy, rng_for
 from normlab.grading.spec import check_spec, registry
@@ -275,3 +281,17 @@ def test_run_check_names_a_checker_bug_and_lets_the_runners_exceptions_through()
 )
 def test_amount_writes_tiny_changes_so_they_cannot_be_read_as_large(value, shown):
     assert amount(value) == shown
+
+
+def test_the_first_bad_index_is_plain_ints_in_c_order_and_nan_counts():
+    mask = np.zeros((2, 3, 4), dtype=bool)
+    mask[1, 0, 2] = mask[1, 2, 0] = True
+    first = first_index(mask)
+    assert first == (1, 0, 2)
+    assert all(type(i) is int for i in first)
+    assert first_index(np.zeros(5, dtype=bool)) is None
+    values = np.array([[0.0, 1e-9], [np.nan, 5.0]])
+    assert first_beyond(values, 1e-6) == (1, 0)
+    assert first_beyond(values, np.array([1e-6, 10.0])) == (1, 0)
+    assert first_beyond(np.array([[0.0, 1e-9], [0.0, 5.0]]), 1e-6) == (1, 1)
+    assert first_beyond(np.zeros((2, 2)), 0.0) is None

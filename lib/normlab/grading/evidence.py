@@ -207,6 +207,18 @@ def worst(actual: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
     return np.unravel_index(int(np.argmax(gap)), gap.shape)
 
 
+def first_index(mask: np.ndarray) -> tuple[int, ...] | None:
+    """The first True entry of a boolean array (in C order) as a tuple of plain ints, or None
+    when none is True."""
+    hits = np.argwhere(mask)
+    return tuple(int(i) for i in hits[0]) if len(hits) else None
+
+
+def first_beyond(values: np.ndarray, limit) -> tuple[int, ...] | None:
+    """The first entry larger than limit in size (NaN counts as larger), or None."""
+    return first_index(~(np.abs(values) <= limit))
+
+
 def amount(value: float) -> str:
     """A size of change for a message, never mistaken for a number near 1: '0.383', or
     '1.4e-08 (that is 0.000000014)'."""

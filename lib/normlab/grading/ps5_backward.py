@@ -23,7 +23,7 @@ from functools import partial
 import numpy as np
 
 from . import gradients, normchecks
-from .evidence import amount, fmt, record, where, worst
+from .evidence import amount, first_beyond, fmt, record, where, worst
 from .gradients import orthogonal_dy, triple, x_hat
 from .judges import each_case, each_pair
 from .random_inputs import messy
@@ -42,11 +42,6 @@ def _standard(rng, hidden, *, gamma=True):
         g = rng.uniform(0.5, 2.0, shape[-1]) * rng.choice([-1.0, 1.0], shape[-1]) if gamma else None
         cases.append(bcall(rng.normal(size=shape), x, g, tag="standard"))
     return cases
-
-
-def _first_bad(values: np.ndarray, limit: np.ndarray):
-    bad = ~(np.abs(values) <= limit)
-    return tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else None
 
 
 def _dbeta(seen):
@@ -84,7 +79,7 @@ def _dgamma(seen):
 def _mean_term(seen):
     case, dx = seen.case, seen.value[0]
     total = dx.sum(axis=-1)
-    r = _first_bad(total, 1e-8 * (1 + np.abs(dx).max()) * dx.shape[-1])
+    r = first_beyond(total, 1e-8 * (1 + np.abs(dx).max()) * dx.shape[-1])
     if r is None:
         return None
     return (
@@ -100,7 +95,7 @@ def _variance_term(seen):
     xh, _ = x_hat(seen.oracle, case.args[1], case.meta["eps"])
     dot = (dx * xh).sum(axis=-1)
     size = np.linalg.norm(dx, axis=-1) * np.linalg.norm(xh, axis=-1)
-    r = _first_bad(dot, 1e-4 * size + 1e-12)
+    r = first_beyond(dot, 1e-4 * size + 1e-12)
     if r is None:
         return None
     return (

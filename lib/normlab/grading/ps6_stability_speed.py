@@ -17,7 +17,15 @@ import numpy as np
 from normlab_sandbox.cases import Case, Ref
 
 from . import normchecks
-from .evidence import failure_of_call, fmt, record, shown_type, where
+from .evidence import (
+    failure_of_call,
+    first_beyond,
+    first_index,
+    fmt,
+    record,
+    shown_type,
+    where,
+)
 from .judges import each_case, each_pair, returned
 from .random_inputs import messy
 from .spec import check_spec, registry
@@ -65,10 +73,9 @@ def _far_cases(rng, hidden):
 def _far(seen):
     case32, v64, v32 = seen.case, seen.first, seen.value
     with np.errstate(invalid="ignore"):
-        bad = ~(np.abs(v32 - v64) <= 1e-3 * np.abs(v64) + 1e-3)
-    if not bad.any():
+        r = first_beyond(v32 - v64, 1e-3 * np.abs(v64) + 1e-3)
+    if r is None:
         return None
-    r = tuple(int(j) for j in np.argwhere(bad)[0])
     return (
         f"Cancellation: for {where(case32)}, record {record(r)} gets variance "
         f"{fmt(v32[r])} in float32 but {fmt(v64[r])} from your own function on the same "
@@ -95,7 +102,7 @@ def _population(seen):
             f"Sample variance: for {where(case)}, stable_variance divides by d - 1 = {d - 1}; "
             f"LayerNorm's variance is the population variance, divide by d = {d}."
         )
-    r = tuple(int(j) for j in np.argwhere(~np.isclose(got, want, rtol=1e-6, atol=0))[0])
+    r = first_index(~np.isclose(got, want, rtol=1e-6, atol=0))
     return (
         f"Variance: for {where(case)}, record {record(r)} gets {fmt(got[r])}; its "
         f"population variance (over the last axis) is {fmt(want[r])}."

@@ -30,7 +30,7 @@ from functools import partial
 import numpy as np
 
 from . import gradients, normchecks
-from .evidence import arrays_output, fmt, record, where, worst
+from .evidence import arrays_output, first_beyond, fmt, record, where, worst
 from .gradients import triple, x_hat
 from .judges import each_case
 from .oracle import LIVE
@@ -80,11 +80,6 @@ def means_over(seen, dx: np.ndarray) -> str | None:
         if _zero(*_sums(dx, axes)) or _zero(*_dots(seen, dx, axes)):
             return name
     return None
-
-
-def _first_bad(values: np.ndarray, limit) -> tuple[int, ...]:
-    bad = ~(np.abs(values) <= limit)
-    return tuple(int(i) for i in np.argwhere(bad)[0])
 
 
 # -- the cases ---------------------------------------------------------------------------------
@@ -208,7 +203,7 @@ def _mean_term(seen):
     lead = _lead(dx)
     total, limit = _sums(dx, lead)
     if not _zero(total, limit):
-        k = _first_bad(total, limit)[0]
+        k = first_beyond(total, limit)[0]
         return (
             f"Mean term: for {where(case)}, your dx of feature {k} sums to {fmt(total[k])} over "
             f"the batch, not 0. Adding a constant to a feature does not change its batch-norm, "
@@ -228,7 +223,7 @@ def _variance_term(seen):
     lead = _lead(dx)
     dot, limit = _dots(seen, dx, lead)
     if not _zero(dot, limit):
-        k = _first_bad(dot, limit)[0]
+        k = first_beyond(dot, limit)[0]
         return (
             f"Variance term: for {where(case)}, your dx of feature {k} is not orthogonal to "
             f"x_hat over the batch (dx . x_hat = {fmt(dot[k])}): the variance is treated as a "

@@ -37,7 +37,7 @@ import numpy as np
 from normlab_sandbox.cases import Case
 
 from . import normchecks
-from .evidence import failure_of_call, fmt, undefined, where, worst
+from .evidence import failure_of_call, first_index, fmt, undefined, where, worst
 from .judges import an_array, each_case, each_pair, must_raise, returned
 from .random_inputs import messy
 from .spec import check_spec, hidden_only
@@ -453,7 +453,7 @@ def _eps(seen):
     case, y1, y = seen.case, seen.first, seen.value
     for output, shown in ((y1, case.meta["first"]), (y, where(case))):
         if not np.all(np.isfinite(output)):
-            index = tuple(int(i) for i in np.argwhere(~np.isfinite(output))[0])
+            index = first_index(~np.isfinite(output))
             return (
                 f"eps: for {shown}, your output has {output[index]} at {index}: a group of zero "
                 f"variance must give beta, and eps inside the square root keeps the division "

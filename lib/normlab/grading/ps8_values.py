@@ -16,7 +16,7 @@ import numpy as np
 from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
 
 from . import variants
-from .evidence import fmt, record, where, worst
+from .evidence import first_beyond, first_index, fmt, record, where, worst
 from .judges import Seen, each_case
 from .ps8_probes import (
     CLASS,
@@ -226,10 +226,9 @@ def _explain_divisor(seen, y, closest):
     n = int(np.prod([x.shape[a] for a in axes]))
     if closest is None:
         spread = y.var(axis=axes)
-        bad = ~(np.abs(spread - 1) <= 1e-4)
-        if not bad.any():
+        r = first_beyond(spread - 1, 1e-4)
+        if r is None:
             return None
-        r = tuple(int(i) for i in np.argwhere(bad)[0])
         return (
             f"Scale: for {where(case)} (weight 1, bias 0), output record {record(r)} has "
             f"variance {fmt(spread[r])}, not 1: divide by the square root of the population "
@@ -288,7 +287,7 @@ def _explain_eps(seen, y, closest):
     case, eps = seen.case, seen.case.meta["eps"]
     if closest is None:
         if not np.all(np.isfinite(y)):
-            r = tuple(int(i) for i in np.argwhere(~np.isfinite(y))[0])
+            r = first_index(~np.isfinite(y))
             return (
                 f"eps: for {where(case)}, your output has {y[r]} at {record(r)}: a record of "
                 f"zero variance must give bias, and eps keeps the division finite."

@@ -6,7 +6,7 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from ..evidence import fmt, record, where
+from ..evidence import first_beyond, fmt, record, where
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
 from .family import evidence_of_difference, family_judge, input_of, output_of
@@ -52,12 +52,11 @@ def _property(kind: NormKind, case, x, y) -> str | None:
     if kind.center:
         axes = kind.correct_axes(x.ndim)
         mean = y.mean(axis=axes)
-        bad = ~(np.abs(mean) <= 1e-6 * (1 + np.abs(y).max()))
-        if bad.any():
-            r = np.argwhere(bad)[0]
+        r = first_beyond(mean, 1e-6 * (1 + np.abs(y).max()))
+        if r is not None:
             return (
                 f"No centring: for {where(case)}, output record {record(r)} has mean "
-                f"{fmt(mean[tuple(r)])}, not 0: subtract each record's mean."
+                f"{fmt(mean[r])}, not 0: subtract each record's mean."
             )
         return None
     flat_x, flat_y = x.reshape(-1, x.shape[-1]), y.reshape(-1, y.shape[-1])

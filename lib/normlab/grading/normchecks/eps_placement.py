@@ -15,7 +15,7 @@ import numpy as np
 from normlab_sandbox.cases import Case
 
 from .. import variants
-from ..evidence import fmt, record, warned, where
+from ..evidence import first_beyond, first_index, fmt, record, warned, where
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
 from .family import correct_variant, evidence_of_difference, family_judge, input_of, output_of
@@ -129,7 +129,7 @@ def _property(seen, kind: NormKind) -> str | None:
     case, y, eps = seen.case, seen.value, seen.case.meta["eps"]
     z = output_of(seen, correct_variant(kind, y.ndim))
     if not np.all(np.isfinite(y)):
-        r = tuple(np.argwhere(~np.isfinite(y))[0])
+        r = first_index(~np.isfinite(y))
         zero = "beta" if kind.has_beta else "0"
         return (
             f"eps: for {where(case)}, your output has {y[r]} at {record(r)}"
@@ -139,9 +139,8 @@ def _property(seen, kind: NormKind) -> str | None:
     if not kind.center and variants.same(y, _zhang_sennrich(seen, kind)):
         return _other_convention(kind, case, "x / (rms + 1e-8)") + evidence_of_difference(y, z)
     got, want = kind.statistic(y), kind.statistic(z)
-    bad = ~(np.abs(got - want) <= 1e-3 * np.abs(want) + 1e-9)
-    if bad.any():
-        r = tuple(np.argwhere(bad)[0])
+    r = first_beyond(got - want, 1e-3 * np.abs(want) + 1e-9)
+    if r is not None:
         return (
             f"eps: for {where(case)}, output record {record(r)} has {kind.statistic_name} "
             f"{fmt(got[r])}; eps = {eps:g} inside the square root gives {fmt(want[r])}."

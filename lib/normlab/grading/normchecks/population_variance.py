@@ -6,7 +6,7 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from ..evidence import fmt, record, where
+from ..evidence import first_beyond, fmt, record, where
 from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
 from .family import evidence_of_difference, family_judge, input_of, output_of
@@ -32,10 +32,9 @@ def population_variance_spec(
         case, x, y = seen.case, input_of(seen), seen.value
         if closest is None:
             m2 = kind.statistic(y)
-            bad = ~(np.abs(m2 - 1) <= 1e-4)
-            if not bad.any():
+            r = first_beyond(m2 - 1, 1e-4)
+            if r is None:
                 return None
-            r = tuple(np.argwhere(bad)[0])
             return (
                 f"Scale: for {where(case)}, output {kind.unit} {record(r)} has {stat} "
                 f"{fmt(m2[r])}, not 1: divide by the square root of the population {stat} "
