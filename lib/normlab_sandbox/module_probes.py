@@ -94,6 +94,13 @@ class _NormKernels(TorchDispatchMode):
         super().__init__()
         self.labels: list[str] = []
 
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # torch (2.5 on) wraps a mode's __torch_dispatch__ to keep torch.compile out of it;
+        # the wrapper imports torch._dynamo (and sympy) on the first op, 2 s of every
+        # grading kernel. Nothing here is compiled, so the plain method is kept.
+        return False
+
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         label = op_label(func.overloadpacket.__name__)
         if label and label not in self.labels:
@@ -133,6 +140,17 @@ def _grad(module, name: str):
     return _array(tensor.grad) if isinstance(tensor, torch.Tensor) else None
 
 
+def _backward(y: torch.Tensor, dy: torch.Tensor) -> None:
+    """y.backward(dy), as the gradient of sum(y * dy): the same numbers (the sum's gradient
+    is ones, and 1 * dy is dy exactly), without the check of dy's shape that imports sympy
+    (a second of every grading kernel). A dy of another shape goes to y.backward for
+    torch's own error (y * dy could broadcast)."""
+    if y.shape == dy.shape:
+        (y * dy).sum().backward()
+    else:
+        y.backward(dy)
+
+
 def forward_pass(
     cls, normalized_shape, x, weight=None, bias=None, dy=None, eps=None, elementwise_affine=None
 ) -> dict:
@@ -153,7 +171,7 @@ def forward_pass(
     found = {"y": _array(y), "kernels": tuple(kernels.labels) + _graph_labels(y)}
     if dy is not None:
         try:
-            y.backward(torch.as_tensor(np.asarray(dy)).to(y.dtype))
+            _backward(y, torch.as_tensor(np.asarray(dy)).to(y.dtype))
         except RuntimeError as exc:  # no graph back to anything, or a shape the dy misses
             found["backward_error"] = _error(exc)
         found.update(dx=_array(xt.grad), dweight=_grad(module, "weight"))

@@ -4,6 +4,9 @@ run is reproducible, and the probes see torch's LayerNorm wherever it hides."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -143,3 +146,55 @@ def test_the_probes_answer_plain_data():
     params = module_probes.parameters(_solution(), 8)
     assert params["weight"] == params["bias"] == "parameter"
     assert params["parameters"] == (("weight", (8,), True), ("bias", (8,), True))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_forward_probes_gradients_are_torchs_backward_of_dy_to_the_last_bit(dtype):
+    rng = np.random.default_rng(5)
+    x, dy = rng.normal(size=(3, 2, 6)).astype(dtype), rng.normal(size=(3, 2, 6)).astype(dtype)
+    weight, bias = rng.normal(size=6).astype(dtype), rng.normal(size=6).astype(dtype)
+    found = module_probes.forward_pass(_solution(), 6, x, weight, bias, dy)
+    module = _solution()(6).to(torch.float64 if dtype == np.float64 else torch.float32)
+    with torch.no_grad():
+        module.weight.copy_(torch.from_numpy(weight))
+        module.bias.copy_(torch.from_numpy(bias))
+    xt = torch.tensor(x, requires_grad=True)
+    module(xt).backward(torch.from_numpy(dy))
+    for key, grad in (
+        ("dx", xt.grad),
+        ("dweight", module.weight.grad),
+        ("dbias", module.bias.grad),
+    ):
+        np.testing.assert_array_equal(found[key], grad.numpy())
+
+
+def test_a_dy_of_another_shape_gets_torchs_own_error_not_a_broadcast():
+    x = np.random.default_rng(6).normal(size=(3, 4))
+
+    class Pooled(torch.nn.Module):  # one value per record: y * dy would broadcast
+        def __init__(self, shape, eps=1e-5, elementwise_affine=True):
+            super().__init__()
+            self.weight = torch.nn.Parameter(torch.ones(shape))
+
+        def forward(self, x):
+            return (x * self.weight).mean(dim=-1, keepdim=True)
+
+    found = module_probes.forward_pass(Pooled, 4, x, None, None, np.ones_like(x))
+    assert found["backward_error"].startswith("RuntimeError: Mismatch in shape")
+    assert found["dx"] is None
+
+
+def test_a_probe_keeps_torch_compile_out_of_the_kernel():
+    """torch._dynamo (and sympy) cost a grading kernel two seconds to import, and the
+    probes compile nothing: neither the dispatch mode nor the backward pass imports it."""
+    script = (
+        "import sys, numpy as np, torch\n"
+        "from normlab_sandbox import module_probes\n"
+        "x = (np.ones((2, 4)) + np.arange(4)).astype(np.float32)\n"
+        "found = module_probes.forward_pass(torch.nn.LayerNorm, 4, x, None, None, x)\n"
+        "assert found['dx'] is not None\n"
+        "print(sorted(m for m in ('torch._dynamo', 'sympy') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
