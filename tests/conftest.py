@@ -96,18 +96,25 @@ def xdist_group(item) -> str | None:
 
     - `kernels` as a normal user: every sandbox kernel then has the user's uid, and
       test_integrity's check that none outlives grading must not see another test's;
-    - a module-scoped fixture (a server, a graded class): the module, so one worker makes it;
-    - a course graded once per run: one worker grades it (the others would only wait for it),
-      then reads it.
+    - a module-scoped fixture (a server, a graded class): the module, so one worker makes it,
+      unless the fixture reads a course graded once per run: that course's group (below);
+    - a course graded once per run: one worker grades it (another would only wait for it,
+      idle: the feedback pages' module waited 95 s for graded_course), then reads it.
     A test that names its group itself keeps it."""
     if not item.get_closest_marker("slow") or item.get_closest_marker("xdist_group"):
         return None
     if item.get_closest_marker("kernels") and os.geteuid() != 0:
         return "kernels"
-    fixtures = item._fixtureinfo.name2fixturedefs.values()
-    if any(defs[-1].scope == "module" for defs in fixtures):
-        return item.nodeid.split("::")[0]
-    return next((name for name in GRADED_ONCE if name in item.fixturenames), None)
+    course = next((name for name in GRADED_ONCE if name in item.fixturenames), None)
+    module_fixtures = [
+        defs[-1]
+        for defs in item._fixtureinfo.name2fixturedefs.values()
+        if defs[-1].scope == "module"
+    ]
+    if module_fixtures:
+        reads = {name for fixture in module_fixtures for name in fixture.argnames}
+        return next((name for name in GRADED_ONCE if name in reads), item.nodeid.split("::")[0])
+    return course
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
