@@ -74,6 +74,15 @@ def test_torch_is_a_stand_in_unless_the_grader_gives_the_real_one(torch_kernel):
     assert run(torch_kernel, "print(torch.get_num_threads())") == "1\n"
 
 
+def test_torchs_lazy_imports_are_done_before_the_first_cell(torch_kernel):
+    """A cell's time limit never pays for torch._dynamo and sympy (seconds under load),
+    which torch imports on a module's first optimizer or backward pass given a gradient."""
+    loaded = run(
+        torch_kernel, "import sys\nprint(all(m in sys.modules for m in ('torch._dynamo', 'sympy')))"
+    )
+    assert loaded == "True\n"
+
+
 def test_normlab_stays_a_stand_in_beside_the_real_torch(torch_kernel):
     text = run(torch_kernel, "import normlab\nimport numpy as np\nnormlab.layer_norm(np.ones(3))")
     assert "not available to notebook cells" in text

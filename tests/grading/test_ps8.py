@@ -185,8 +185,9 @@ def test_a_dy_of_another_shape_gets_torchs_own_error_not_a_broadcast():
 
 
 def test_a_probe_keeps_torch_compile_out_of_the_kernel():
-    """torch._dynamo (and sympy) cost a grading kernel two seconds to import, and the
-    probes compile nothing: neither the dispatch mode nor the backward pass imports it."""
+    """torch._dynamo (and sympy) cost two seconds to import, and the probes compile nothing:
+    neither the dispatch mode nor the backward pass imports them (a student's Run All and
+    plain nbgrader never pay for them; the sandboxed grader imports them before any cell)."""
     script = (
         "import sys, numpy as np, torch\n"
         "from normlab_sandbox import module_probes\n"

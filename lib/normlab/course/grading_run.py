@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fcntl
 import glob
+import importlib
 import json
 import multiprocessing
 import os
@@ -110,6 +111,11 @@ def grade(
         real_torch=assignment in REAL_TORCH,
     )
     print(ISOLATION_LINES[chosen.mode].format(assignment=assignment), flush=True)
+    if chosen.real_torch:
+        # the expectations' torch and what it imports on first use (module_probes'
+        # import_torchs_lazy_parts says why), once, here: the workers fork from this process
+        for module in ("normlab.grading.torch_family", "torch._dynamo"):
+            importlib.import_module(module)
     started, cpu = time.monotonic(), _children_cpu()
     outcomes = _run_workers(app, config, chosen, assignment, force, todo, jobs, progress)
     summary = {
