@@ -143,21 +143,10 @@ def _grad(module, name: str):
 
 
 def import_torchs_lazy_parts() -> None:
-    """Import now what torch imports on first use: torch._dynamo and sympy, on a module's
-    first optimizer (and sympy on a backward pass given a gradient). Seconds under load: the
-    grader and its kernels import them before any cell runs, so no cell's time limit pays."""
+    """Import now what torch imports on first use: torch._dynamo (with sympy) on a module's
+    first optimizer, sympy on a backward pass given a gradient. Seconds under load: the grader
+    and its kernels import them before any cell runs, so no cell's time limit pays for them."""
     importlib.import_module("torch._dynamo")
-
-
-def _backward(y: torch.Tensor, dy: torch.Tensor) -> None:
-    """y.backward(dy), as the gradient of sum(y * dy): the same numbers (the sum's gradient
-    is ones, and 1 * dy is dy exactly), without the check of dy's shape that imports sympy
-    (a second of every grading kernel). A dy of another shape goes to y.backward for
-    torch's own error (y * dy could broadcast)."""
-    if y.shape == dy.shape:
-        (y * dy).sum().backward()
-    else:
-        y.backward(dy)
 
 
 def forward_pass(
@@ -180,7 +169,7 @@ def forward_pass(
     found = {"y": _array(y), "kernels": tuple(kernels.labels) + _graph_labels(y)}
     if dy is not None:
         try:
-            _backward(y, torch.as_tensor(np.asarray(dy)).to(y.dtype))
+            y.backward(torch.as_tensor(np.asarray(dy)).to(y.dtype))
         except RuntimeError as exc:  # no graph back to anything, or a shape the dy misses
             found["backward_error"] = _error(exc)
         found.update(dx=_array(xt.grad), dweight=_grad(module, "weight"))

@@ -171,7 +171,7 @@ def test_the_forward_probes_gradients_are_torchs_backward_of_dy_to_the_last_bit(
 def test_a_dy_of_another_shape_gets_torchs_own_error_not_a_broadcast():
     x = np.random.default_rng(6).normal(size=(3, 4))
 
-    class Pooled(torch.nn.Module):  # one value per record: y * dy would broadcast
+    class Pooled(torch.nn.Module):  # one value per record: a dy of x's shape does not fit
         def __init__(self, shape, eps=1e-5, elementwise_affine=True):
             super().__init__()
             self.weight = torch.nn.Parameter(torch.ones(shape))
@@ -185,17 +185,17 @@ def test_a_dy_of_another_shape_gets_torchs_own_error_not_a_broadcast():
 
 
 def test_a_probe_keeps_torch_compile_out_of_the_kernel():
-    """torch._dynamo (and sympy) cost two seconds to import, and the probes compile nothing:
-    neither the dispatch mode nor the backward pass imports them (a student's Run All and
-    plain nbgrader never pay for them; the sandboxed grader imports them before any cell)."""
+    """The probes compile nothing: their dispatch mode must not be wrapped in torch.compile's
+    guard, which imports torch._dynamo on the first op and slows every op after it (the
+    sandboxed grader imports torch._dynamo before any cell, for torch.optim's sake)."""
     script = (
         "import sys, numpy as np, torch\n"
         "from normlab_sandbox import module_probes\n"
         "x = (np.ones((2, 4)) + np.arange(4)).astype(np.float32)\n"
         "found = module_probes.forward_pass(torch.nn.LayerNorm, 4, x, None, None, x)\n"
         "assert found['dx'] is not None\n"
-        "print(sorted(m for m in ('torch._dynamo', 'sympy') if m in sys.modules))\n"
+        "print('torch._dynamo' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert done.stdout.strip() == "False"

@@ -111,11 +111,9 @@ def grade(
         real_torch=assignment in REAL_TORCH,
     )
     print(ISOLATION_LINES[chosen.mode].format(assignment=assignment), flush=True)
-    if chosen.real_torch:
-        # the expectations' torch and what it imports on first use (module_probes'
-        # import_torchs_lazy_parts says why), once, here: the workers fork from this process
-        for module in ("normlab.grading.torch_family", "torch._dynamo"):
-            importlib.import_module(module)
+    if chosen.real_torch:  # once, here: the workers fork from this process
+        importlib.import_module("normlab.grading.torch_family")  # the expectations' torch
+        importlib.import_module("normlab_sandbox.module_probes").import_torchs_lazy_parts()
     started, cpu = time.monotonic(), _children_cpu()
     outcomes = _run_workers(app, config, chosen, assignment, force, todo, jobs, progress)
     summary = {
