@@ -1,8 +1,10 @@
-"""Train the small network on the spirals, and measure batch-norm's train/eval gap.
+"""Train the small network on a classification task, and measure batch-norm's train/eval gap.
 
 One run: Adam (lr 1e-3, as in CS231n's assignment 2) on random mini-batches, seeded, in float32
-on the CPU. The same seed gives the same initial weights and the same batches to every
-normalization, so two runs differ only in their norm.
+on the CPU, on the spirals or the UCI digits (`data.classification_task`). With `eval_every`
+the run also follows its validation accuracy, for choosing a learning rate and for how many
+steps it took to reach a target. The same seed gives the same initial weights and the same
+batches to every normalization, so two runs differ only in their norm.
 
 Batch-norm (Ioffe and Szegedy, 2015, arXiv:1502.03167) computes different functions in its two
 modes: in train mode each record is normalized with its batch's statistics, in eval mode with
@@ -26,7 +28,7 @@ import torch
 from torch import nn
 
 from .curves import tail_mean
-from .data import spirals
+from .data import classification_task
 from .layer_stats import LayerStats, layer_stats
 from .mlp import MLP
 
@@ -48,6 +50,11 @@ class ClassifierRun:
     model: MLP
     update_ratios: np.ndarray | None = None  # (steps, depth + 1) log10 step/weight, per linear
     initial_weights: list[np.ndarray] | None = None  # every linear's weight before step 0
+    task: str = "spirals"
+    val_accuracy: float = float("nan")  # validation records, eval mode, after the last step
+    val_curve: np.ndarray | None = None  # (k, 2): step, validation accuracy (eval_every)
+    weight_growth: float = float("nan")  # mean over hidden linears of ||W_end|| / ||W_start||
+    saturated: float = float("nan")  # share of hidden tanh outputs beyond 0.99, training records
 
     def relative_weight_change(self) -> np.ndarray:
         """(depth + 1,) ||W_end - W_start|| / ||W_start|| per linear (needs track_updates)."""
@@ -87,6 +94,13 @@ def _accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
 
 
 @torch.no_grad()
+def _saturation(model: MLP, x: torch.Tensor) -> float:
+    """The share of hidden units whose tanh output is beyond +-0.99 (eval mode), over records."""
+    hidden = model.eval().forward_with_hidden(x)[1]
+    return float(torch.stack([(h.abs() > 0.99).float().mean() for h in hidden]).mean())
+
+
+@torch.no_grad()
 def _accuracy_both_modes(model: MLP, x, y, batch_size: int, generator) -> tuple[float, float]:
     """Accuracy on the same records in shuffled full batches: in train mode, in eval mode.
 
@@ -123,36 +137,56 @@ def train_classifier(
     data_seed: int = 0,
     snapshot: bool = False,
     track_updates: bool = False,
+    task: str = "spirals",
+    eval_every: int | None = None,
 ) -> ClassifierRun:
-    """Train MLP(norm) on 3-arm spirals with Adam; `snapshot` keeps layer stats at both ends.
+    """Train MLP(norm) on `task` with Adam; `snapshot` keeps layer stats at both ends.
 
-    `seed` fixes the initial weights and the order of the batches; `data_seed` the points
-    (training set from data_seed, test set from data_seed + 1). `init_scale` is the hidden
-    linears' initialisation as a multiple of Kaiming's for tanh (None: torch's default).
-    `track_updates` records every linear weight's update-to-data ratio at every step.
+    `task` is "spirals" (3 arms of `points_per_class` points, `turns` turns) or "digits"
+    (`data.classification_task`). `seed` fixes the initial weights and the order of the
+    batches; `data_seed` the records (spirals: training set from data_seed, test set from
+    data_seed + 1, validation from data_seed + 2). `init_scale` is the hidden linears'
+    initialisation as a multiple of Kaiming's for tanh (None: torch's default).
+    `track_updates` records every linear weight's update-to-data ratio at every step;
+    `eval_every` the validation accuracy every that many steps (and after the last).
     """
     if batch_size < 1 or steps < 1 or not lr > 0:
         raise ValueError(
             f"need batch_size >= 1, steps >= 1, lr > 0; got {batch_size}, {steps}, {lr!r}"
         )
+    if eval_every is not None and eval_every < 1:
+        raise ValueError(f"eval_every must be None or >= 1; got {eval_every!r}")
     if norm == "batch_norm" and batch_size < 2:
         raise ValueError("batch_norm needs batch_size >= 2: one record has no batch statistics")
-    x, y = spirals(points_per_class, turns=turns, seed=data_seed)  # (N, 2), (N,)
+    data = classification_task(
+        task, points_per_class=points_per_class, turns=turns, data_seed=data_seed
+    )
+    x, y = data.x_train, data.y_train  # (N, inputs), (N,)
     if batch_size > len(x):
         raise ValueError(f"batch_size {batch_size} exceeds the {len(x)} training records")
-    x_test, y_test = spirals(points_per_class, turns=turns, seed=data_seed + 1)
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
-    model = MLP(norm, depth=depth, width=width, init_scale=init_scale)
+    model = MLP(
+        norm,
+        inputs=data.inputs,
+        classes=data.classes,
+        depth=depth,
+        width=width,
+        init_scale=init_scale,
+    )
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, foreach=True)
     stats_init = layer_stats(model, x, y) if snapshot else None
     weights = [linear.weight for linear in _linears(model)]
     ratios = np.empty((steps, len(weights))) if track_updates else None
     initial = [w.detach().numpy().copy() for w in weights] if track_updates else None
+    start_norms = [float(linear.weight.norm()) for linear in model.linears]
+    curve = []
 
     losses = np.empty(steps)
     model.train()
     for step in range(steps):
+        if eval_every and step % eval_every == 0:
+            curve.append((step, _eval_accuracy(model, data.x_val, data.y_val)))
         batch = torch.randperm(len(x), generator=generator)[:batch_size]  # (B,)
         loss = nn.functional.cross_entropy(model(x[batch]), y[batch])
         optimizer.zero_grad()
@@ -167,7 +201,13 @@ def train_classifier(
     train_mode, eval_mode = _accuracy_both_modes(model, x, y, batch_size, generator)
     with torch.no_grad():
         train_loss = float(nn.functional.cross_entropy(model.eval()(x), y))
-        test = _accuracy(model(x_test), y_test)
+        test = _accuracy(model(data.x_test), data.y_test)
+    val = _eval_accuracy(model, data.x_val, data.y_val)
+    if eval_every:
+        curve.append((steps, val))
+    growth = np.mean(
+        [float(lin.weight.norm()) / n for lin, n in zip(model.linears, start_norms, strict=True)]
+    )
     return ClassifierRun(
         norm=norm,
         batch_size=batch_size,
@@ -182,4 +222,17 @@ def train_classifier(
         model=model,
         update_ratios=ratios,
         initial_weights=initial,
+        task=task,
+        val_accuracy=val,
+        val_curve=np.array(curve) if eval_every else None,
+        weight_growth=float(growth),
+        saturated=_saturation(model, x),
     )
+
+
+@torch.no_grad()
+def _eval_accuracy(model: MLP, x: torch.Tensor, y: torch.Tensor) -> float:
+    """Accuracy in eval mode (running statistics); the model is left in train mode."""
+    accuracy = _accuracy(model.eval()(x), y)
+    model.train()
+    return accuracy

@@ -8,6 +8,8 @@ Ioffe and Szegedy (2015, arXiv:1502.03167), who normalize a layer's pre-activati
     rms_norm    normlab.torch_twins.RMSNorm: each record's root mean square (Zhang and
                 Sennrich, 2019, arXiv:1910.07467)
     none        the identity, the baseline
+    center_only a control, not a norm: each record minus its mean, then gain and bias, as
+                LayerNorm without its division by the standard deviation (CONTROLS)
 
 Everything else (widths, initialisation, tanh) is the same in all four. The hidden linears start
 either from torch's default (`init_scale=None`: uniform with std 1 / sqrt(3 fan_in), about a third
@@ -24,6 +26,7 @@ from torch import nn
 from ..torch_twins import LayerNorm, RMSNorm
 
 NORMS = ("none", "batch_norm", "layer_norm", "rms_norm")
+CONTROLS = ("center_only",)
 TANH_GAIN = 5 / 3  # torch.nn.init.calculate_gain("tanh")
 
 
@@ -37,7 +40,21 @@ def make_norm(kind: str, width: int) -> nn.Module:
         return LayerNorm(width)
     if kind == "rms_norm":
         return RMSNorm(width)
-    raise ValueError(f"norm must be one of {NORMS}; got {kind!r}")
+    if kind == "center_only":
+        return CenterOnly(width)
+    raise ValueError(f"norm must be one of {NORMS + CONTROLS}; got {kind!r}")
+
+
+class CenterOnly(nn.Module):
+    """LayerNorm's centring without its rescaling: y = (x - mean(x)) * weight + bias."""
+
+    def __init__(self, d_model: int):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d_model))
+        self.bias = nn.Parameter(torch.zeros(d_model))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return (x - x.mean(dim=-1, keepdim=True)) * self.weight + self.bias  # (B, d)
 
 
 @torch.no_grad()
