@@ -66,23 +66,43 @@ def _done(partial: Path, settings: dict) -> tuple[dict, list[dict]]:
     return header, runs
 
 
-def main(argv=None) -> int:
+def _results(configs: list, steps: int, jobs: int):
+    """(config, its run record) as each run finishes: here, or in `jobs` processes."""
+    if jobs == 1:
+        for config in configs:
+            yield config, grid.run_config(config, steps=steps)
+        return
+    spawn = get_context("spawn")
+    with ProcessPoolExecutor(jobs, mp_context=spawn, initializer=_worker_setup) as pool:
+        futures = {pool.submit(grid.run_config, c, steps=steps): c for c in configs}
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+
+
+def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", nargs="+", default=list(grid.TASKS), choices=grid.TASKS)
     parser.add_argument("--norms", nargs="+", default=list(NORMS + CONTROLS))
     parser.add_argument("--depths", nargs="+", type=int, default=list(grid.DEPTHS))
+    parser.add_argument("--scales", nargs="+", type=float, help="every task's (default: SCALES)")
     parser.add_argument("--lrs", nargs="+", type=float, default=list(grid.LEARNING_RATES))
     parser.add_argument("--seeds", nargs="+", type=int, default=list(grid.SEEDS))
     parser.add_argument("--steps", type=int, default=grid.STEPS)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out-dir", type=Path, default=Path(__file__).parents[1] / "results")
     args = parser.parse_args(argv)
+    if args.steps < 1 or args.jobs < 1:
+        parser.error("--steps and --jobs must be at least 1")
+    return args
 
-    settings = {
+
+def settings_for(args: argparse.Namespace) -> dict:
+    """What the record says of the grid it ran: the options, the data, the network."""
+    return {
         "tasks": args.tasks,
         "norms": args.norms,
         "depths": args.depths,
-        "init_scales": {task: list(grid.SCALES[task]) for task in args.tasks},
+        "init_scales": {task: args.scales or list(grid.SCALES[task]) for task in args.tasks},
         "control_scale": grid.CONTROL_SCALE,
         "learning_rates": args.lrs,
         "seeds": args.seeds,
@@ -97,6 +117,11 @@ def main(argv=None) -> int:
         "optimizer": "Adam, batch 64",
         "init_scale_means": "std = init_scale * (5/3) / sqrt(fan_in), zero bias",
     }
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    settings = settings_for(args)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     partial = args.out_dir / PARTIAL
     header, runs = _done(partial, settings)
@@ -106,26 +131,19 @@ def main(argv=None) -> int:
         machine["torch_threads_used"] = 1
         header = {"settings": settings, "machine": machine}
         partial.write_text(json.dumps(header) + "\n")
-    todo = grid.configs(args.tasks, args.norms, args.depths, args.lrs, args.seeds)
+    todo = grid.configs(args.tasks, args.norms, args.depths, args.lrs, args.seeds, args.scales)
     have = {grid.config_of(run) for run in runs}
     left = [config for config in todo if config not in have]
     print(f"{len(todo)} runs, {len(have)} recorded before, {len(left)} to go", file=sys.stderr)
 
     start = time.perf_counter()
-    with (
-        ProcessPoolExecutor(
-            args.jobs, mp_context=get_context("spawn"), initializer=_worker_setup
-        ) as pool,
-        partial.open("a") as out,
-    ):
-        futures = {pool.submit(grid.run_config, c, steps=args.steps): c for c in left}
-        for i, future in enumerate(as_completed(futures), 1):
-            run = future.result()
+    with partial.open("a") as out:
+        for i, (config, run) in enumerate(_results(left, args.steps, args.jobs), 1):
             out.write(json.dumps(run) + "\n")
             out.flush()
             runs.append(run)
             print(
-                f"[{i}/{len(left)}] {futures[future]}: val {run['val_accuracy']:.3f}, "
+                f"[{i}/{len(left)}] {config}: val {run['val_accuracy']:.3f}, "
                 f"test {run['test_accuracy']:.3f} ({run['cpu_seconds']:.1f} CPU s)",
                 file=sys.stderr,
                 flush=True,

@@ -101,22 +101,41 @@ def test_tracking_updates_does_not_change_the_run():
 
 def test_the_grid_has_every_combination_once_deep_runs_last():
     configs = grid.configs()
-    assert len(configs) == len(set(configs)) == 5 * 2 * 3 * 4 * 3
-    assert len(grid.SCALES) >= 5 and 1.0 in grid.SCALES
-    assert len(grid.DEPTHS) >= 2 and len(grid.LEARNING_RATES) >= 3 and len(grid.SEEDS) >= 3
-    depths = [c.depth for c in configs]
-    assert depths == sorted(depths)
+    # spirals: 5 scales x 5 rates x 4 norms x 5 seeds, digits: 3 scales, per depth; and the
+    # centre-only control at Kaiming's scale on both tasks and depths
+    norms, rates, seeds = 4, 5, 5
+    expected = 2 * (5 + 3) * rates * norms * seeds + 2 * 2 * rates * seeds
+    assert len(configs) == len(set(configs)) == expected
+    assert len(grid.SCALES["spirals"]) >= 5 and 1.0 in grid.SCALES["digits"]
+    # issue 32: at least 5 rates over at least two decades, at least 5 seeds
+    assert (
+        len(grid.LEARNING_RATES) >= 5 and max(grid.LEARNING_RATES) / min(grid.LEARNING_RATES) >= 100
+    )
+    assert len(grid.DEPTHS) >= 2 and len(grid.SEEDS) >= 5
+    for task in grid.TASKS:
+        depths = [c.depth for c in configs if c.task == task]
+        assert depths == sorted(depths)
+    assert {c.init_scale for c in configs if c.norm == "center_only"} == {grid.CONTROL_SCALE}
 
 
 def test_a_recorded_run_is_the_run_of_its_config():
-    config = grid.Config("rms_norm", 2, 0.5, 1e-3, 1)
-    record = grid.run_config(config, steps=4)
-    run = training.train_classifier("rms_norm", depth=2, init_scale=0.5, seed=1, steps=4)
+    config = grid.Config("spirals", "rms_norm", 2, 0.5, 1e-3, 1)
+    record = grid.run_config(config, steps=4, eval_every=2)
+    run = training.train_classifier(
+        "rms_norm", depth=2, init_scale=0.5, seed=1, steps=4, eval_every=2
+    )
     assert record["test_accuracy"] == run.test_accuracy
+    assert (
+        record["val_accuracy"]
+        == run.val_accuracy
+        == pytest.approx(record["val_curve"][-1], abs=1e-4)
+    )
+    assert len(record["val_curve"]) == 3  # steps 0, 2 and 4
+    assert grid.config_of(record) == config
     assert record["final_loss"] == run.final_loss
     assert record["initial_loss"] == run.losses[0]
     assert record["first_step_below_half"] == training.first_step_below(run.losses, 0.5, 4)
-    assert {"norm", "depth", "init_scale", "lr", "seed", "seconds"} <= record.keys()
+    assert {"task", "norm", "depth", "init_scale", "lr", "seed", "cpu_seconds"} <= record.keys()
 
 
 def _load_script():
@@ -130,25 +149,47 @@ def _load_script():
 
 def test_the_sweep_script_writes_a_labelled_record_the_chapter_can_read(tmp_path):
     script = _load_script()
-    argv = ["--norms", "none", "layer_norm", "--depths", "2", "--scales", "1", "4"]
-    argv += ["--lrs", "1e-3", "--seeds", "0", "--steps", "3", "--out-dir", str(tmp_path)]
+    argv = ["--tasks", "spirals", "--norms", "none", "layer_norm", "--depths", "2"]
+    argv += ["--scales", "1", "4", "--lrs", "1e-3", "--seeds", "0", "--steps", "3"]
+    argv += ["--jobs", "1", "--out-dir", str(tmp_path)]
     assert script.main(argv) == 0
     (path,) = tmp_path.glob("training-sweep-*.json")
+    assert not (tmp_path / script.PARTIAL).exists()
     record = grid.newest_record(tmp_path)
     assert record == {**json.loads(path.read_text()), "path": str(path)}
     for key in ("date_utc", "cpu_model", "python", "numpy", "torch", "commit"):
         assert key in record["machine"]
     assert record["settings"]["seeds"] == [0] and record["settings"]["steps"] == 3
-    assert len(record["runs"]) == 4 and record["seconds_total"] > 0
-    run = grid.find_run(record, grid.Config("layer_norm", 2, 4.0, 1e-3, 0))
-    assert (
-        run["test_accuracy"]
-        == grid.run_config(grid.Config("layer_norm", 2, 4.0, 1e-3, 0), steps=3)["test_accuracy"]
-    )
+    assert len(record["runs"]) == 4 and record["cpu_seconds_total"] > 0
+    config = grid.Config("spirals", "layer_norm", 2, 4.0, 1e-3, 0)
+    run = grid.find_run(record, config)
+    assert run["test_accuracy"] == grid.run_config(config, steps=3)["test_accuracy"]
     table = grid.seed_table(record, "test_accuracy", depth=2)
-    assert set(table) == {(n, 2, s, 1e-3) for n in ("none", "layer_norm") for s in (1.0, 4.0)}
+    assert set(table) == {
+        ("spirals", n, 2, s, 1e-3) for n in ("none", "layer_norm") for s in (1.0, 4.0)
+    }
     with pytest.raises(KeyError, match="no run"):
-        grid.find_run(record, grid.Config("batch_norm", 2, 4.0, 1e-3, 0))
+        grid.find_run(record, grid.Config("spirals", "batch_norm", 2, 4.0, 1e-3, 0))
+
+
+def test_a_stopped_sweep_goes_on_where_it_was(tmp_path):
+    script = _load_script()
+    argv = ["--tasks", "digits", "--norms", "none", "--depths", "2", "--scales", "1"]
+    argv += ["--lrs", "1e-3", "3e-3", "--seeds", "0", "--steps", "2", "--jobs", "1"]
+    argv += ["--out-dir", str(tmp_path)]
+    # a sweep that stopped after its first run: the header and that run are on disk
+    done = grid.run_config(grid.Config("digits", "none", 2, 1.0, 1e-3, 0), steps=2)
+    done["test_accuracy"] = -1.0  # a mark: a run done again would not carry it
+    settings = {"tasks": ["digits"]}  # not the settings of argv: refused
+    (tmp_path / script.PARTIAL).write_text(json.dumps({"settings": settings}) + "\n")
+    with pytest.raises(SystemExit, match="other settings"):
+        script.main(argv)
+    header = {"settings": script.settings_for(script.parse_args(argv)), "machine": {}}
+    lines = [json.dumps(header), json.dumps(done)]
+    (tmp_path / script.PARTIAL).write_text("\n".join(lines) + "\n")
+    assert script.main(argv) == 0
+    runs = grid.newest_record(tmp_path)["runs"]
+    assert [(r["lr"], r["test_accuracy"] == -1.0) for r in runs] == [(1e-3, True), (3e-3, False)]
 
 
 def test_no_record_is_a_clear_error(tmp_path):

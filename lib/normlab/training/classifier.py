@@ -179,7 +179,7 @@ def train_classifier(
     weights = [linear.weight for linear in _linears(model)]
     ratios = np.empty((steps, len(weights))) if track_updates else None
     initial = [w.detach().numpy().copy() for w in weights] if track_updates else None
-    start_norms = [float(linear.weight.norm()) for linear in model.linears]
+    start_norms = [float(linear.weight.detach().norm()) for linear in model.linears]
     curve = []
 
     losses = np.empty(steps)
@@ -206,7 +206,10 @@ def train_classifier(
     if eval_every:
         curve.append((steps, val))
     growth = np.mean(
-        [float(lin.weight.norm()) / n for lin, n in zip(model.linears, start_norms, strict=True)]
+        [
+            float(lin.weight.detach().norm()) / n
+            for lin, n in zip(model.linears, start_norms, strict=True)
+        ]
     )
     return ClassifierRun(
         norm=norm,

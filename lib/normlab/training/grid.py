@@ -62,16 +62,24 @@ class Config:
 
 
 def configs(
-    tasks=TASKS, norms=NORMS + CONTROLS, depths=DEPTHS, learning_rates=LEARNING_RATES, seeds=SEEDS
+    tasks=TASKS,
+    norms=NORMS + CONTROLS,
+    depths=DEPTHS,
+    learning_rates=LEARNING_RATES,
+    seeds=SEEDS,
+    scales=None,
 ) -> list[Config]:
     """Every run of the grid, task and depth outermost (the deep runs last), seed innermost.
 
-    A control norm (centre-only) runs at CONTROL_SCALE only.
+    `scales` (None: each task's SCALES) are the init scales of every task; a control norm
+    (centre-only) runs at CONTROL_SCALE only, if that is one of them.
     """
     return [
         Config(task, norm, depth, scale, lr, seed)
         for task, depth in itertools.product(tasks, depths)
-        for scale, lr, norm, seed in itertools.product(SCALES[task], learning_rates, norms, seeds)
+        for scale, lr, norm, seed in itertools.product(
+            SCALES[task] if scales is None else scales, learning_rates, norms, seeds
+        )
         if norm not in CONTROLS or scale == CONTROL_SCALE
     ]
 
