@@ -28,7 +28,7 @@ lock: install
 		--no-annotate --custom-compile-command "make lock" -o constraints.txt
 
 # The student download (issue 19): a wheel of the checks with their visible batteries recorded
-# from the reference (no answer, no hidden battery; lib/normlab/course/student_download.py) and
+# from the reference (no answer, no hidden battery; lib/normlab/course/download/source.py) and
 # a zip of it with the released notebooks, in _build/student/downloads/, which the book
 # publishes (html_extra_path). Made again only when something it is made of changes: a file or
 # a folder (a file added or deleted) under lib/, solutions/ or exercises/, or the install.

@@ -28,8 +28,7 @@ from nbgrader.preprocessors import (
     OverwriteKernelspec,
 )
 
-from normlab.course.hidden_tests import RestoreHiddenTests
-from normlab.course import feedback
+from normlab.course import plugins
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
 
@@ -54,7 +53,7 @@ c.Autograde.sanitize_preprocessors = [
     ClearOutput,
     DeduplicateIds,
     OverwriteKernelspec,
-    RestoreHiddenTests,
+    plugins.RestoreHiddenTests,
     CheckCellMetadata,
 ]
 c.Execute.timeout = 60
@@ -62,23 +61,23 @@ c.Execute.interrupt_on_timeout = True
 
 # late work (a due date is set per assignment: nbgrader db assignment add ... --duedate=...):
 # 10 % of the points a notebook earned per started day late, after 15 minutes of grace
-c.AssignLatePenalties.plugin_class = "normlab.course.late.PercentPerDay"
+c.AssignLatePenalties.plugin_class = "normlab.course.plugins.PercentPerDay"
 c.PercentPerDay.percent_per_day = 10
 c.PercentPerDay.grace_minutes = 15
 
-# feedback (normlab.course.feedback): no hidden-test source (nbgrader's own ClearHiddenTests,
+# feedback (normlab.course.plugins): no hidden-test source (nbgrader's own ClearHiddenTests,
 # which its feedback leaves out by default), each graded cell named with its mark and points,
 # every error one plain sentence, the maths as MathML (the page renders alone, offline), and
 # the course's page template (messages wrap at any width)
 c.GenerateFeedback.preprocessors = [
     GetGrades,
     ClearHiddenTests,
-    feedback.CheckNotes,
-    feedback.ConciseErrors,
-    feedback.MathToMathML,
+    plugins.CheckNotes,
+    plugins.ConciseErrors,
+    plugins.MathToMathML,
     CSSHTMLHeaderPreprocessor,
 ]
-c.HTMLExporter.template_name = feedback.TEMPLATE
-c.HTMLExporter.extra_template_basedirs = [str(feedback.TEMPLATES)]
+c.HTMLExporter.template_name = plugins.TEMPLATE
+c.HTMLExporter.extra_template_basedirs = [str(plugins.TEMPLATES)]
 
 c.Exchange.root = os.environ.get("NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")

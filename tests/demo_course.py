@@ -1,5 +1,5 @@
 """A throwaway nbgrader course with a class of ps2 submissions, for the tests, the grading
-benchmark (`python -m normlab.course.bench` reads this file from the checkout) and the class
+benchmark (`scripts/grading_bench.py` reads this file from the checkout) and the class
 report's demo (`python tests/demo_course.py /tmp/demo-class`). Not part of the installed
 package: it needs the checkout's `solutions/` and `nbgrader_config.py` anyway.
 

@@ -1,6 +1,6 @@
 """The sandbox kernel's end of the socket to the grader, and the interrupts it must survive.
 
-The kernel receives requests and sends replies on it (see `kernel` for the protocol). While a
+The kernel receives requests and sends replies on it (the messages of `protocol`). While a
 check runs, the student's code may also call a trusted function: one the check handed it (a
 `Ref`, e.g. the correct LayerNorm for ps3's witness) or, reusing the reference, one of
 normlab's. Neither lives in the sandbox kernel. The call becomes a question to the grader
@@ -26,7 +26,7 @@ import os
 import signal
 from contextlib import contextmanager
 
-from . import wire
+from . import protocol, wire
 
 # exceptions the grader may ask the kernel to raise by name; anything else is a RuntimeError
 _RAISABLE = {
@@ -127,28 +127,31 @@ class Channel:
             except BaseException:  # noqa: BLE001 (even a KeyboardInterrupt: the frame is cut)
                 os._exit(wire.LOST_SYNC)
 
-    def ask(self, kind: str, **fields):
-        """Send a question to the grader and wait for its answer; raise what it says to."""
+    def ask(self, question: type, **fields):
+        """Send a question (a `protocol.QUESTIONS` type, with these fields) to the grader and
+        wait for its answer; raise what it says to."""
         self._asked += 1
         with self.interrupts.held():
-            self.send({"op": "ask", "id": self.request, "seq": self._asked, "kind": kind, **fields})
+            self.send(question(id=self.request, seq=self._asked, **fields))
             answer = self.receive()
-        mine = {"op": "answer", "id": self.request, "seq": self._asked}
-        if not isinstance(answer, dict) or any(answer.get(k) != v for k, v in mine.items()):
+        if not isinstance(answer, protocol.Answer) or (answer.id, answer.seq) != (
+            self.request,
+            self._asked,
+        ):
             os._exit(wire.LOST_SYNC)  # not the answer to this question: out of step
-        if "error" in answer:
-            ename, message = answer["error"]
+        if answer.error is not None:
+            ename, message = answer.error
             if ename == "Unavailable":
                 raise Unavailable(message)
             raise _RAISABLE.get(ename, RuntimeError)(message)
-        return answer.get("value")
+        return answer.value
 
     def note(self, kind: str, name: str) -> None:
         """Tell the grader, once per case, that the running case called `name`."""
         if self.noted is None or (kind, name) in self.noted:
             return
         self.noted.add((kind, name))
-        self.send({"op": "note", "id": self.request, "kind": kind, "name": name})
+        self.send(protocol.Note(self.request, kind, name))
 
 
 _channel: Channel | None = None  # the kernel's one channel, made by `connect`
@@ -163,11 +166,11 @@ def connect(sock, registry: dict) -> Channel:
     return _channel
 
 
-def ask(kind: str, **fields):
+def ask(question: type, **fields):
     """`Channel.ask` on the kernel's channel."""
     if _channel is None:
         raise Unavailable("this function is only available inside the grading sandbox")
-    return _channel.ask(kind, **fields)
+    return _channel.ask(question, **fields)
 
 
 def note(kind: str, name: str) -> None:

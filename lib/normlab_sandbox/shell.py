@@ -1,7 +1,7 @@
 """Run notebook cells in an IPython shell and collect their outputs as nbformat dicts.
 
 A Jupyter kernel would do the same over ZeroMQ; here the shell lives in the sandbox kernel
-itself (a fresh interpreter per submission, see `normlab.course.kernel_process`), and no
+itself (a fresh interpreter per submission, see `normlab.course.grader.kernel_process`), and no
 second process or socket stands between them. Outputs keep their order: stream
 text (consecutive writes to one stream are merged), `execute_result`, `display_data` and
 `error`, each capped in size so a chatty cell cannot flood the grader.
@@ -202,9 +202,9 @@ def captured(shell: SandboxShell):
         sys.stdout, sys.stderr = saved
 
 
-def run_cell(shell: SandboxShell, source: str) -> dict:
-    """Run one cell; return {"outputs": [...], "error": bool}."""
+def run_cell(shell: SandboxShell, source: str) -> tuple[list[dict], bool]:
+    """Run one cell; return its outputs and whether it failed."""
     with captured(shell):
         result = shell.run_cell(source, store_history=True)
     failed = result.error_before_exec is not None or result.error_in_exec is not None
-    return {"outputs": list(shell.collector.items), "error": bool(failed)}
+    return list(shell.collector.items), bool(failed)

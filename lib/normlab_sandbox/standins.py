@@ -6,9 +6,14 @@ trusted helpers would be.
   check is running (noting the call as reference reuse, so the kernel cannot hide it) and
   refuses otherwise. The reference itself is never loaded into the kernel.
 - `normlab.grading` (and its submodules) gives `GradingStandIn`s: the checks run in the
-  grader, so a cell that calls one (`check(...)` run by hand, a summary of the notebook's
-  checks) prints a one-line note and gets None, and grading goes on;
-  `normlab.grading.use_assignment` does nothing (the grader knows the assignment).
+  grader, never here. `use_assignment` and `summary` do nothing (the grader knows the
+  assignment, and grades every check itself); `try_it(f, *args)` calls the notebook's own
+  function as in the student's kernel and prints what it returned, or the error, as plain
+  text (a submitted output is never replayed). `check(...)` does nothing in a cell of the
+  student's, and raises `UnreadTestCell` in an autograded test cell: the grader judges the
+  check calls of a test cell it can read (`normlab.course.grader.checkcell`) outside the
+  kernel, and sends a test cell here only when it cannot, so a check called in one would
+  never be judged. It fails closed: the cell scores 0, naming itself, instead of passing.
 - `import torch` succeeds (an unused import costs nothing) but using it raises `Unavailable`;
   the grader hears of each use, so a call to a torch normalization shows as reuse. Only an
   assignment that grades torch code (ps8's module) gets the real torch instead, when the
@@ -33,7 +38,7 @@ import types
 
 import numpy
 
-from . import tripwire
+from . import protocol, tripwire
 from .channel import Unavailable, ask, note
 
 STAND_IN_PACKAGES = ("normlab", "torch")
@@ -62,7 +67,7 @@ class LibraryFunction(_StandIn):
     shown = "answered by the grader while a check runs"
 
     def __call__(self, *args, **kwargs):
-        return ask("library", path=self._path, args=args, kwargs=kwargs)
+        return ask(protocol.AskLibrary, path=self._path, args=args, kwargs=kwargs)
 
 
 class RefProxy:
@@ -72,7 +77,7 @@ class RefProxy:
         self._ref, self._attr = ref, attr
 
     def __call__(self, *args, **kwargs):
-        return ask("ref", ref=self._ref, attr=self._attr, args=args, kwargs=kwargs)
+        return ask(protocol.AskRef, ref=self._ref, attr=self._attr, args=args, kwargs=kwargs)
 
     def __repr__(self) -> str:
         name = self._ref.name
@@ -88,6 +93,52 @@ def resolve(ref, made: dict):
     return RefProxy(ref)
 
 
+class UnreadTestCell(RuntimeError):
+    """`check` called in an autograded test cell the grader could not read (see the module)."""
+
+
+_test_cell: list[str | None] = [None]  # the grade_id of the test cell running now, if any
+
+
+def in_test_cell(grade_id: str | None) -> None:
+    """Say which autograded test cell runs now (None: no test cell); the kernel sets it
+    around each cell from the grader's `RunCell.test_cell`."""
+    _test_cell[0] = grade_id
+
+
+def _check(*args, **kwargs) -> None:
+    if _test_cell[0] is not None:
+        raise UnreadTestCell(
+            f"test cell {_test_cell[0]!r} calls check in a form the grader does not read "
+            '(check("<grade_id>", name, ..., hidden=..., seed=...) with names and constants '
+            "only): it was not judged and scores 0. This is a bug in the course's notebook: "
+            "please report it."
+        )
+
+
+def try_it(function, *args, **kwargs):
+    """The sandbox's `try_it`: the call, as in the student's kernel, shown as plain text."""
+    name = getattr(function, "__name__", "the function")
+    try:
+        returned = function(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 (shown, as the student's kernel shows it)
+        print(f"✗ {name} raised {type(exc).__name__}: {exc}")
+        return None
+    if returned is None:
+        print(f"{name} returned None: is its body written, ending with return?")
+    else:
+        print(repr(returned)[:2000])
+    return None
+
+
+_GRADING = {
+    "use_assignment": lambda *args, **kwargs: None,
+    "summary": lambda *args, **kwargs: None,
+    "check": _check,
+    "try_it": try_it,
+}
+
+
 class GradingStandIn(_StandIn):
     """`normlab.grading.<path>` inside the sandbox: the grader runs the checks, not this cell."""
 
@@ -100,12 +151,8 @@ class GradingStandIn(_StandIn):
         return iter(())
 
     def __call__(self, *args, **kwargs):
-        name = self._path.rsplit(".", 1)[-1]
-        if name == "use_assignment":
-            return None
-        shown = f"check({args[0]!r}, ...)" if name == "check" and args else f"{name}(...)"
-        print(f"{shown}: while grading, checks run in the grader, not in this cell")
-        return None
+        found = _GRADING.get(self._path.rsplit(".", 1)[-1])
+        return found(*args, **kwargs) if found else None
 
 
 class StandInModule(types.ModuleType):
@@ -128,7 +175,7 @@ class TorchStandIn(_StandIn):
     shown = "not available while grading"
 
     def __call__(self, *args, **kwargs):
-        ask("torch", path=self._path)
+        ask(protocol.AskTorch, path=self._path)
         raise Unavailable(f"{self._path}: torch is not available while grading")
 
 

@@ -1,6 +1,6 @@
 """The student download holds no answer, and runs the visible checks as the full normlab does.
 
-`make student` builds it (lib/normlab/course/student_download.py) into _build/student/downloads,
+`make student` builds it (lib/normlab/course/download/source.py) into _build/student/downloads,
 which the book publishes as the site's downloads/ (test_student_download.py compares the two).
 Here, without building the book:
 
@@ -39,7 +39,8 @@ from course_helpers import run_sources
 from test_verdicts import submission_sources
 
 import normlab
-from normlab.course import student_download, student_recording
+from normlab.course.download import recording as student_recording
+from normlab.course.download import source as student_download
 from normlab.grading import (
     ASSIGNMENTS,
     CHECKS,

@@ -34,7 +34,7 @@ from demo_course import (
 )
 from nbgrader.api import Gradebook
 
-from normlab.course.records import notebook_record
+from normlab.course.grader import notebook_record
 
 TIMEOUT_S = 5
 CONFIG_EXTRA = f"c.Execute.timeout = {TIMEOUT_S}\n"

@@ -9,9 +9,8 @@ import pytest
 from security_attacks import ATTACKS, LN_CELLS, STATS_CELLS
 from security_course import attack_student
 
-from normlab.course import bwrap
-from normlab.course.isolation import Limits, python_paths
-from normlab.course.records import run_record
+from normlab.course.grader import bwrap, run_record
+from normlab.course.grader.isolation import Limits, python_paths
 
 pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 GRADE_CELLS = STATS_CELLS + LN_CELLS

@@ -9,7 +9,7 @@ import pytest
 from demo_course import PS2, PS2_ANSWERS, build_course, submit
 from security_course import CONFIG_EXTRA, TIMEOUT_S, Graded, run_grader
 
-from normlab.course.records import run_record
+from normlab.course.grader import run_record
 
 pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 BUDGET_S = 8

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from normlab.course import bwrap
+from normlab.course.grader import bwrap
 
 
 def _pairs(args: list[str], option: str) -> list[tuple[str, str]]:

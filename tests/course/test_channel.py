@@ -16,18 +16,18 @@ import time
 
 import pytest
 
-from normlab.course import kernel_process
-from normlab.course.kernel_process import Interrupted, Kernel, KernelDied
-from normlab_sandbox import wire
-from normlab_sandbox.cases import WIRE_TYPES
+from normlab.course.grader import kernel_process
+from normlab.course.grader.kernel_process import Interrupted, Kernel, KernelDied
+from normlab_sandbox import protocol, wire
+from normlab_sandbox.protocol import WIRE_TYPES
 
-NOTE = {"op": "note", "id": 1, "kind": "numpy", "name": "numpy.var"}
-DONE = {"op": "done", "id": 1, "outputs": [{"output_type": "stream", "name": "stdout"}]}
-NEXT = {"op": "done", "id": 2, "outputs": []}
-REQUEST = {"op": "cell", "source": "row_stats(x)"}
+NOTE = protocol.Note(1, "numpy", "numpy.var")
+DONE = protocol.CellDone(1, [{"output_type": "stream", "name": "stdout"}], False)
+NEXT = protocol.CellDone(2, [], False)
+REQUEST = protocol.RunCell(0, "row_stats(x)")
 
 
-def frame(message: dict) -> bytes:
+def frame(message) -> bytes:
     return wire.frame(wire.dumps(message, WIRE_TYPES))
 
 
@@ -75,7 +75,9 @@ class Scripted(Kernel):
 def outcome(kernel: Scripted, notes: list, timeout: float, ident: int = 1):
     """What the grader's next request gets: the reply, Interrupted, or KernelDied."""
     try:
-        return kernel.request(REQUEST, timeout, lambda question: notes.append(question) or {})
+        return kernel.request(
+            REQUEST, timeout, lambda question: notes.append(question) or (None, None)
+        )
     except (Interrupted, KernelDied) as stopped:
         return stopped
 
@@ -141,21 +143,21 @@ def test_a_send_cut_at_any_byte_and_followed_by_the_next_frame_loses_the_kernel_
     message = NOTE if cut_in == "note" else DONE
     cut_frame = frame(message)
     before = b"" if cut_in == "note" else frame(NOTE)
-    follower = frame(DONE if cut_in == "note" else {**DONE, "interrupted": True})
+    follower = frame(DONE if cut_in == "note" else protocol.Interrupted(1))
     clean = lost = 0
     for cut in range(len(cut_frame) + 1):
         kernel, notes = Scripted(), []
         kernel.script(before + cut_frame[:cut] + follower).join()
         got = outcome(kernel, notes, timeout=0.02)
         if cut in (0, len(cut_frame)):  # between two frames: nothing was cut
-            assert isinstance(got, (dict, Interrupted)), (cut, got)
+            assert isinstance(got, (protocol.CellDone, Interrupted)), (cut, got)
             clean += 1
         else:
             assert isinstance(got, KernelDied), (cut, got)
             assert "lost its place" in got.reason or "ignored the interrupt" in got.reason, cut
             assert "out of turn" not in got.reason and "announced" not in got.reason, cut
             with pytest.raises(KernelDied):  # nothing more is read from a lost channel
-                kernel.request(REQUEST, 1.0, lambda question: {})
+                kernel.request(REQUEST, 1.0, lambda question: (None, None))
             lost += 1
         kernel.shut()
     assert (clean, lost) == (2, len(cut_frame) - 1)
@@ -175,14 +177,14 @@ def test_answers_are_paced_once_they_cost_the_grader_cpu(monkeypatch):
     monkeypatch.setattr(kernel_process, "ANSWER_ALLOWANCE_S", 0.0)
     kernel, asked = Scripted(), 20
     questions = b"".join(
-        frame({"op": "ask", "id": 1, "seq": n, "kind": "library"}) for n in range(asked)
+        frame(protocol.AskLibrary(1, n, "normlab.row_stats")) for n in range(asked)
     )
 
-    def busy(question) -> dict:
+    def busy(question) -> tuple:
         spin = time.process_time() + 0.002
         while time.process_time() < spin:
             pass
-        return {"value": None}
+        return None, None
 
     kernel.script(questions + frame(DONE)).join()
     started, cpu = time.monotonic(), time.process_time()

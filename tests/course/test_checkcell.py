@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from normlab.course.checkcell import CheckCall, parse_test_cell
+from demo_course import REPO
+
+from normlab.course.grader.checkcell import CheckCall, parse_test_cell
 
 COURSE_CELL = '''"""Check that each record is normalized over its own features."""
 check('axis', layer_norm)
@@ -39,3 +41,27 @@ def test_anything_else_is_not_a_check_cell():
         "",
     ):
         assert parse_test_cell(source) is None, source
+
+
+def test_every_test_cell_of_every_source_notebook_is_read_by_the_grader():
+    """The grader judges only the test cells it reads; one it does not runs in the kernel,
+    where check fails closed (tests/course/test_kernel.py). So every test cell the course
+    ships must read as check calls of a check that exists, with its own grade_id."""
+    import nbformat
+
+    from normlab.course.grader.notebook import grade_id, is_test_cell
+    from normlab.grading import ASSIGNMENTS, CHECKS
+
+    read = 0
+    for assignment in ASSIGNMENTS:
+        path = REPO / "solutions" / assignment / f"{assignment}.ipynb"
+        for cell in nbformat.read(path, as_version=4).cells:
+            if not is_test_cell(cell):
+                continue
+            calls = parse_test_cell(cell.source)
+            assert calls, f"{path.name}: test cell {grade_id(cell)!r} is not only check calls"
+            for call in calls:
+                assert call.grade_id == grade_id(cell), (path.name, call)
+                assert call.grade_id in CHECKS[call.assignment or assignment], (path.name, call)
+            read += 1
+    assert read >= 91  # every check cell of the eight sets (91 when this test was written)

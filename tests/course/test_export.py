@@ -18,7 +18,7 @@ import pytest
 from nbgrader.api import Gradebook
 from sqlalchemy.exc import SAWarning
 
-from normlab.course.export import rows
+from normlab.course.reports.export import rows
 
 pytestmark = pytest.mark.slow  # nbgrader creates the gradebook (alembic)
 

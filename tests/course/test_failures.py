@@ -18,7 +18,7 @@ from demo_course import LAYER_NORM, PS2, ROW_STATS, build_course, fill, released
 from demo_course import write_submission as write
 from security_course import CONFIG_EXTRA, TIMEOUT_S, Graded, run_grader, run_nbgrader_autograde
 
-from normlab.course.records import run_record
+from normlab.course.grader import run_record
 from normlab.grading.verdict import CRASHED, TIMED_OUT
 
 pytestmark = [pytest.mark.slow, pytest.mark.kernels]

@@ -17,7 +17,7 @@ from security_course import (
     honest_student,
 )
 
-from normlab.course.records import run_record
+from normlab.course.grader import run_record
 
 pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 KILL_MARGIN_S = 5.0  # a loop ends within the cell timeout plus 5 s

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from normlab.course import bwrap
-from normlab.course import isolation as iso
+from normlab.course.grader import bwrap
+from normlab.course.grader import isolation as iso
 
 
 def test_without_bubblewrap_auto_and_strict_refuse_in_one_line_with_the_remedy(monkeypatch):

@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 from demo_course import REPO, UID_BASE
 
-from normlab.course import bwrap
-from normlab.course import isolation as iso
-from normlab.course.answers import Answers
-from normlab.course.kernel_process import GRACE_S, Interrupted, KernelDied, start_kernel
+from normlab.course.grader import bwrap
+from normlab.course.grader import isolation as iso
+from normlab.course.grader.answers import Answers
+from normlab.course.grader.kernel_process import GRACE_S, Interrupted, KernelDied, start_kernel
+from normlab_sandbox import protocol
 from normlab_sandbox.cases import Case, Ref
 
 pytestmark = [pytest.mark.slow, pytest.mark.kernels]
@@ -37,9 +38,9 @@ def kernel(tmp_path):
 
 
 def run(kernel, source: str, timeout: float = 20.0, answers=None) -> str:
-    reply = kernel.request({"op": "cell", "source": source}, timeout, answers or Answers())
+    reply = kernel.request(protocol.RunCell(0, source), timeout, answers or Answers())
     return "".join(
-        o.get("text", "") + o.get("ename", "") + o.get("evalue", "") for o in reply["outputs"]
+        o.get("text", "") + o.get("ename", "") + o.get("evalue", "") for o in reply.outputs
     )
 
 
@@ -52,12 +53,12 @@ def test_the_kernel_has_the_students_files_and_numpy(kernel):
 def test_notebook_features_work_as_in_a_jupyter_kernel(kernel):
     answers = Answers()
     plot = "%matplotlib inline\nimport matplotlib.pyplot as plt\nplt.plot([1, 2]);"
-    reply = kernel.request({"op": "cell", "source": plot}, 60, answers)
-    assert [o["output_type"] for o in reply["outputs"]] == ["display_data"]
-    assert "image/png" in reply["outputs"][0]["data"]
+    reply = kernel.request(protocol.RunCell(0, plot), 60, answers)
+    assert [o["output_type"] for o in reply.outputs] == ["display_data"]
+    assert "image/png" in reply.outputs[0]["data"]
     assert run(kernel, "!echo from a shell") == "from a shell\n"
-    reply = kernel.request({"op": "cell", "source": "6 * 7"}, 20, answers)
-    assert reply["outputs"][0]["data"]["text/plain"] == "42"
+    reply = kernel.request(protocol.RunCell(0, "6 * 7"), 20, answers)
+    assert reply.outputs[0]["data"]["text/plain"] == "42"
 
 
 @needs_strict
@@ -106,9 +107,9 @@ def test_normlab_is_a_stand_in_and_numpy_var_is_noted_to_the_grader(kernel):
     run(kernel, "sys.setprofile = lambda f: None\nsys.getprofile = lambda: None")
     case = Case("f", "call", (np.arange(6.0).reshape(2, 3),))
     answers.begin_case(case)
-    reply = kernel.request({"op": "case", "case": case, "names": {"f": "f"}}, 20, answers)
+    reply = kernel.request(protocol.RunCase(0, case, {"f": "f"}), 20, answers)
     noted, _ = answers.end_case()
-    assert np.array_equal(reply["result"].output, [2 / 3, 2 / 3]) and noted == ("numpy.var",)
+    assert np.array_equal(reply.result.output, [2 / 3, 2 / 3]) and noted == ("numpy.var",)
 
 
 def test_a_loop_of_numpy_variances_costs_the_grader_one_note_per_case(kernel):
@@ -118,29 +119,43 @@ def test_a_loop_of_numpy_variances_costs_the_grader_one_note_per_case(kernel):
 
     def answers(question):
         heard.append(question)
-        return {}
+        return None, None
 
     loop = "def f(x):\n    for _ in range(10_000):\n        x.var(-1), np.std(x), np.nanvar(x)\n"
     run(kernel, f"import numpy as np\n{loop}    return x.var(-1)\n")
     for _ in range(2):  # a second case is noted again
         case = Case("f", "call", (np.arange(6.0).reshape(2, 3),))
-        reply = kernel.request({"op": "case", "case": case, "names": {"f": "f"}}, 60, answers)
-        assert np.array_equal(reply["result"].output, [2 / 3, 2 / 3])
-        assert reply["result"].reference_calls == ("numpy.var", "numpy.std", "numpy.nanvar")
-    assert [q["name"] for q in heard] == ["numpy.var", "numpy.std", "numpy.nanvar"] * 2
-    assert {q["op"] for q in heard} == {"note"}
+        reply = kernel.request(protocol.RunCase(0, case, {"f": "f"}), 60, answers)
+        assert np.array_equal(reply.result.output, [2 / 3, 2 / 3])
+        assert reply.result.reference_calls == ("numpy.var", "numpy.std", "numpy.nanvar")
+    assert [q.name for q in heard] == ["numpy.var", "numpy.std", "numpy.nanvar"] * 2
+    assert {type(q) for q in heard} == {protocol.Note}
 
 
-def test_a_cell_calling_normlab_grading_prints_a_note_and_grading_goes_on(kernel):
-    """A notebook's own cell that calls the checks (or a summary of them) does not break."""
+def test_a_cell_calling_normlab_grading_is_quiet_and_grading_goes_on(kernel):
+    """A notebook's own cell that calls the checks (or a summary of them) does not break, and
+    leaves no note of the grader's in the student's feedback; try_it runs its call."""
     text = run(
         kernel,
-        "import normlab.grading\nfrom normlab.grading import check\n"
+        "import normlab.grading\nfrom normlab.grading import check, try_it\n"
         "check('axis', print)\nnormlab.grading.summary(globals())\n"
-        "print([gid for gid in normlab.grading.CHECKS['ps2_layer_norm']])",
+        "print([gid for gid in normlab.grading.CHECKS['ps2_layer_norm']])\n"
+        "try_it(lambda x: x + 1, 41)\ntry_it(lambda x: x / 0, 1)\ntry_it(print, 'hi')",
     )
-    assert text.count("checks run in the grader") == 2 and text.endswith("[]\n")
+    shown = "[]\n42\n✗ <lambda> raised ZeroDivisionError: division by zero\nhi\n"
+    assert text == shown + "print returned None: is its body written, ending with return?\n"
     assert run(kernel, "print('alive')") == "alive\n"
+
+
+def test_check_in_a_test_cell_the_grader_did_not_read_fails_closed(kernel):
+    """A test cell the grader sends to the kernel (it could not read it as check calls) that
+    calls check raises there, naming the cell: it scores 0 instead of passing unjudged."""
+    source = "from normlab.grading import check\ncheck('axis', layer_norm, hidden=not False)"
+    reply = kernel.request(protocol.RunCell(0, source, "axis"), 20, Answers())
+    (error,) = [o for o in reply.outputs if o["output_type"] == "error"]
+    assert reply.error and error["ename"] == "UnreadTestCell"
+    assert "test cell 'axis'" in error["evalue"] and "scores 0" in error["evalue"]
+    assert run(kernel, "from normlab.grading import check\ncheck('axis', print)") == ""
 
 
 def test_a_loop_is_interrupted_at_the_timeout_and_the_kernel_lives_on(kernel):
@@ -156,11 +171,11 @@ def test_an_interrupt_names_the_running_functions_which_stay_stalled_until_redef
     with pytest.raises(Interrupted) as stopped:
         run(kernel, "spin(1)", timeout=1.0)
     assert stopped.value.running == ["spin"]
-    kernel.request({"op": "stall", "names": {"spin": "spin looped"}}, 20, Answers())
-    ask = {"op": "names", "names": ["spin", "other"]}
-    assert kernel.request(ask, 20, Answers())["stalled"] == {"spin": "spin looped"}
+    kernel.request(protocol.Stall(0, {"spin": ("timed out", "spin looped")}), 20, Answers())
+    ask = protocol.AskNames(0, ("spin", "other"))
+    assert kernel.request(ask, 20, Answers()).stalled == {"spin": ("timed out", "spin looped")}
     run(kernel, "def spin(x):\n    return x\n")
-    assert kernel.request(ask, 20, Answers())["stalled"] == {}
+    assert kernel.request(ask, 20, Answers()).stalled == {}
 
 
 def test_a_loop_that_ignores_the_interrupt_is_killed(kernel):
@@ -205,22 +220,20 @@ def test_a_trusted_function_works_in_its_own_case_only(kernel):
     )
     own = Case("witness", "call", (Ref("layer_norm"),))
     answers.begin_case(own)
-    reply = kernel.request(
-        {"op": "case", "case": own, "names": {"witness": "witness"}}, 20, answers
-    )
-    assert reply["result"].output is True and answers.end_case()[0] == ()
+    reply = kernel.request(protocol.RunCase(0, own, {"witness": "witness"}), 20, answers)
+    assert reply.result.output is True and answers.end_case()[0] == ()
     other = Case("later", "call", (np.ones((2, 3)),))
     answers.begin_case(other)
-    reply = kernel.request({"op": "case", "case": other, "names": {"later": "later"}}, 20, answers)
+    reply = kernel.request(protocol.RunCase(0, other, {"later": "later"}), 20, answers)
     noted, _ = answers.end_case()
-    assert reply["result"].error[0].endswith("Unavailable")
+    assert reply.result.error[0].endswith("Unavailable")
     assert noted == ("normlab.layer_norm (a trusted function kept from an earlier check)",)
 
 
 WORKER = """\
 import sys, time
-from normlab.course import isolation as iso
-from normlab.course.kernel_process import start_kernel
+from normlab.course.grader import isolation as iso
+from normlab.course.grader.kernel_process import start_kernel
 isolation = iso.Isolation(sys.argv[1], expose=tuple(iso.python_paths()), uid_base=int(sys.argv[2]))
 kernel = start_kernel(isolation, 1, None)
 print(kernel.pid, flush=True)

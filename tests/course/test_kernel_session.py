@@ -7,9 +7,10 @@ import time
 
 import pytest
 
-from normlab.course.kernel_process import Interrupted, KernelDied
-from normlab.course.kernel_session import MAX_REPLACEMENTS, KernelSession
+from normlab.course.grader.kernel_process import Interrupted, KernelDied
+from normlab.course.grader.kernel_session import MAX_REPLACEMENTS, KernelSession
 from normlab.grading.verdict import CRASHED, TIMED_OUT
+from normlab_sandbox import protocol
 from normlab_sandbox.cases import Case
 
 DIED = "the kernel exited with code 3 (os._exit or a fatal error)"
@@ -20,35 +21,35 @@ class Played:
     and dies (or times out) when a case calls a function named in `crashes` (`loops`)."""
 
     def __init__(self, crashes=(), loops=()) -> None:
-        self.log: list[dict] = []
-        self.stalled: dict[str, list] = {}
+        self.log: list = []
+        self.stalled: dict[str, tuple] = {}
         self.crashes, self.loops = crashes, loops
         self.cpu_used = 0.5
         self.peak_memory = 100 << 20
 
-    def request(self, message: dict, timeout: float, answer) -> dict:
+    def request(self, message, timeout: float, answer):
         self.log.append(message)
-        op = message["op"]
-        if op == "case" and message["case"].target in self.crashes:
+        if isinstance(message, protocol.RunCase) and message.case.target in self.crashes:
             raise KernelDied(DIED)
-        if op == "case" and message["case"].target in self.loops:
-            raise Interrupted([message["case"].target])
-        if op == "stall":
-            self.stalled.update(message["names"])
-        if op == "names":
-            return {"stalled": {n: r for n, r in self.stalled.items() if n in message["names"]}}
-        return {}
+        if isinstance(message, protocol.RunCase) and message.case.target in self.loops:
+            raise Interrupted([message.case.target])
+        if isinstance(message, protocol.Stall):
+            self.stalled.update(message.names)
+        if isinstance(message, protocol.AskNames):
+            stalled = {n: r for n, r in self.stalled.items() if n in message.names}
+            return protocol.NamesDone(0, (), stalled)
+        return protocol.StallDone(0)
 
     def close(self) -> None:
         pass
 
 
-def cell(source: str) -> dict:
-    return {"op": "cell", "source": source}
+def cell(source: str) -> protocol.RunCell:
+    return protocol.RunCell(0, source)
 
 
-def case(target: str) -> dict:
-    return {"op": "case", "case": Case(target), "names": {target: target}}
+def case(target: str) -> protocol.RunCase:
+    return protocol.RunCase(0, Case(target), {target: target})
 
 
 def session_of(kernels: list[Played]) -> KernelSession:
@@ -70,11 +71,12 @@ def test_a_crash_stalls_the_function_called_and_a_fresh_kernel_replays_the_rest(
     with pytest.raises(KernelDied):  # nothing more on the lost kernel, until renewed
         session.request(case("layer_norm"), 5.0, None)
     session.renew(later())
-    assert [m["op"] for m in second.log] == ["cell", "cell", "cell", "stall"]
-    names = session.request({"op": "names", "names": ["row_stats", "layer_norm"]}, 5.0, None)
+    kinds = [protocol.RunCell] * 3 + [protocol.Stall]
+    assert [type(m) for m in second.log] == kinds
+    names = session.request(protocol.AskNames(0, ("row_stats", "layer_norm")), 5.0, None)
     crashed = f"row_stats stopped the kernel in an earlier cell ({DIED})"
-    assert names["stalled"] == {"row_stats": [CRASHED, crashed]}
-    assert session.request(case("layer_norm"), 5.0, None) == {}
+    assert names.stalled == {"row_stats": (CRASHED, crashed)}
+    assert session.request(case("layer_norm"), 5.0, None) == protocol.StallDone(0)
     assert session.summary() == {"kernel": "replaced", "reason": DIED, "replacements": [DIED]}
     session.close()
     assert session.cpu_used == 1.0 and session.peak_memory == 100 << 20
@@ -87,13 +89,13 @@ def test_an_interrupted_function_is_stalled_in_this_kernel_and_in_every_fresh_on
     with pytest.raises(Interrupted):
         session.request(case("row_stats"), 5.0, None)
     looped = "row_stats ran longer than the 5 s timeout in an earlier cell and is not called again"
-    assert first.stalled == {"row_stats": [TIMED_OUT, looped]}
+    assert first.stalled == {"row_stats": (TIMED_OUT, looped)}
     with pytest.raises(KernelDied):
         session.request(case("layer_norm"), 5.0, None)
     session.renew(later())
     assert second.stalled == {
-        "row_stats": [TIMED_OUT, looped],
-        "layer_norm": [CRASHED, f"layer_norm stopped the kernel in an earlier cell ({DIED})"],
+        "row_stats": (TIMED_OUT, looped),
+        "layer_norm": (CRASHED, f"layer_norm stopped the kernel in an earlier cell ({DIED})"),
     }
 
 
@@ -102,7 +104,7 @@ def test_replacements_are_bounded_and_the_kernel_then_stays_dead():
     session = session_of(kernels)
     for _ in range(MAX_REPLACEMENTS + 1):
         with pytest.raises(KernelDied):
-            session.request({**case("f"), "names": {"f": "g"}}, 5.0, None)  # never stalled
+            session.request(protocol.RunCase(0, Case("f"), {"f": "g"}), 5.0, None)  # never stalled
         session.renew(later())
     assert session.dead and f"replaced {MAX_REPLACEMENTS} times" in session.dead
     with pytest.raises(KernelDied, match="replaced"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from normlab.course.late import PercentPerDay
+from normlab.course.plugins import PercentPerDay
 
 HOUR = 3600.0
 

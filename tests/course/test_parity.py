@@ -25,7 +25,7 @@ from demo_course import (
 from nbgrader.api import Gradebook
 from security_course import CONFIG_EXTRA, HONEST, Graded, honest_student, normlab_course, run_grader
 
-from normlab.course.records import run_record
+from normlab.course.grader import run_record
 from normlab.grading import ASSIGNMENTS
 
 pytestmark = [pytest.mark.slow, pytest.mark.kernels]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import nbformat
 
-from normlab.course import points
+from normlab.course.reports import points
 from normlab.grading import CHECKS
 
 REPO = Path(__file__).resolve().parents[2]

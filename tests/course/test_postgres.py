@@ -36,7 +36,7 @@ from security_course import (
 )
 from security_course import gradebook_scores as _scores
 
-from normlab.course.export import rows as export_rows
+from normlab.course.reports.export import rows as export_rows
 
 pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 PG_USER = "postgres"

@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 from demo_course import REPO, UID_BASE
 
-from normlab.course import bwrap
-from normlab.course import isolation as iso
-from normlab.course.answers import Answers
-from normlab.course.kernel_process import start_kernel
+from normlab.course.grader import bwrap
+from normlab.course.grader import isolation as iso
+from normlab.course.grader.answers import Answers
+from normlab.course.grader.kernel_process import start_kernel
 from normlab.grading import REAL_TORCH
+from normlab_sandbox import protocol
 from normlab_sandbox.cases import Case
 
 pytestmark = [pytest.mark.slow, pytest.mark.kernels]
@@ -54,9 +55,9 @@ def torch_kernel():
 
 
 def run(kernel, source: str, answers=None) -> str:
-    reply = kernel.request({"op": "cell", "source": source}, 60, answers or Answers())
+    reply = kernel.request(protocol.RunCell(0, source), 60, answers or Answers())
     return "".join(
-        o.get("text", "") + o.get("ename", "") + o.get("evalue", "") for o in reply["outputs"]
+        o.get("text", "") + o.get("ename", "") + o.get("evalue", "") for o in reply.outputs
     )
 
 
@@ -95,8 +96,8 @@ def test_a_probe_returns_arrays_and_the_torch_kernels_it_reached(torch_kernel):
     case = Case("LayerNorm", "probe", args, probe="forward")
     answers = Answers()
     answers.begin_case(case)
-    request = {"op": "case", "case": case, "names": {"LayerNorm": "LayerNorm"}}
-    result = torch_kernel.request(request, 60, answers)["result"]
+    request = protocol.RunCase(0, case, {"LayerNorm": "LayerNorm"})
+    result = torch_kernel.request(request, 60, answers).result
     answers.end_case()
     assert result.error is None and result.output_type == "dict"
     found = result.output

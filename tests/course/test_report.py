@@ -10,9 +10,9 @@ import pytest
 from demo_course import PS2, REPO, build_course, demo_class
 from security_course import normlab_course
 
-from normlab.course.class_report import Row, column
-from normlab.course.notebook import cell_category
-from normlab.course.outputs import error
+from normlab.course.grader.notebook import cell_category
+from normlab.course.grader.outputs import error
+from normlab.course.reports.class_report import Row, column
 from normlab.grading import CHECKS, cell_verdict
 from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASSED, TIMED_OUT
 
@@ -46,7 +46,7 @@ CLASS = {
 
 
 def _entry(verdict) -> dict:
-    """The grading record's entry of a test cell (see normlab.course.notebook)."""
+    """The grading record's entry of a test cell (see normlab.course.grader.notebook)."""
     return {"category": verdict.category, "message": verdict.message}
 
 
@@ -55,7 +55,7 @@ STATS_CELLS = ("stats_axis", "stats_population_variance")
 
 def _entries() -> dict[str, dict[str, dict]]:
     """student -> grade_id -> the grading record's entry of that test cell (as the grader
-    writes it, see normlab.course.notebook), from the cell's real verdict."""
+    writes it, see normlab.course.grader.notebook), from the cell's real verdict."""
     entries = {}
     for student, namespace in CLASS.items():
         verdicts = {gid: cell_verdict(PS2, gid, namespace) for gid in STATS_CELLS}

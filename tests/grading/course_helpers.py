@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 from notebook_secrets import secret_lines_of
 
-from normlab.course.student_recording import SUMMARY_CELL, answer_cells  # noqa: F401 (re-exported)
+from normlab.course.download.recording import SUMMARY_CELL, answer_cells  # noqa: F401 (re-exported)
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "solutions"

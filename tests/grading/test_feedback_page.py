@@ -1,4 +1,4 @@
-"""The feedback page a student reads (normlab.course.feedback), in Chromium, as
+"""The feedback page a student reads (normlab.course.plugins), in Chromium, as
 `release_feedback` hands it out: the one HTML file, alone in a folder.
 
 At 1280 px and at a phone's 390 px: no message scrolls sideways and the page does not either;

@@ -14,7 +14,7 @@ from traitlets.config.loader import PyFileConfigLoader
 
 import normlab
 from normlab import grading
-from normlab.course.feedback import ConciseErrors
+from normlab.course.plugins import ConciseErrors
 from normlab.grading import (
     CHECKS,
     Case,

@@ -1,6 +1,6 @@
 """The student download's recording replays the live checks, and computes nothing itself.
 
-`normlab.course.student_recording.record` records, from the full normlab, every check's visible
+`normlab.course.download.recording.record` records, from the full normlab, every check's visible
 battery and what its judge asks about it; `normlab.grading.recording` replays that in a
 download. Here, in this process: the replayed checks give the live verdicts and messages over
 the verdict bank's visible batteries (one known exception, below), a question or a call that
@@ -22,7 +22,8 @@ from test_oracle import BACKING_MODULES, _reaches
 from test_verdicts import submissions
 
 import normlab
-from normlab.course import student_download, student_recording
+from normlab.course.download import recording as student_recording
+from normlab.course.download import source as student_download
 from normlab.grading import CHECKS, DEFAULT_SEED, recording, run_case, trusted
 from normlab.grading.oracle import LIVE
 from normlab.grading.selfcheck import CheckerError, run_check

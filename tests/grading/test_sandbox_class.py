@@ -4,7 +4,7 @@ bug of the bank), graded again by `python -m normlab.course grade <assignment>` 
 its own, gets the same score in every cell.
 
 ps7's reuse submission calls normlab, which the sandbox answers while a check runs, as a
-notebook kernel would (`normlab.course.answers.ANSWERED`); a torch submission would differ on
+notebook kernel would (`normlab.course.grader.answers.ANSWERED`); a torch submission would differ on
 purpose (torch is not in ps7's sandbox), so its bank has none. ps8 grades a torch module: its
 kernels get the real torch (`normlab.grading.REAL_TORCH`), and its bank's reuse submission
 calls torch.nn.functional.layer_norm, found inside the sandbox as in a notebook kernel.

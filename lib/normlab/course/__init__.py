@@ -11,11 +11,18 @@ in a kernel that also decides its grade, each notebook runs in a sandbox kernel 
 (bubblewrap under strict isolation), and each check cell is judged in the grader
 (`notebook`), which sees only the data the student's functions returned.
 
-Layout: `grading_run` (workers, progress, shards, record) -> `worker` (nbgrader's converter,
-retries) -> `execute` (the nbgrader step) -> `notebook` (cells, checks, budget) ->
-`kernel_process` (the kernel's process, timeouts, deaths) -> `normlab_sandbox` (what runs on
-the other side; the grader answers the kernel's questions in `answers`). `isolation` decides
-how tightly kernels are locked in and `bwrap` builds the sandbox, `shard` splits a class,
-`records` says where the grader writes what happened, `class_report` reads the gradebook and
-`bench` measures throughput. The threat model is instructors/threat_model.md.
+Layout (one folder per part):
+
+    grader/     `grade`: the run (workers, progress, shards, record), nbgrader's converter in
+                each worker, `SandboxExecute` in place of nbgrader's Execute, the notebook's
+                cells and check cells, the kernel process and its replacements, isolation
+                (bubblewrap); the grader's package docstring maps it
+    plugins     what nbgrader_config.py names: hidden tests restored quietly, the late-work
+                policy, the feedback page
+    reports/    the class report, the export to an LMS, the points written into the sources
+    download/   the student download: its source tree, its recording, its zip
+    __main__    the command line
+
+What runs on the other side, in the kernel, is `normlab_sandbox`. The threat model is
+instructors/threat_model.md; `scripts/grading_bench.py` measures throughput.
 """

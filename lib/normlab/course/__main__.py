@@ -13,7 +13,7 @@ Run from an nbgrader course root (the cwd); the course's `nbgrader_config.py` ap
     python -m normlab.course student-bundle DIR                    # its zip: wheel, notebooks
 
 `make grade A=<assignment> JOBS=<n>`, `make report A=<assignment>` and `make export` wrap them;
-`make student` wraps the last two, around `python -m build` (see `student_download`).
+`make student` wraps the last two, around `python -m build` (see `download`).
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ import sys
 # costs about 1.5 s of CPU per run. This process leaves it out.
 sys.modules.setdefault("rfc3987_syntax", None)
 
-from .isolation import DEFAULT_UID_BASE, GIB, Limits  # noqa: E402
+from .grader.isolation import DEFAULT_UID_BASE, GIB, Limits  # noqa: E402
 
 
 def _shard(text: str):
-    from .shard import parse_shard
+    from .grader.run import parse_shard
 
     try:
         return parse_shard(text)
@@ -125,8 +125,8 @@ def main(argv=None) -> int:
     if args.command == "points":
         from pathlib import Path
 
-        from .nbgrader_app import load_app
-        from .points import sync_course
+        from .grader.nbgrader_app import load_app
+        from .reports.points import sync_course
 
         coursedir = load_app().coursedir
         for path in sync_course(Path(coursedir.root) / coursedir.source_directory):
@@ -135,26 +135,28 @@ def main(argv=None) -> int:
     if args.command in ("student-source", "student-bundle"):
         from pathlib import Path
 
-        from . import student_download
-
         if args.command == "student-source":
-            print(student_download.write_source(Path(args.out)))
+            from .download.source import write_source
+
+            print(write_source(Path(args.out)))
         else:
-            print(student_download.write_bundle(Path(args.downloads)))
+            from .download.bundle import write_bundle
+
+            print(write_bundle(Path(args.downloads)))
         return 0
     if args.command == "export":
-        from .export import write_export
+        from .reports.export import write_export
 
         print(write_export(args.out, args.per_check))
         return 0
     if args.command == "report":
-        from .class_report import write_report
+        from .reports.class_report import write_report
 
         paths = write_report(args.assignment, args.output)
         for path in paths:
             print(path)
         return 0
-    from .grading_run import grade
+    from .grader.run import grade
 
     limits = Limits(memory_bytes=int(args.memory_gib * GIB), cpu_seconds=args.cpu_seconds)
     summary = grade(

@@ -1,6 +1,6 @@
 """Recorded visible batteries: what a student download checks with, instead of the reference.
 
-A student's download (`make student`, `normlab.course.student_download`) carries the checks'
+A student's download (`make student`, `normlab.course.download.source`) carries the checks'
 judges but no implementation of a function a problem set asks for, no misconception variant
 and no case generator (so no hidden battery). What the judges need from those, for the
 visible battery of every check, is recorded from the full normlab when the download is built,

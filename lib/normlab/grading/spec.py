@@ -82,7 +82,7 @@ def hidden_only(extras: list) -> list:
     """What only a hidden battery holds, written as data where a check is declared (the
     shapes a case maker adds when hidden=True, say): `extras` itself. The student download
     ships the checks' code with each `hidden_only(...)` emptied, as it ships each case maker
-    (a function that takes `rng`) with its body stripped (normlab.course.student_download)."""
+    (a function that takes `rng`) with its body stripped (normlab.course.download.source)."""
     return extras
 
 

@@ -14,7 +14,7 @@ count); the message is what a student reads. A category is one of four outcomes,
 or else the name of the misconception the check caught: a stable identifier, by default the
 grade_id of the cell that tests it (`CheckSpec.category`); a judge that can name a finer one
 may return it. Judges decide passed, not written, crashed and misconceptions; "timed out"
-and a dead kernel are known only to the runner that ran the cell (`normlab.course.notebook`).
+and a dead kernel are known only to the runner that ran the cell (`normlab.course.grader.notebook`).
 """
 
 from __future__ import annotations

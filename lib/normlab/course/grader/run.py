@@ -2,7 +2,7 @@
 
 Run from an nbgrader course root (the cwd), like `nbgrader autograde`. Submissions are found
 where nbgrader looks (`submitted/<student>/<assignment>/`); one already autograded is skipped
-unless `force`, as nbgrader does; with a `shard` (see `shard`) only that part of the class is
+unless `force`, as nbgrader does; with a `shard` (`Shard`, below) only that part of the class is
 graded, so several graders can share one class and one gradebook. The first line printed says
 the isolation (see `isolation`: strict, or basic when asked for). `jobs` worker processes
 (see `worker`) take submissions from a queue; each result is shown on the bar as it lands.
@@ -15,21 +15,23 @@ from __future__ import annotations
 
 import fcntl
 import glob
+import hashlib
 import importlib
 import json
 import multiprocessing
 import os
+import re
 import resource
 import time
+from dataclasses import dataclass
 
 from tqdm import tqdm
 
 from normlab.grading import REAL_TORCH
 
 from . import isolation as iso
+from . import run_record
 from .nbgrader_app import exchange_root, grading_config, load_app, require_assignment
-from .records import run_record
-from .shard import Shard
 from .worker import worker_main
 
 ISOLATION_LINES = {
@@ -37,6 +39,48 @@ ISOLATION_LINES = {
     "basic": "grading {assignment} with basic isolation, as asked (--isolation basic): the "
     "kernels can read and write what this user can (see instructors/threat_model.md)",
 }
+
+
+# --- shards: `--shard K/N` ----------------------------------------------------------------
+# A stable K-th of N parts of a class, so N hosts or processes share it. A student belongs to
+# part `sha256(student id) mod N`, whatever the other students are and in whatever order they
+# come, so N graders started with K = 0 .. N-1 (a Slurm job array's `SLURM_ARRAY_TASK_ID`, a
+# Kubernetes indexed Job's `JOB_COMPLETION_INDEX`) grade every submission exactly once between
+# them. K counts from 0, as both schedulers do.
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Part `index` of `count` (0 <= index < count)."""
+
+    index: int
+    count: int
+
+    def holds(self, student: str) -> bool:
+        digest = hashlib.sha256(student.encode("utf-8")).digest()
+        return int.from_bytes(digest[:8], "big") % self.count == self.index
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+def parse_shard(text: str) -> Shard:
+    """'K/N' -> Shard(K, N); a clear error for anything else."""
+    found = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+    if not found:
+        raise ValueError(f"--shard takes K/N, two whole numbers such as 0/4; got {text!r}")
+    index, count = int(found[1]), int(found[2])
+    if count < 1:
+        raise ValueError(f"--shard {text}: N must be at least 1")
+    if index >= count:
+        raise ValueError(
+            f"--shard {text}: K counts from 0, so it must be 0 to {count - 1} (as "
+            f"SLURM_ARRAY_TASK_ID from --array=0-{count - 1}, or JOB_COMPLETION_INDEX)"
+        )
+    return Shard(index, count)
+
+
+# --- the run ------------------------------------------------------------------------------
 
 
 def _children_cpu() -> float:

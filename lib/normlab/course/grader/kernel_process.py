@@ -19,6 +19,7 @@ bubblewrap, which can only sandbox a new program, not a fork of a running one.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import signal
@@ -28,8 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from normlab_sandbox import wire
-from normlab_sandbox.cases import WIRE_TYPES
+from normlab_sandbox import protocol, wire
+from normlab_sandbox.protocol import WIRE_TYPES
 from normlab_sandbox.wire import HARNESS_FAILED, LOST_SYNC, SETUP_FAILED
 
 from .isolation import Isolation
@@ -37,7 +38,7 @@ from .isolation import Isolation
 GRACE_S = 2.0  # after the interrupt, before the kill: a loop ends within timeout + 5 s
 ANSWER_ALLOWANCE_S = 0.1  # CPU seconds of answering a request gets before it is paced ...
 ANSWER_SHARE = 0.03  # ... to at most this share of the request's wall time
-STOPPED = {"error": ["Unavailable", "the cell was interrupted"]}  # the answer after the interrupt
+STOPPED = ("Unavailable", "the cell was interrupted")  # the answer after the interrupt
 START_TIMEOUT_S = 120.0
 MAX_FILES_BYTES = 128 * 1024 * 1024  # a submission folder larger than this is refused
 LOG = "kernel.log"  # the kernel's stdout and stderr, in its private folder on the grader's side
@@ -68,8 +69,7 @@ class Interrupted(Exception):
 
     def __init__(self, running=()) -> None:
         super().__init__("interrupted")
-        names = running if isinstance(running, list) else []  # the kernel's word: check it
-        self.running = [n for n in names if isinstance(n, str)]
+        self.running = list(running)  # strings: `protocol.Interrupted` checked them
 
 
 def describe_exit(code: int | None, via_bwrap: bool, cpu_seconds=None) -> str:
@@ -163,22 +163,22 @@ class Kernel:
         self.peak_memory: int | None = None  # ... and its peak resident memory, bytes
         self._next_id = 0
 
-    def _send(self, message: dict) -> None:
+    def _send(self, message) -> None:
         self.sock.settimeout(30.0)
         wire.send_message(self.sock, message, WIRE_TYPES)
 
     def _ready(self, setup: dict, files) -> None:
-        """Send the setup and the files; wait for the kernel's "ready"."""
+        """Send the setup and the files; wait for the kernel's `Ready`."""
         deadline = time.monotonic() + START_TIMEOUT_S
         try:
-            self._send({**setup, "op": "setup", "files": len(files)})
+            self._send(protocol.Setup(**setup, files=len(files)))
             for path, data in files:
-                self._send({"op": "file", "path": path, "data": data})
+                self._send(protocol.File(path, data))
             reply = wire.recv_message(self.reader, WIRE_TYPES, deadline)
         except (OSError, EOFError, wire.WireError):  # TimeoutError is an OSError
             reply = None
-        if not isinstance(reply, dict) or reply.get("op") != "ready":
-            why = reply.get("reason") if isinstance(reply, dict) else None
+        if not isinstance(reply, protocol.Ready):
+            why = reply.reason if isinstance(reply, protocol.SetupFailed) else None
             self.kill()
             status = describe_exit(self.proc.wait(), self.via_bwrap)
             log = (Path(self.home) / LOG).read_text(errors="replace")[-3000:]
@@ -188,15 +188,18 @@ class Kernel:
             reaper = _child(self.proc.pid)
             self.pid = (_child(reaper) if reaper else None) or self.proc.pid
 
-    def request(self, message: dict, timeout: float, answer) -> dict:
-        """Send `message`; serve the kernel's questions with `answer(question) -> reply`
-        (a note gets no reply) until its reply. Raises Interrupted (timeout, kernel alive)
-        or KernelDied (the kernel is killed: nothing more is read from this channel)."""
+    def request(self, message, timeout: float, answer):
+        """Send `message` (a `protocol.REQUESTS` instance, stamped here with this kernel's
+        next id); serve the kernel's questions with `answer(question) -> (value, error)` (a
+        note gets no answer) until its reply, which is returned. Raises Interrupted (timeout,
+        kernel alive) or KernelDied (the kernel is killed: nothing more is read from this
+        channel)."""
         if self.dead:
             raise KernelDied(self.dead)
         self._next_id += 1
         ident = self._next_id
-        self._deliver({**message, "id": ident})
+        expected = (protocol.REPLY_TO[type(message)], protocol.Failed)
+        self._deliver(dataclasses.replace(message, id=ident))
         interrupted = False
         started, cpu = time.monotonic(), time.process_time()
         deadline = started + timeout
@@ -211,13 +214,15 @@ class Kernel:
                 self._signal(signal.SIGINT)
                 interrupted, deadline = True, time.monotonic() + GRACE_S
                 continue
-            if frame["op"] == "note":
+            if isinstance(frame, protocol.Note):
                 answer(frame)
-            elif frame["op"] == "ask":
-                told = STOPPED if interrupted else answer(frame)
-                self._deliver({"op": "answer", "id": ident, "seq": frame.get("seq"), **told})
-            elif interrupted or frame.get("interrupted"):
-                raise Interrupted(frame.get("running"))
+            elif isinstance(frame, protocol.QUESTIONS):
+                value, error = (None, STOPPED) if interrupted else answer(frame)
+                self._deliver(protocol.Answer(ident, frame.seq, value, error))
+            elif interrupted or isinstance(frame, protocol.Interrupted):
+                raise Interrupted(getattr(frame, "running", ()))
+            elif not isinstance(frame, expected):
+                self._fail("it sent a message out of turn")
             else:
                 return frame
 
@@ -227,9 +232,9 @@ class Kernel:
         except OSError:
             self._fail(None)
 
-    def _receive(self, ident: int, deadline: float) -> dict:
-        """The kernel's next frame for request `ident` (TimeoutError once `deadline` has
-        passed, nothing lost); anything but a note, a question or the reply kills it."""
+    def _receive(self, ident: int, deadline: float):
+        """The kernel's next message for request `ident` (TimeoutError once `deadline` has
+        passed, nothing lost); anything but a note, a question or a reply kills it."""
         try:
             frame = wire.recv_message(self.reader, WIRE_TYPES, deadline)
         except TimeoutError:
@@ -240,9 +245,8 @@ class Kernel:
             self._fail(f"it lost its place on the channel ({exc})")
         except wire.WireError as exc:
             self._fail(f"it sent a message the grader refuses ({exc})")
-        if not isinstance(frame, dict) or frame.get("id") != ident:
-            self._fail("it sent a message out of turn")
-        if frame.get("op") not in ("note", "ask", "done"):
+        kinds = (protocol.Note, *protocol.QUESTIONS, *protocol.REPLIES)
+        if not isinstance(frame, kinds) or frame.id != ident:
             self._fail("it sent a message out of turn")
         return frame
 
@@ -291,7 +295,7 @@ class Kernel:
         if not self.dead:
             self.cpu_used, self.peak_memory = cpu_seconds_of(self.pid), peak_memory_of(self.pid)
             try:
-                self._send({"op": "bye"})
+                self._send(protocol.Bye())
             except OSError:
                 pass
             try:

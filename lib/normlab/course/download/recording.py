@@ -1,6 +1,6 @@
 """What the student download records: every check's visible battery and what its judge asks.
 
-`record()` runs in the full normlab (`make student`, `student_download`), over whatever `CHECKS`
+`record()` runs in the full normlab (`make student`, `download.source`), over whatever `CHECKS`
 holds, and returns the `normlab.grading.recording.Recording` the download replays:
 
 - for every check, its visible battery, `spec.make_cases(DEFAULT_SEED, hidden=False)`;

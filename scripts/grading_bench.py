@@ -1,11 +1,11 @@
 """Grading throughput: serial `nbgrader autograde` against `python -m normlab.course grade`;
 and the grader's CPU while a student's function loops.
 
-    python -m normlab.course.bench                    # 12 ps2 submissions, --jobs = CPUs
-    python -m normlab.course.bench --size 24 --jobs 4 --repeat 3 --json
-    python -m normlab.course.bench --loop 60          # a 60 s loop: the grader's CPU meanwhile
+    python scripts/grading_bench.py                    # 12 ps2 submissions, --jobs = CPUs
+    python scripts/grading_bench.py --size 24 --jobs 4 --repeat 3 --json
+    python scripts/grading_bench.py --loop 60          # a 60 s loop: the grader's CPU meanwhile
 
-Run it in a checkout of the course: it builds a demo course from the checkout
+It runs in the checkout it lives in (`make install` first): it builds a demo course from it
 (`tests/demo_course.py`: the course's own config and ps2 source, a class with one
 misconception per student, some correct), copies it, and in the same run times both commands
 from the same fresh state, each as a whole command (start-up included), `repeat` times in
@@ -36,9 +36,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-import normlab
-
-from .records import assignment_folder, notebook_record, run_record
+from normlab.course.grader import assignment_folder, notebook_record, run_record
 
 PS2 = "ps2_layer_norm"
 DEMO = Path("tests") / "demo_course.py"
@@ -51,18 +49,18 @@ LOOPING_ROW_STATS = (
 RAISING_ROW_STATS = "def row_stats(x):\n    raise NotImplementedError()\n"
 
 
-def load_demo(checkout: Path | None = None):
-    """The checkout's demo-course module (`tests/demo_course.py`): the one given, else the
-    current directory, else the checkout normlab is installed from (editable)."""
-    candidates = [checkout] if checkout else [Path.cwd(), Path(normlab.__file__).parents[2]]
-    for folder in candidates:
-        path = Path(folder).resolve() / DEMO
-        if path.is_file():
-            spec = importlib.util.spec_from_file_location("demo_course", path)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            return module
-    raise SystemExit(f"no {DEMO} here: run the bench in a checkout of the course (or --checkout)")
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def load_demo(checkout: Path = CHECKOUT):
+    """The checkout's demo-course module (`tests/demo_course.py`)."""
+    path = Path(checkout).resolve() / DEMO
+    if not path.is_file():
+        raise SystemExit(f"no {DEMO} in {checkout}: run the bench from a checkout of the course")
+    spec = importlib.util.spec_from_file_location("demo_course", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _children_cpu() -> float:
@@ -193,7 +191,7 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--repeat", type=int, default=2, help="alternating runs of each")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument("--checkout", type=Path, help="the course checkout (default: here)")
+    parser.add_argument("--checkout", type=Path, default=CHECKOUT, help="the course checkout")
     parser.add_argument("--isolation", default="auto", choices=["auto", "strict", "basic"])
     parser.add_argument(
         "--loop", type=float, metavar="SECONDS", help="measure the grader's CPU during a loop"

@@ -36,8 +36,8 @@ from normlab import figures
 from normlab.grading import CHECKS
 from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASSED, TIMED_OUT
 
-from .nbgrader_app import load_app, require_assignment
-from .records import assignment_folder, student_records
+from ..grader import assignment_folder, student_records
+from ..grader.nbgrader_app import load_app, require_assignment
 
 # the column that counts a lost cell, by its verdict's category (else: a misconception)
 COLUMNS = {NOT_WRITTEN: "not_written", CRASHED: "crashed", TIMED_OUT: "timed_out"}

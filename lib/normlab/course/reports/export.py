@@ -98,8 +98,8 @@ def rows(db_url: str, per_check: bool = False) -> tuple[list[str], list[dict[str
 
 def write_export(out: str, per_check: bool = False) -> Path:
     """Read the course's gradebook (cwd, its nbgrader_config.py) and write the CSV to `out`."""
-    from .isolation import sqlite_path
-    from .nbgrader_app import load_app
+    from ..grader.isolation import sqlite_path
+    from ..grader.nbgrader_app import load_app
 
     app = load_app()
     database = sqlite_path(app.coursedir.db_url)

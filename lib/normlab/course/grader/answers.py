@@ -28,6 +28,7 @@ import types
 
 import normlab
 from normlab.grading import trusted
+from normlab_sandbox import protocol
 from normlab_sandbox.cases import Case, Ref
 from normlab_sandbox.tripwire import label_for
 
@@ -58,8 +59,9 @@ def _refs_in(case: Case) -> list[Ref]:
     return [v for v in values if isinstance(v, Ref)]
 
 
-def _error(ename: str, message: str) -> dict:
-    return {"error": [ename, message[:500]]}
+def _error(ename: str, message: str) -> tuple[None, tuple[str, str]]:
+    """An answer that makes the kernel raise `ename(message)`."""
+    return None, (ename, message[:500])
 
 
 def _library_label(path: str, fn) -> str:
@@ -97,28 +99,23 @@ class Answers:
         if self.case is not None and label not in self.calls and len(self.calls) < MAX_NOTES:
             self.calls.append(label)
 
-    def __call__(self, question: dict) -> dict:
-        kind = question.get("kind")
-        args = question.get("args", ())
-        kwargs = question.get("kwargs", {})
-        if not isinstance(args, tuple) or not isinstance(kwargs, dict):
-            return _error("Unavailable", "a malformed call")
-        if kind == "ref":
-            return self._ref(question.get("ref"), str(question.get("attr", "")), args, kwargs)
-        if kind == "library":
-            return self._library(str(question.get("path", "")), args, kwargs)
-        if kind == "numpy":  # a note: no answer goes back
-            if question.get("name") in NUMPY_NOTED:
-                self.note(question["name"])
-            return {}
-        if kind == "torch":
-            path = str(question.get("path", "torch"))
-            if any(word in path.rsplit(".", 1)[-1] for word in TORCH_NOTED):
-                self.note(path)
-            return _error("Unavailable", f"{path}: torch is not available while grading")
-        return _error("Unavailable", f"the grader does not answer {str(kind)[:40]!r}")
+    def __call__(self, question) -> tuple[object, tuple[str, str] | None]:
+        """(value, None), or (None, (exception name, message)) for the kernel to raise; a
+        `protocol.Note` is only noted."""
+        if isinstance(question, protocol.AskRef):
+            return self._ref(question.ref, question.attr, question.args, question.kwargs)
+        if isinstance(question, protocol.AskLibrary):
+            return self._library(question.path, question.args, question.kwargs)
+        if isinstance(question, protocol.Note):  # no answer goes back
+            if question.kind == "numpy" and question.name in NUMPY_NOTED:
+                self.note(question.name)
+            return None, None
+        path = question.path  # protocol.AskTorch
+        if any(word in path.rsplit(".", 1)[-1] for word in TORCH_NOTED):
+            self.note(path)
+        return _error("Unavailable", f"{path}: torch is not available while grading")
 
-    def _ref(self, ref, attr: str, args, kwargs) -> dict:
+    def _ref(self, ref, attr: str, args, kwargs):
         if not isinstance(ref, Ref) or ref not in self.objects:
             name = ref.name if isinstance(ref, Ref) else "?"
             self.note(f"normlab.{name} (a trusted function kept from an earlier check)")
@@ -130,7 +127,7 @@ class Answers:
             target = getattr(target, attr, None)
         return _call(target, args, kwargs)
 
-    def _library(self, path: str, args, kwargs) -> dict:
+    def _library(self, path: str, args, kwargs):
         parts = path.split(".")
         fn = normlab
         for part in parts[1:]:
@@ -150,10 +147,10 @@ class Answers:
         return _call(fn, args, kwargs)
 
 
-def _call(fn, args, kwargs) -> dict:
+def _call(fn, args, kwargs) -> tuple[object, tuple[str, str] | None]:
     if not callable(fn):
         return _error("TypeError", f"{type(fn).__name__} object is not callable")
     try:
-        return {"value": fn(*args, **kwargs)}
+        return fn(*args, **kwargs), None
     except Exception as exc:  # noqa: BLE001 (the reference's own errors go back as they are)
         return _error(type(exc).__name__, str(exc))

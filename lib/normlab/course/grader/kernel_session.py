@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 
 from normlab.grading.verdict import CRASHED, TIMED_OUT
+from normlab_sandbox import protocol
 
 from .answers import Answers
 from .kernel_process import Interrupted, KernelDied
@@ -24,11 +25,9 @@ MAX_REPLACEMENTS = 4
 STALL_TIMEOUT_S = 10.0
 
 
-def _called(message: dict) -> str | None:
+def _called(message) -> str | None:
     """The notebook's name for the function a request calls (a case's target), if any."""
-    if message.get("op") != "case":
-        return None
-    return message["names"].get(message["case"].target)
+    return message.case_function() if isinstance(message, protocol.RunCase) else None
 
 
 class KernelSession:
@@ -39,7 +38,7 @@ class KernelSession:
     def __init__(self, start, timeout: float) -> None:
         self.start, self.timeout = start, timeout
         self.kernel = None
-        self.journal: list[dict] = []  # the requests a fresh kernel replays
+        self.journal: list = []  # the requests a fresh kernel replays
         self.lost: str | None = None  # why the current kernel was lost (renew replaces it)
         self.dead: str | None = None  # why there is no kernel for the rest of the notebook
         self.replaced: list[str] = []  # the reasons, one per replacement
@@ -50,7 +49,7 @@ class KernelSession:
         except KernelDied as refused:
             self.dead = refused.reason
 
-    def request(self, message: dict, timeout: float, answer) -> dict:
+    def request(self, message, timeout: float, answer):
         """`Kernel.request` on the current kernel, keeping the journal (see the module)."""
         if self.dead or self.lost:
             raise KernelDied(self.dead or self.lost)
@@ -58,7 +57,7 @@ class KernelSession:
             reply = self.kernel.request(message, timeout, answer)
         except Interrupted as stopped:
             late = f"ran longer than the {self.timeout:g} s timeout in an earlier cell"
-            late = {n: [TIMED_OUT, f"{n} {late} and is not called again"] for n in stopped.running}
+            late = {n: (TIMED_OUT, f"{n} {late} and is not called again") for n in stopped.running}
             self._stall(late)
             raise
         except KernelDied as died:
@@ -66,16 +65,16 @@ class KernelSession:
             name = _called(message)
             if name:
                 crashed = f"{name} stopped the kernel in an earlier cell ({died.reason})"
-                self.journal.append({"op": "stall", "names": {name: [CRASHED, crashed]}})
+                self.journal.append(protocol.Stall(0, {name: (CRASHED, crashed)}))
             raise
-        if message["op"] == "cell":
+        if isinstance(message, protocol.RunCell):
             self.journal.append(message)
         return reply
 
-    def _stall(self, names: dict[str, list]) -> None:
+    def _stall(self, names: dict[str, tuple]) -> None:
         if not names:
             return
-        entry = {"op": "stall", "names": names}
+        entry = protocol.Stall(0, names)
         self.journal.append(entry)
         try:
             self.kernel.request(entry, STALL_TIMEOUT_S, Answers())

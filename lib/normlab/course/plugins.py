@@ -1,12 +1,35 @@
-"""The feedback page a student reads: nbconvert preprocessors and a template for nbgrader's
-`generate_feedback`.
+"""The course's nbgrader plugins: what `nbgrader_config.py` names, all in one place.
 
-nbgrader 0.9 renders the autograded notebook with its `feedback` template: a list of fourteen
-"Test cell (Score ...)" lines without names, error messages on one line in a box that scrolls
-sideways, MathJax from a CDN (offline, and in a page `release_feedback` copies alone, the maths
-stays raw `$\\gamma$`), the hidden tests, tracebacks that quote the graders' code, and the
-summary cell's grading-time note. `nbgrader_config.py` runs, after nbgrader's `GetGrades` and
-`ClearHiddenTests`:
+    c.Autograde.sanitize_preprocessors   RestoreHiddenTests in place of OverwriteCells
+    c.AssignLatePenalties.plugin_class   "normlab.course.plugins.PercentPerDay"
+    c.GenerateFeedback.preprocessors     CheckNotes, ConciseErrors, MathToMathML
+    c.HTMLExporter.template_name         TEMPLATE (templates/normlab_feedback)
+
+**Restoring hidden tests.** nbgrader stores a locked cell's checksum in the gradebook *before*
+it strips the cell's hidden tests from the release (generate_assignment runs SaveCells, then
+ClearHiddenTests), so at autograde every test cell with hidden tests differs from its stored
+checksum, and OverwriteCells prints "Attribute 'checksum' for cell ... has changed!" for each
+one while it puts the hidden tests back: fourteen warnings per honest ps2 notebook, which read
+like tampering (nbgrader issue #1961, https://github.com/jupyter/nbgrader/issues/1961).
+`RestoreHiddenTests` restores such a cell quietly when the submitted source is exactly the
+released one (the stored source with its hidden-test regions removed, by nbgrader's own
+ClearHiddenTests under the course's delimiters); any other change to a locked cell is still
+reported, and overwritten, as nbgrader does.
+
+**Late work.** nbgrader's own plugin knows two policies, no penalty (its default) and zero for
+any late work. `PercentPerDay`: a notebook submitted after its assignment's due date
+(`nbgrader db assignment add ... --duedate`) and past `grace_minutes` loses `percent_per_day`
+of the points it earned for every day or part of a day it is late, never more than it earned:
+two hours late is one day, 10 %; three days late, 30 %. nbgrader calls the plugin at autograde
+(`AssignLatePenalties`), so `make grade` and plain `nbgrader autograde` apply it alike;
+`nbgrader export` and `python -m normlab.course export` subtract it.
+
+**Feedback**, the page a student reads. nbgrader 0.9 renders the autograded notebook with its
+`feedback` template: a list of fourteen "Test cell (Score ...)" lines without names, error
+messages on one line in a box that scrolls sideways, MathJax from a CDN (offline, and in a page
+`release_feedback` copies alone, the maths stays raw `$\\gamma$`), the hidden tests, tracebacks
+that quote the graders' code, and the summary cell's grading-time note. After nbgrader's
+`GetGrades` and `ClearHiddenTests`:
 
 - `ConciseErrors`: every error output becomes one plain sentence (a failed check's message as
   it is; a timeout or a dead kernel in words; another exception as "Name: message"), so no
@@ -17,26 +40,31 @@ summary cell's grading-time note. `nbgrader_config.py` runs, after nbgrader's `G
 - `MathToMathML`: `$...$` and `$$...$$` in Markdown become MathML (latex2mathml), which the
   browser draws without a script or the network;
 
-and renders with `templates/normlab_feedback` (a course template on nbconvert's classic one):
-a header listing every graded cell by name with its mark and points, and CSS that wraps
-messages at any width (1280 px or a phone).
+and the page renders with `templates/normlab_feedback` (a course template on nbconvert's
+classic one): a header listing every graded cell by name with its mark and points, and CSS
+that wraps messages at any width (1280 px or a phone).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
 from latex2mathml.converter import convert
 from nbconvert.preprocessors import Preprocessor
-from traitlets import Bool
+from nbformat import NotebookNode
+from nbgrader.api import MissingEntry
+from nbgrader.plugins import LateSubmissionPlugin
+from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
+from traitlets import Bool, Float
 
 from normlab.grading import CHECKS
 from normlab.grading.verdict import HIDDEN_LABEL
 
 TEMPLATES = Path(__file__).with_name("templates")  # HTMLExporter.extra_template_basedirs
 TEMPLATE = "normlab_feedback"
-# the grader's own error names (normlab.course.notebook), in words a student reads
+# the grader's own error names (normlab.course.grader.notebook), in words a student reads
 PLAIN = {
     "CellTimeoutError": "Did not finish in time",
     "KernelDied": "Your notebook's Python process stopped",
@@ -180,3 +208,53 @@ class MathToMathML(Preprocessor):
         if cell.cell_type == "markdown" and "$" in cell.source:
             cell.source = mathml(cell.source)
         return cell, resources
+
+
+# --- restoring hidden tests --------------------------------------------------------------
+
+
+class RestoreHiddenTests(OverwriteCells):
+    """OverwriteCells that takes a released test cell for what it is (see the module)."""
+
+    def released_source(self, source: str) -> str:
+        """`source` as generate_assignment releases it: hidden-test regions removed."""
+        cell = NotebookNode(source=source)  # what ClearHiddenTests edits in place
+        ClearHiddenTests(parent=self)._remove_hidden_test_region(cell)
+        return cell.source
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id is not None:
+            try:
+                stored = self.gradebook.find_source_cell(
+                    grade_id, self.notebook_id, self.assignment_id
+                )
+            except MissingEntry:
+                stored = None
+            if stored is not None and stored.locked and stored.source != cell.source:
+                if cell.source == self.released_source(stored.source):
+                    cell.source = stored.source  # the hidden tests go back in, silently
+        return super().preprocess_cell(cell, resources, cell_index)
+
+
+# --- late work -------------------------------------------------------------------------
+
+DAY_S = 24 * 3600
+
+
+class PercentPerDay(LateSubmissionPlugin):
+    """`percent_per_day` of the earned points per started day late, after `grace_minutes`."""
+
+    percent_per_day = Float(10.0, help="Percent of the earned points lost per day late").tag(
+        config=True
+    )
+    grace_minutes = Float(15.0, help="Minutes after the due date that are not late").tag(
+        config=True
+    )
+
+    def late_submission_penalty(self, student_id, score, total_seconds_late):
+        late = total_seconds_late - 60.0 * self.grace_minutes
+        if late <= 0 or not score:
+            return 0.0
+        days = math.ceil(late / DAY_S)
+        return min(score, score * self.percent_per_day * days / 100.0)

@@ -29,7 +29,7 @@ from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 from sqlalchemy.exc import SAWarning
 
-from .records import forget_student
+from . import forget_student
 
 LOCK_RETRIES = 8
 

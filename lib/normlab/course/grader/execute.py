@@ -25,10 +25,10 @@ from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute
 from traitlets import Any, Float, Integer, Unicode
 
+from . import notebook_record
 from .kernel_process import start_kernel
 from .kernel_session import KernelSession
 from .notebook import NotebookRun
-from .records import notebook_record
 
 NO_TIMEOUT_CAP_S = 600  # `Execute.timeout = None` still gets a bound
 BUDGET_CELL_TIMEOUTS = 3  # the default notebook budget, in cell timeouts ...

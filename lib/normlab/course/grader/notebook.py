@@ -35,6 +35,7 @@ from nbgrader import utils
 
 from normlab.grading.selfcheck import CheckerError, find_check, run_check
 from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASSED, TIMED_OUT
+from normlab_sandbox import protocol
 
 from . import outputs as out
 from .answers import Answers
@@ -128,9 +129,10 @@ class NotebookRun:
             if calls:
                 cell.outputs, category = self._check_cell(calls, deadline)
             else:
-                request = {"op": "cell", "source": cell.source}
+                test_cell = entry["grade_id"] if test else None
+                request = protocol.RunCell(0, cell.source, test_cell)
                 reply = self.kernel.request(request, deadline - started, self.answers)
-                cell.outputs = out.sanitize(reply.get("outputs"))
+                cell.outputs = out.sanitize(_outputs(reply))
         except (Interrupted, CellTimeout):
             message = f"the cell ran longer than {self.timeout:g} s and was interrupted"
             if deadline == self.over:
@@ -197,15 +199,15 @@ class NotebookRun:
         except (KeyError, TypeError) as exc:  # the cell itself is wrong: a course bug
             return out.error(type(exc).__name__, str(exc)), CRASHED
         reply = self.kernel.request(
-            {"op": "names", "names": list(call.names)}, self._remaining(deadline), self.answers
+            protocol.AskNames(0, call.names), self._remaining(deadline), self.answers
         )
-        defined = set(reply.get("defined", []))
+        answered = isinstance(reply, protocol.NamesDone)  # not Failed
+        defined, stalled = (set(reply.defined), reply.stalled) if answered else (set(), {})
         for name in call.names:
             if name not in defined:
                 return out.error("NameError", f"name {name!r} is not defined"), NOT_WRITTEN
-        stalled = reply.get("stalled")
         for name in call.names:
-            if isinstance(stalled, dict) and name in stalled:
+            if name in stalled:
                 category, why = stall_reason(stalled[name])
                 raise NotRun(f"not run: {why}", category)
         names = dict(zip(spec.targets, call.names, strict=True))
@@ -227,25 +229,26 @@ class NotebookRun:
         self.answers.begin_case(case)
         try:
             reply = self.kernel.request(
-                {"op": "case", "case": case, "names": names},
-                self._remaining(deadline),
-                self.answers,
+                protocol.RunCase(0, case, names), self._remaining(deadline), self.answers
             )
         finally:
             noted, probes = self.answers.end_case()
-        shown.extend(out.sanitize(reply.get("outputs", [])))
-        if "failure" in reply:
-            return out.trusted_result(None)
-        result = out.trusted_result(reply.get("result"))
+        shown.extend(out.sanitize(_outputs(reply)))
+        result = out.trusted_result(reply.result if isinstance(reply, protocol.CaseDone) else None)
         calls = result.reference_calls + tuple(c for c in noted if c not in result.reference_calls)
         return dataclasses.replace(result, reference_calls=calls, probes=probes)
 
 
-def stall_reason(value) -> tuple[str, str]:
+def _outputs(reply) -> list:
+    """The outputs a reply carries (none for a reply that failed to encode)."""
+    return getattr(reply, "outputs", [])
+
+
+def stall_reason(value: tuple[str, str]) -> tuple[str, str]:
     """(category, message) of a function the kernel says is stalled: what the grader stalled
     it with (see `kernel_session`), checked, since it comes back through the kernel."""
-    if isinstance(value, list) and len(value) == 2 and value[0] in (TIMED_OUT, CRASHED):
-        return value[0], str(value[1])[:500]
+    if value[0] in (TIMED_OUT, CRASHED):
+        return value
     return CRASHED, "a function of this notebook failed in an earlier cell"
 
 
