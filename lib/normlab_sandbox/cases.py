@@ -20,7 +20,7 @@ class Ref:
 
     Used where a check must hand the student's code a function: the correct
     LayerNorm or a planted wrong one for ps3's witness, a scripted clock for ps6's
-    timer. `name` picks the callable (from `normlab.grading.trusted`), `params`
+    timer. `name` picks the callable (from `normlab.answer_key.trusted`), `params`
     (numbers) configure it; refs of one case that share `group` share one object
     (a timer's workload and its clock).
     """

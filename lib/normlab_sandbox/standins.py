@@ -22,7 +22,7 @@ trusted helpers would be.
   computed here, by NumPy, but the first call of each in a check case is noted to the grader
   (ps6 asks for a variance written by hand), so hiding the call from the in-kernel tripwire
   gains nothing; the stand-ins carry the tripwire labels of the functions they wrap.
-- `resolve(ref, made)` stands in for `normlab.grading.trusted.resolve` inside the kernel:
+- `resolve(ref, made)` stands in for `normlab.answer_key.trusted.resolve` inside the kernel:
   the trusted callable a check hands over (`Ref`) becomes a `RefProxy`, whose calls the
   grader answers with the real object, which it keeps.
 
@@ -89,7 +89,7 @@ class RefProxy:
 
 
 def resolve(ref, made: dict):
-    """Stand-in for `normlab.grading.trusted.resolve`: a proxy, not the trusted object."""
+    """Stand-in for `normlab.answer_key.trusted.resolve`: a proxy, not the trusted object."""
     return RefProxy(ref)
 
 

@@ -10,7 +10,7 @@ the student's function runs, a profile hook (`sys.setprofile`) watches which cod
 actually executes. It records the entry into
 - any function whose source file is in normlab's package (next to this one), except
   the graders' own modules (`normlab.grading`, `normlab.course`); the graders'
-  private copy of the reference (`normlab.grading.reference`) carries other file
+  private copy of the reference (`normlab.answer_key.reference`) carries other file
   names, and this package is not inside normlab's;
 - torch's normalizations (`torch.nn.functional.layer_norm`, `torch.layer_norm`,
   batch/group/instance/RMS norm, the `nn` modules' forward) and torch's autograd
@@ -45,9 +45,9 @@ NORMLAB_DIR = Path(__file__).resolve().parents[1] / "normlab"
 
 _NORMLAB_PREFIXES = tuple({str(NORMLAB_DIR) + os.sep, os.path.realpath(NORMLAB_DIR) + os.sep})
 # normlab's subpackages that are the graders' own code, not a normalization a student could
-# reuse: the checks (`normlab.grading`) and the grader (`normlab.course`). A test checks that
-# every other module of normlab is watched.
-_NORMLAB_EXEMPT = ("grading", "course")
+# reuse: the checks (`normlab.grading`), their answer key and the grader (`normlab.course`).
+# A test checks that every other module of normlab is watched.
+_NORMLAB_EXEMPT = ("grading", "answer_key", "course")
 
 _TORCH_PY = {
     ("nn/functional.py", "layer_norm"): "torch.nn.functional.layer_norm",

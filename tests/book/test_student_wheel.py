@@ -7,8 +7,8 @@ Here, without building the book:
 - the wheel and the bundle, scanned: only the checks' modules, the stubs of the reference and
   the recording; no `def` (or class) of anything a problem set asks for, a misconception
   variant or a planted wrong LayerNorm but a stub; no case maker, no hidden case (its inputs,
-  the names of its planted LayerNorms, the shapes written in its makers), no module that stays
-  with the graders, nothing of course/, bench/, training/;
+  the names of its planted LayerNorms, the shapes written in its batteries), nothing of the
+  answer key, course/, bench/, training/;
 - a fresh venv made from the download (python -m venv, pip install the wheel: NumPy only), in
   which every public callable of the installed packages is called on a probe input (arguments
   by name, `PROBE_VALUES`): none returns what the reference returns for an answer there;
@@ -39,19 +39,10 @@ from course_helpers import run_sources
 from test_verdicts import submission_sources
 
 import normlab
+from normlab.answer_key import trusted, variant_outputs, wrong_implementations
 from normlab.course.download import recording as student_recording
 from normlab.course.download import source as student_download
-from normlab.grading import (
-    ASSIGNMENTS,
-    CHECKS,
-    DEFAULT_SEED,
-    recording,
-    run_case,
-    run_check,
-    trusted,
-    variant_outputs,
-    variants_family,
-)
+from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, recording, run_case, run_check
 from normlab.grading.selfcheck import CheckerError
 from normlab_sandbox import wire
 from normlab_sandbox.cases import Ref
@@ -61,12 +52,13 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 # functions a problem set asks for, and what is one flag from one: not defined but as a stub
 ASKED = {name for specs in CHECKS.values() for spec in specs.values() for name in spec.targets}
+WRONG = (*wrong_implementations.GROUP_NORM, *wrong_implementations.BATCH_NORM_BACKWARD)
 ANSWERS = (
     ASKED
     | {"LayerNorm", "forward"}  # ps8_in_a_model's module (torch_twins.LayerNorm today)
     | {fn.__name__ for objects in student_recording.stub_functions().values() for fn in objects}
     | {name for name in dir(normlab.red_team) if not name.startswith("_")}
-    | {f.__name__ for f in variants_family.GROUP_NORM + variants_family.BATCH_NORM_BACKWARD}
+    | {f.__name__ for f in WRONG}
     | {"family", "statistics", "_moments", "_scale", "_group_norm", "_layer_norm_alt", "_norm_fn"}
     | {f.__name__ for f in trusted.PLANTED.values()}
 )
@@ -101,8 +93,7 @@ def test_the_wheel_holds_the_checks_the_stubs_and_the_recording(members):
     assert packages == {"normlab", "normlab_sandbox", *(p for p in packages if ".dist-info" in p)}
     folders = {name.rsplit("/", 1)[0] for name in members if name.startswith("normlab/")}
     assert folders == {"normlab", "normlab/grading", "normlab/grading/normchecks"}
-    grading = {name.split("/")[-1][:-3] for name in members if name.startswith("normlab/grading/")}
-    assert not grading & set(student_download.GRADERS_ONLY), "a graders' module shipped"
+    assert not [name for name in members if "answer_key" in name], "the answer key shipped"
     assert "normlab/grading/recorded.json" in members
     top = {
         name.split("/")[1][:-3] for name in members if name.count("/") == 1 and "normlab/" in name
@@ -110,35 +101,28 @@ def test_the_wheel_holds_the_checks_the_stubs_and_the_recording(members):
     assert top == {"__init__", *student_recording.reference_modules()}
     sandbox = {name.split("/")[1][:-3] for name in members if name.startswith("normlab_sandbox/")}
     assert sandbox == set(student_download.SANDBOX)
+    shipped = {name for name in members if name.startswith("normlab/grading/")}
+    checks = Path(normlab.__file__).parent / "grading"
+    for path in checks.rglob("*.py"):  # the checks' folder, whole and as it is
+        name = path.relative_to(checks.parent.parent).as_posix()
+        assert members[name] == path.read_bytes(), name
+        shipped.discard(name)
+    assert shipped == {"normlab/grading/recorded.json"}
 
 
 def _is_stub(node) -> bool:
-    """A stub: a function that only words its question and returns the recorded answer
-    (`recording.call(...)`, `....answer(...)`) or delegates to a module that stays with the
-    graders (the oracle's `LIVE`, which the download never calls), or a class whose only
-    method raises."""
+    """A stub: a function whose body (after its docstring) only raises, or only words the
+    oracle's question and hands it on (`self._put(...)`, `....answer(...)`: the download's
+    oracle replays recorded answers), or a class whose only method raises."""
     body = [s for s in node.body if not isinstance(getattr(s, "value", None), ast.Constant)]
     if isinstance(node, ast.ClassDef):
         (init,) = body
         return init.name == "__init__" and isinstance(init.body[-1], ast.Raise)
-    *words, last = body
-    absent = {
-        alias.asname or alias.name
-        for w in words
-        if isinstance(w, ast.ImportFrom)
-        and (w.module or "").rsplit(".", 1)[-1] in student_download.GRADERS_ONLY
-        for alias in w.names
-    }
+    if [type(s) for s in body] == [ast.Raise]:
+        return True
+    (last,) = body
     callee = ast.unparse(last.value.func) if isinstance(last, ast.Return) else ""
-    return (
-        all(
-            (isinstance(w, ast.Assign) and isinstance(w.value, ast.JoinedStr))
-            or isinstance(w, ast.ImportFrom)
-            for w in words
-        )
-        and isinstance(getattr(last, "value", None), ast.Call)
-        and (callee.rsplit(".", 1)[-1] in ("call", "answer") or callee in absent)
-    )
+    return callee.rsplit(".", 1)[-1] in ("_put", "answer")
 
 
 def test_no_answer_is_defined_outside_a_stub(sources):
@@ -154,10 +138,10 @@ def test_no_answer_is_defined_outside_a_stub(sources):
 
 def test_no_case_maker_and_no_hidden_case_in_the_wheel(members, sources):
     for name, tree in sources.items():
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef) and "rng" in {a.arg for a in node.args.args}:
-                assert [type(s) for s in node.body] == [ast.Raise], f"{name}: {node.name}"
-            assert not (isinstance(node, ast.Lambda) and "rng" in ast.unparse(node.args)), name
+        for node in ast.walk(tree):  # a battery draws from a random stream: none here
+            args = getattr(node, "args", None)
+            params = {a.arg for a in args.args} if isinstance(args, ast.arguments) else set()
+            assert "rng" not in params, f"{name}: a case maker"
     text = "\n".join(data.decode(errors="replace") for data in members.values())
     kept = recording.Recording.loads(members["normlab/grading/recorded.json"])
     kept_inputs = {recording.fingerprint((a,)) for c in _cases(kept) for a in c.args}
@@ -193,13 +177,13 @@ def _shapes(hidden: bool) -> set[tuple]:
 
 
 def test_no_shape_only_the_hidden_battery_uses_is_written_in_the_wheel(members):
-    """A hidden battery's shapes are written in its case makers' source; the wheel's source
-    has none of them (a shape a visible case uses too may appear)."""
+    """A hidden battery's shapes are written in its batteries' source (the answer key); the
+    wheel's source has none of them (a shape a visible case uses too may appear)."""
     hidden_only = _shapes(True) - _shapes(False)
     code = "\n".join(data.decode() for name, data in members.items() if name.endswith(".py"))
     assert not [shape for shape in hidden_only if repr(shape) in code]
-    grading = Path(normlab.__file__).parent / "grading"
-    source = "\n".join(p.read_text(encoding="utf-8") for p in grading.rglob("*.py"))
+    batteries = Path(normlab.__file__).parent / "answer_key" / "batteries"
+    source = "\n".join(p.read_text(encoding="utf-8") for p in batteries.rglob("*.py"))
     assert len([shape for shape in hidden_only if repr(shape) in source]) > len(hidden_only) / 2
 
 
@@ -354,8 +338,8 @@ def _answers() -> list:
         *(p.fn(x) for p in normlab.red_team.RED_TEAM.values()),
         *(f(x) for f in trusted.PLANTED.values()),
         *variant_outputs.family(x, v["eps"]).values(),
-        *(f(x, groups) for f in variants_family.GROUP_NORM),
-        *(f(dy, x) for f in variants_family.BATCH_NORM_BACKWARD),
+        *(f(x, groups) for f in wrong_implementations.GROUP_NORM),
+        *(f(dy, x) for f in wrong_implementations.BATCH_NORM_BACKWARD),
     ]
     return answers
 
@@ -387,7 +371,7 @@ def test_no_public_callable_of_the_download_computes_an_answer(venv, tmp_path):
     }
     assert len(stubs) > 20
     for where, outcome in stubs.items():  # each reference name: a stub that raises
-        assert outcome[0] == "raised" and outcome[1] == "NotRecorded", (where, outcome)
+        assert outcome[0] == "raised" and outcome[1] == "NotInDownload", (where, outcome)
     artifact = REPO / "test-artifacts" / "student-probe.json"
     artifact.parent.mkdir(exist_ok=True)
     summary = {w: list(o[:1]) + [str(x)[:200] for x in o[1:]] for w, o in sorted(found.items())}

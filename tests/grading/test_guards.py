@@ -14,6 +14,9 @@ from traitlets.config.loader import PyFileConfigLoader
 
 import normlab
 from normlab import grading
+from normlab.answer_key import reference as private
+from normlab.answer_key import trusted
+from normlab.answer_key.batteries import ps3_axes as ps3_batteries
 from normlab.course.plugins import ConciseErrors
 from normlab.grading import (
     CHECKS,
@@ -21,11 +24,9 @@ from normlab.grading import (
     Ref,
     cell_verdict,
     check,
-    ps3_axes,
     run_case,
     use_assignment,
 )
-from normlab.grading import reference as private
 from normlab_sandbox import tripwire
 from normlab_sandbox.tripwire import TRIPWIRE_REMOVED, Tripwire
 
@@ -101,14 +102,15 @@ def test_tripwire_ignores_the_graders_private_copy():
 
 
 def test_tripwire_watches_every_module_of_normlab_but_the_graders_own():
-    """Its normlab folder is the one `import normlab` loads, and only grading and course are
-    exempt: a call into any other normlab module (the bench's fast LayerNorm too) is reuse."""
+    """Its normlab folder is the one `import normlab` loads, and only grading, the answer key and
+    course are exempt: a call into any other normlab module (the bench's fast LayerNorm too) is
+    reuse."""
     folder = Path(normlab.__file__).resolve().parent
     assert tripwire.NORMLAB_DIR.resolve() == folder
     for path in sorted(folder.rglob("*.py")):
         top = path.relative_to(folder).parts[0]
         label = tripwire.label_for(str(path), "f")
-        assert (label is None) == (top in ("grading", "course")), path
+        assert (label is None) == (top in ("grading", "answer_key", "course")), path
 
 
 def test_tripwire_notices_when_it_is_removed():
@@ -182,8 +184,8 @@ def test_a_zero_variance_warning_becomes_part_of_the_message():
 
 def test_witness_refs_are_anonymous_closures():
     made: dict = {}
-    fn = grading.trusted.resolve(Ref("red_team.wrong_axis"), made)
-    assert fn.__name__ == "norm_fn" and fn.__module__ == "normlab.grading.trusted"
+    fn = trusted.resolve(Ref("red_team.wrong_axis"), made)
+    assert fn.__name__ == "norm_fn" and fn.__module__ == "normlab.answer_key.trusted"
 
 
 def test_feedback_clears_hidden_tests_with_nbgraders_step_and_cuts_tracebacks():
@@ -226,15 +228,15 @@ def test_every_wrong_layer_norm_ps3_plants_is_a_trusted_callable():
     refs = {
         hidden: {
             arg.name
-            for spec in ps3_axes.CHECKS.values()
+            for spec in grading.CHECKS["ps3_axes"].values()
             for case in spec.make_cases(grading.DEFAULT_SEED, hidden=hidden)
             for arg in case.args
             if isinstance(arg, Ref)
         }
         for hidden in (False, True)
     }
-    assert refs[False] == {"layer_norm", *ps3_axes._PLANTED_WORDS}
+    assert refs[False] == {"layer_norm", *ps3_batteries._PLANTED_WORDS}
     assert refs[True] > refs[False]
     assert {ref.split(".")[0] for ref in refs[True] - refs[False]} == {"planted", "layer_norm_alt"}
     for ref in refs[True]:
-        assert callable(grading.trusted.resolve(Ref(ref), {}))
+        assert callable(trusted.resolve(Ref(ref), {}))

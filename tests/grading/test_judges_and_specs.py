@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from normlab.answer_key.oracle import LIVE
+from normlab.answer_key.random_inputs import messy, rng_for
 from normlab.grading import CHECKS, Case, Result, Verdict, judges, selfcheck
 from normlab.grading.evidence import (
     amount,
@@ -14,8 +16,6 @@ from normlab.grading.evidence import (
     first_beyond,
     first_index,
 )
-from normlab.grading.oracle import LIVE
-from normlab.grading.random_inputs import messy, rng_for
 from normlab.grading.spec import check_spec, registry
 from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASS, as_verdict
 
@@ -152,23 +152,30 @@ def _draw(rng, hidden):
     return [Case("f", args=(rng.normal(size=3),)) for _ in range(2 if hidden else 1)]
 
 
-def test_check_spec_draws_each_checks_own_stream_and_the_visible_cases_first():
-    spec = check_spec(
-        "cell", "f", _draw, judges.each_case(judges.returned), "s", misconception="m", points=2
+def _bound(spec):
+    """The spec on battery `_draw`, as the answer key binds one (normlab.answer_key.batteries)."""
+    return spec.with_cases(lambda seed=0, hidden=True: _draw(rng_for(seed, spec.salt), hidden))
+
+
+def test_a_battery_draws_its_checks_own_stream_and_the_visible_cases_first():
+    spec = _bound(
+        check_spec("cell", "f", judges.each_case(judges.returned), "s", misconception="m", points=2)
     )
     assert spec.targets == ("f",) and spec.points == 2 and spec.category == "cell"
     visible, hidden = spec.make_cases(0, hidden=False), spec.make_cases(0)
     assert len(visible) == 1 and len(hidden) == 2
     np.testing.assert_array_equal(visible[0].args[0], hidden[0].args[0])
-    other = _spec("other").make_cases(0)
+    other = _bound(_spec("other")).make_cases(0)
     assert not np.array_equal(other[0].args[0], hidden[0].args[0])
-    salted = _spec("other", salt="cell").make_cases(0)
+    salted = _bound(_spec("other", salt="cell")).make_cases(0)
     np.testing.assert_array_equal(salted[0].args[0], hidden[0].args[0])
     np.testing.assert_array_equal(hidden[0].args[0], rng_for(0, "cell").normal(size=3))
+    with pytest.raises(LookupError, match="no battery bound"):
+        _spec("unbound").make_cases(0)
 
 
-def _spec(grade_id, judge=None, make=_draw, points=1, **options):
-    return check_spec(grade_id, "f", make, judge, "s", misconception="m", points=points, **options)
+def _spec(grade_id, judge=None, points=1, **options):
+    return check_spec(grade_id, "f", judge, "s", misconception="m", points=points, **options)
 
 
 def test_a_bare_message_names_the_cells_category_and_a_verdict_keeps_its_own():
@@ -232,11 +239,11 @@ def test_run_check_judges_with_the_oracle_it_is_given():
 
         asked: list = []
 
-        def reference(self, name, *args, **kwargs):
-            self.asked.append(name)
-            if name == "layer_norm" and kwargs.get("eps") == 1e-5:
+        def answer(self, question):
+            self.asked.append(question.args[0])
+            if question.args[0] == "layer_norm" and question.kwargs.get("eps") == 1e-5:
                 return np.array([-1.0, 0.0, 0.0, 1.0])
-            return LIVE.reference(name, *args, **kwargs)
+            return LIVE.answer(question)
 
     assert not selfcheck.run_check(spec, lambda case: answer).passed
     assert selfcheck.run_check(spec, lambda case: answer, oracle=Replay()).passed
@@ -250,11 +257,11 @@ def test_run_check_names_a_checker_bug_and_lets_the_runners_exceptions_through()
     def broken_judge(cases, results, oracle):
         raise ZeroDivisionError("bad")
 
-    spec = _spec("x", make=broken_cases)
+    spec = _spec("x").with_cases(lambda seed=0, hidden=True: broken_cases(None, hidden))
     with pytest.raises(selfcheck.CheckerError, match="could not build its cases: oops") as info:
         selfcheck.run_check(spec, lambda case: Result())
     assert isinstance(info.value.__cause__, IndexError)
-    spec = _spec("x", broken_judge)
+    spec = _bound(_spec("x", broken_judge))
     with pytest.raises(selfcheck.CheckerError, match="could not judge: bad"):
         selfcheck.run_check(spec, lambda case: Result())
 

@@ -21,8 +21,8 @@ from course_helpers import nbgrader_meta, read, run_in_process, source_path
 from mutants import MUTANTS, PS1, answers, released_with
 from test_verdicts import SNAPSHOT
 
+from normlab.answer_key.oracle import LIVE
 from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, run_cases
-from normlab.grading.oracle import LIVE
 from normlab.grading.verdict import NOT_WRITTEN, PASSED
 
 

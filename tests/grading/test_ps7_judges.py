@@ -12,11 +12,12 @@ from course_bank import BANK
 from course_helpers import read, run_in_process, source_path, with_bug
 
 import normlab
+from normlab.answer_key import wrong_implementations as vf
+from normlab.answer_key.batteries.ps7_group_norm import gcall
+from normlab.answer_key.oracle import LIVE
 from normlab.grading import CHECKS, DEFAULT_SEED, cell_verdict, gradients, run_cases
-from normlab.grading import variants_family as vf
 from normlab.grading.evidence import fmt
 from normlab.grading.judges import Seen
-from normlab.grading.oracle import LIVE
 from normlab.grading.ps7_backward import FEATURES, FIRST, LEADING, means_over
 from normlab.grading.ps7_group_norm import (
     CONTIGUOUS,
@@ -25,7 +26,6 @@ from normlab.grading.ps7_group_norm import (
     LAYER,
     STRIDED,
     WRONG,
-    gcall,
     sharing_of,
 )
 

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from normlab.grading import torch_family
+from normlab.answer_key import torch_layer_norms
 from normlab.grading.ps8_in_a_model import OTHER_CELLS, TRAINING_RTOL
 from normlab_sandbox import module_probes, spirals
 
@@ -57,7 +57,7 @@ def test_the_oracles_layer_norm_is_nn_layer_norm_in_float64(shape, x_shape):
     x, dy = rng.normal(size=x_shape) * 3 + 1, rng.normal(size=x_shape)
     sizes = (shape,) if isinstance(shape, int) else shape
     weight, bias = rng.normal(size=sizes), rng.normal(size=sizes)
-    found = torch_family.layer_norm(x, shape, weight, bias, dy=dy)
+    found = torch_layer_norms.layer_norm(x, shape, weight, bias, dy=dy)
     want = _module_run(torch.nn.LayerNorm, shape, x, weight, bias, dy)
     for key, value in zip(("y", "dx", "dweight", "dbias"), want, strict=True):
         np.testing.assert_allclose(found[key], value, rtol=1e-14, atol=1e-14)  # an ulp or two
@@ -67,12 +67,12 @@ def test_the_familys_torch_formula_with_the_right_choices_is_nn_layer_norm():
     rng = np.random.default_rng(1)
     x, dy = rng.normal(size=(4, 6)) * 5, rng.normal(size=(4, 6))
     weight, bias = rng.normal(size=6), rng.normal(size=6)
-    want = torch_family.layer_norm(x, 6, weight, bias, dy=dy)
-    spelled = torch_family.layer_norm(x, 6, weight, bias, dy=dy, axes=(1,), fixed_eps=1e-9)
+    want = torch_layer_norms.layer_norm(x, 6, weight, bias, dy=dy)
+    spelled = torch_layer_norms.layer_norm(x, 6, weight, bias, dy=dy, axes=(1,), fixed_eps=1e-9)
     for key in want:
         np.testing.assert_allclose(spelled[key], want[key], rtol=1e-12, atol=1e-13)
     # n - 1: torch.var's default, unbiased
-    sample = torch_family.layer_norm(x, 6, weight, bias, divisor="n-1")["y"]
+    sample = torch_layer_norms.layer_norm(x, 6, weight, bias, divisor="n-1")["y"]
     xt = torch.from_numpy(x)
     z = (xt - xt.mean(-1, keepdim=True)) / torch.sqrt(xt.var(-1, keepdim=True) + 1e-5)
     np.testing.assert_allclose(sample, (z * torch.from_numpy(weight) + torch.from_numpy(bias)))
@@ -82,15 +82,15 @@ def test_detached_statistics_change_dx_and_nothing_else():
     rng = np.random.default_rng(2)
     x, dy = rng.normal(size=(3, 5)) * 2, rng.normal(size=(3, 5))
     weight, bias = rng.normal(size=5), rng.normal(size=5)
-    right = torch_family.layer_norm(x, 5, weight, bias, dy=dy)
+    right = torch_layer_norms.layer_norm(x, 5, weight, bias, dy=dy)
     for detach in (("mean",), ("var",), ("mean", "var")):
-        cut = torch_family.layer_norm(x, 5, weight, bias, dy=dy, detach=detach)
+        cut = torch_layer_norms.layer_norm(x, 5, weight, bias, dy=dy, detach=detach)
         np.testing.assert_allclose(cut["y"], right["y"], rtol=1e-12)
         np.testing.assert_allclose(cut["dweight"], right["dweight"], rtol=1e-12)
         np.testing.assert_allclose(cut["dbias"], right["dbias"], rtol=1e-12)
         assert np.abs(cut["dx"] - right["dx"]).max() > 1e-2, detach
     with pytest.raises(ValueError, match="detach names"):
-        torch_family.layer_norm(x, 5, weight, bias, dy=dy, detach=("std",))
+        torch_layer_norms.layer_norm(x, 5, weight, bias, dy=dy, detach=("std",))
 
 
 def test_the_spirals_run_is_reproducible_and_leaves_the_callers_state_alone():
@@ -106,7 +106,7 @@ def test_the_spirals_run_is_reproducible_and_leaves_the_callers_state_alone():
 
 def test_a_hand_written_layer_norm_trains_as_nn_layer_norm_well_within_the_tolerance():
     mine = spirals.train_losses(_solution())
-    reference = torch_family.training_losses(spirals.RUN)
+    reference = torch_layer_norms.training_losses(spirals.RUN)
     assert np.abs(mine - reference).max() < 1e-4 * TRAINING_RTOL * np.abs(reference).max()
 
 
@@ -114,8 +114,8 @@ def test_a_hand_written_layer_norm_trains_as_nn_layer_norm_well_within_the_toler
 def test_each_other_cells_mistake_trains_visibly_otherwise(member):
     """The training cell lets a run that matches one of these pass (another cell names that
     mistake): each must differ from nn.LayerNorm's run by far more than the tolerance."""
-    reference = torch_family.training_losses(spirals.RUN)
-    other = torch_family.training_losses(spirals.RUN, **member)
+    reference = torch_layer_norms.training_losses(spirals.RUN)
+    other = torch_layer_norms.training_losses(spirals.RUN, **member)
     assert np.abs(other - reference).max() > 1e3 * TRAINING_RTOL * np.abs(reference).max()
 
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import normlab
-from normlab.grading import reference
+from normlab.answer_key import reference
 
 
 def test_the_copy_holds_the_modules_import_normlab_loads():

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -41,8 +42,8 @@ from course_helpers import (  # noqa: E402
 )
 
 from normlab import red_team  # noqa: E402
-from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, run_cases  # noqa: E402
-from normlab.grading.oracle import LIVE  # noqa: E402
+from normlab.answer_key.oracle import LIVE  # noqa: E402
+from normlab.grading import ASSIGNMENTS, CHECKS, run_case, run_check  # noqa: E402
 from normlab.grading.verdict import OUTCOMES, PASSED  # noqa: E402
 
 SNAPSHOT = Path(__file__).with_name("verdicts.json")
@@ -340,8 +341,8 @@ def verdicts(assignment: str, namespace: dict) -> dict[str, dict[str, dict]]:
     for grade_id, spec in CHECKS[assignment].items():
         found[grade_id] = {}
         for battery, hidden in (("visible", False), ("hidden", True)):
-            cases = spec.make_cases(DEFAULT_SEED, hidden=hidden)
-            verdict = spec.judge(cases, run_cases(namespace, cases), LIVE)
+            # through run_check: the judge gets the questions its check declares, no others
+            verdict = run_check(spec, partial(run_case, namespace), hidden=hidden, oracle=LIVE)
             found[grade_id][battery] = {"category": verdict.category, "message": verdict.message}
     return found
 

@@ -13,7 +13,7 @@ record (0, 2) changed record (1, 2) ...: your statistics cross the batch axis").
 grading it is the AssertionError that zeroes the cell, so the gradebook itself says
 which misconception a student holds; in a student's own kernel it is printed and the
 notebook runs on (`selfcheck`). Expectations come from a private copy of the
-reference (`normlab.grading.reference`, Ba, Kiros and Hinton, 2016,
+reference (`normlab.answer_key.reference`, Ba, Kiros and Hinton, 2016,
 arXiv:1607.06450), not from the `normlab` a student's kernel can patch.
 
 The interface (stable; `normlab.course` runs the same checks out of the kernel)

@@ -1,9 +1,10 @@
 """The course's checks: every assignment's `CheckSpec`s by grade_id, in the course's order.
 
 One module per assignment (`psN_<name>.py`) defines `ASSIGNMENT` (its id) and `CHECKS`
-(its specs, `spec.registry(...)`); this module only lists them. A new assignment is one
-more import and one more entry in `_COURSE`. In a student download each spec runs its
-recorded visible battery instead of its generator (`recording`).
+(its specs, `spec.registry(...)`); this module only lists them, and gives each spec its
+battery (`recording.with_batteries`: the answer key's, or in a student download the recorded
+visible one). A new assignment is one more import and one more entry in `_COURSE` (and its
+batteries in `normlab.answer_key.batteries`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from . import (
     ps7_family,
     ps8_in_a_model,
 )
-from .recording import RECORDING
+from .recording import with_batteries
 from .spec import CheckSpec
 
 # the assignments' modules, in the course's order
@@ -32,9 +33,9 @@ _COURSE = (
     ps7_family,
     ps8_in_a_model,
 )
-CHECKS: dict[str, dict[str, CheckSpec]] = {module.ASSIGNMENT: module.CHECKS for module in _COURSE}
-if RECORDING is not None:  # a student download
-    CHECKS = RECORDING.checks(CHECKS)
+CHECKS: dict[str, dict[str, CheckSpec]] = with_batteries(
+    {module.ASSIGNMENT: module.CHECKS for module in _COURSE}
+)
 # the assignment ids, in the course's order
 ASSIGNMENTS: tuple[str, ...] = tuple(CHECKS)
 # manually graded cells (no CheckSpec), grade_id -> points: the rubric is in the source notebook

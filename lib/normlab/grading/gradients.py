@@ -7,7 +7,7 @@ Szegedy, 2015, arXiv:1502.03167).
     call(function, dy, x, gamma, eps)    a case calling the student's function
     triple(case, result)                 the reader: (dx, dgamma, dbeta) as float64 arrays
     x_hat(oracle, x, eps, axes)          the trusted normalized input, from the oracle
-    orthogonal_dy(rng, x, eps, axes)     an upstream gradient both correction terms ignore
+    x_hat_questions(case)                what x_hat asks the oracle about a case
     dtype_and_shape_spec, input_untouched_spec
                                          the two cells every backward problem set has
 """
@@ -20,9 +20,8 @@ from normlab_sandbox.cases import Case
 
 from .evidence import arrays_output, shown_type, where
 from .judges import each_case, returned
-from .oracle import LIVE
-from .random_inputs import messy
-from .spec import CheckSpec, check_spec, hidden_only
+from .oracle import ASK
+from .spec import CheckSpec, check_spec
 
 NAMES = ("dy", "x", "gamma", "eps")
 # what `Result.output_type` reads for three NumPy arrays, returned as a tuple or a list
@@ -60,40 +59,9 @@ def x_hat(oracle, x, eps: float, axes=None) -> tuple[np.ndarray, np.ndarray]:
     return (x - np.expand_dims(mean, axes)) / sigma, sigma
 
 
-def orthogonal_dy(rng, x, eps: float, axes=None) -> np.ndarray:
-    """A dy orthogonal, over `axes` (default: the last axis), to the constant vector and to
-    x_hat: for it both correction terms of dx vanish, and dx = dy * gamma / sigma."""
-    axes = (np.ndim(x) - 1,) if axes is None else tuple(axes)
-    xh, _ = x_hat(LIVE, x, eps, axes)
-    dy = rng.normal(size=np.shape(x))
-    dy -= dy.mean(axis=axes, keepdims=True)
-    unit = xh - xh.mean(axis=axes, keepdims=True)
-    unit /= np.sqrt((unit * unit).sum(axis=axes, keepdims=True))
-    return dy - unit * (dy * unit).sum(axis=axes, keepdims=True)
-
-
-DTYPE_CASES = (
-    [((4, 6), np.float64), ((2, 3, 5), np.float32)],
-    hidden_only([((2, 2, 2, 4), np.float64), ((5, 5), np.float32)]),
-)
-UNTOUCHED_SHAPES = ([(3, 5)], hidden_only([(2, 3, 4)]))
-
-
-def _dtype_cases(function: str, cases):
-    def make(rng, hidden):
-        specs = cases[0] + (cases[1] if hidden else [])
-        return [
-            call(
-                function,
-                rng.normal(size=s).astype(t),
-                messy(rng, s, spread=(0.5, 5)).astype(t),
-                None,
-                tag="dt",
-            )
-            for s, t in specs
-        ]
-
-    return make
+def x_hat_questions(case: Case) -> list:
+    """The question `x_hat` asks about a case's x (its second argument): its statistics."""
+    return [ASK.statistics(np.asarray(case.args[1], dtype=np.float64))]
 
 
 def _dtype(seen):
@@ -120,30 +88,17 @@ def _dtype(seen):
 
 
 def dtype_and_shape_spec(
-    function: str, grade_id: str = "dtype_and_shape", *, points: float, cases=DTYPE_CASES
+    function: str, grade_id: str = "dtype_and_shape", *, points: float
 ) -> CheckSpec:
-    """Three NumPy arrays, dx of x's shape, dgamma and dbeta of (d,), all in x's dtype; cases
-    is (visible, hidden too), lists of (shape, dtype)."""
+    """Three NumPy arrays, dx of x's shape, dgamma and dbeta of (d,), all in x's dtype."""
     return check_spec(
         grade_id,
         function,
-        _dtype_cases(function, cases),
         each_case(returned, _dtype),
         "shapes and dtypes of the gradients",
         misconception="gradients of the wrong type, shape or dtype",
         points=points,
     )
-
-
-def _untouched_cases(function: str, shapes):
-    def make(rng, hidden):
-        shapes_now = shapes[0] + (shapes[1] if hidden else [])
-        return [
-            call(function, rng.normal(size=s), messy(rng, s), rng.uniform(0.5, 2, s[-1]), tag="io")
-            for s in shapes_now
-        ]
-
-    return make
 
 
 def _untouched(seen):
@@ -159,13 +114,12 @@ def _untouched(seen):
 
 
 def input_untouched_spec(
-    function: str, grade_id: str = "input_untouched", *, points: float, shapes=UNTOUCHED_SHAPES
+    function: str, grade_id: str = "input_untouched", *, points: float
 ) -> CheckSpec:
-    """None of dy, x and gamma written into; shapes is (visible, hidden too)."""
+    """None of dy, x and gamma written into."""
     return check_spec(
         grade_id,
         function,
-        _untouched_cases(function, shapes),
         each_case(returned, _untouched),
         "arguments not written into",
         misconception="writes into its arguments",

@@ -51,7 +51,8 @@ def an_array(case, result):
 
 def each_case(read, rule=None):
     """judge(cases, results, oracle): read each result, then rule(seen) (no rule: reading
-    is the check); the first problem wins."""
+    is the check); the first problem wins. The one loop over a battery's cases: every other
+    judge shape is built on it."""
 
     def judge(cases, results, oracle):
         for case, result in zip(cases, results, strict=True):
@@ -109,10 +110,6 @@ def must_raise(rule):
 
 def read_all(read, cases, results) -> tuple[list | None, object]:
     """(every case's value, in order; None), or (None, the first problem)."""
-    values = []
-    for case, result in zip(cases, results, strict=True):
-        value, problem = read(case, result)
-        if problem:
-            return None, problem
-        values.append(value)
-    return values, None
+    values: list = []
+    problem = each_case(read, lambda seen: values.append(seen.value))(cases, results, None)
+    return (None, problem) if problem else (values, None)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .oracle import ASK, fixed_questions
 from .spec import registry
 from .values import close, looks_rounded, number, value_spec, vector
 
@@ -51,6 +52,17 @@ def _right(oracle) -> dict:
         "params_gain_only": count("param_count", "layer_norm", D_MODEL, bias=False),
         "params_rms": count("param_count", "rms_norm", D_MODEL),
     }
+
+
+# every cell asks for all the right answers (a message may draw on any of them)
+RIGHT_QUESTIONS = fixed_questions(
+    ASK.reference("row_stats", R),
+    ASK.reference("layer_norm", R, eps=0.0),
+    ASK.reference("layer_norm", R, eps=EPS),
+    ASK.reference("param_count", "layer_norm", D_MODEL),
+    ASK.reference("param_count", "layer_norm", D_MODEL, bias=False),
+    ASK.reference("param_count", "rms_norm", D_MODEL),
+)
 
 
 def _centred(a: dict) -> np.ndarray:
@@ -366,6 +378,7 @@ CHECKS = registry(
         "the mean of r",
         misconception="the mean of a record wrong",
         points=1,
+        questions=RIGHT_QUESTIONS,
     ),
     value_spec(
         "population_variance",
@@ -374,6 +387,7 @@ CHECKS = registry(
         "the variance of r",
         misconception="the variance by hand wrong (the sample variance?)",
         points=2,
+        questions=RIGHT_QUESTIONS,
     ),
     value_spec(
         "normalized",
@@ -382,6 +396,7 @@ CHECKS = registry(
         "r normalized, eps ignored",
         misconception="the normalized record wrong",
         points=2,
+        questions=RIGHT_QUESTIONS,
     ),
     value_spec(
         "eps_effect",
@@ -390,6 +405,7 @@ CHECKS = registry(
         "r normalized with eps = 1e-5",
         misconception="eps outside the square root, or its effect rounded away",
         points=2,
+        questions=RIGHT_QUESTIONS,
     ),
     value_spec(
         "param_counts",
@@ -398,5 +414,6 @@ CHECKS = registry(
         "the learned entries of three layers",
         misconception="parameter counts of the wrong convention",
         points=3,
+        questions=RIGHT_QUESTIONS,
     ),
 )

@@ -16,29 +16,15 @@ from . import normchecks, variants
 from .evidence import arrays_output, fmt, record, where
 from .judges import each_case
 from .normchecks import LAYER_NORM
-from .random_inputs import messy
+from .oracle import ASK
 from .spec import check_spec, registry
 
 ASSIGNMENT = "ps2_layer_norm"
 
 
-def _stats_case(x, tag="stats", label="") -> Case:
-    x = np.asarray(x, dtype=np.float64)
-    if not label:
-        label = f"x of shape {x.shape}" if x.ndim > 1 else f"x = {fmt(x)}"
-    return Case("row_stats", "call", (x,), tag=tag, label=label)
-
-
-def _stats_cases(rng, hidden: bool) -> list[Case]:
-    cases = [
-        _stats_case(np.array([[1.0, 2.0, 3.0, 4.0], [10.0, 0.0, 5.0, 9.0]])),
-        _stats_case(messy(rng, (2, 3, 5))),
-        _stats_case(np.array([1.0, 2.0, 3.0, 4.0])),  # one record: x.shape[:-1] is ()
-        _stats_case(messy(rng, (5, 5))),  # square: the wrong axis keeps the shape
-    ]
-    if hidden:
-        cases += [_stats_case(messy(rng, (2, 2, 3, 4)))]
-    return cases
+def _stats_questions(case: Case) -> list:
+    """A row_stats cell asks for the statistics of its input."""
+    return [ASK.statistics(case.args[0])]
 
 
 def _read_stats(case: Case, result):
@@ -148,25 +134,24 @@ CHECKS = registry(
     check_spec(
         "stats_axis",
         "row_stats",
-        _stats_cases,
         _judge_stats_axis,
         "row_stats: statistics over the last axis",
         misconception="row_stats: statistics over the wrong axes",
         points=2,
+        questions=_stats_questions,
     ),
     check_spec(
         "stats_population_variance",
         "row_stats",
-        _stats_cases,
         _judge_stats_variance,
         "row_stats: population variance (divide by d, not d - 1)",
         misconception="row_stats: the sample variance (d - 1)",
         points=2,
+        questions=_stats_questions,
     ),
     check_spec(
         "stats_shape",
         "row_stats",
-        _stats_cases,
         each_case(_read_stats, _judge_stats_shape),
         "row_stats: one value per record, x.shape[:-1]",
         misconception="row_stats: statistics of the wrong shape",
@@ -175,7 +160,6 @@ CHECKS = registry(
     check_spec(
         "stats_reference_reuse",
         "row_stats",
-        _stats_cases,
         each_case(normchecks.no_reuse(_read_stats)),
         "row_stats written by hand",
         misconception="row_stats: a library function called",

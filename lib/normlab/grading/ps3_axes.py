@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from normlab_sandbox.cases import Case, Ref
+from normlab_sandbox.cases import Case
 
 from . import normchecks
 from .evidence import failure_of_call, shown_type
@@ -25,7 +25,7 @@ from .spec import CheckSpec, check_spec, registry
 ASSIGNMENT = "ps3_axes"
 
 # grade_id -> (points, what it catches, the red team's planted LayerNorms it runs, what a
-# witness should test); at grading it also runs `_grader_only`'s
+# witness should test); at grading it also runs planted LayerNorms only the answer key has
 CATCHES = {
     "witness_catches_axis": (
         2,
@@ -62,45 +62,6 @@ CATCHES = {
     ),
 }
 
-_PLANTED_WORDS = {
-    "red_team.wrong_axis": "normalizes down the token axis",
-    "red_team.batch_axes": "normalizes each feature across the batch (batch-norm)",
-    "red_team.joint_token_feature": "shares one mean and variance across a sequence",
-    "red_team.sample_variance": "divides by d - 1",
-    "red_team.eps_outside_sqrt": "adds eps to the standard deviation",
-    "red_team.one_pass_variance": "computes the variance as E[x^2] - E[x]^2",
-    "red_team.rms_in_place_of_ln": "skips subtracting the mean",
-}
-
-
-def _grader_only(rng, hidden: bool) -> dict[str, dict[str, str]]:
-    """What only the hidden battery runs: a second correct LayerNorm for
-    witness_accepts_layer_norm, and for each catch cell planted wrong LayerNorms that exist
-    only in the graders (`trusted`), with their words; {} for the visible battery."""
-    if not hidden:
-        return {}
-    return {
-        "witness_accepts_layer_norm": {"layer_norm_alt": ""},
-        "witness_catches_axis": {
-            "planted.first_axis": "normalizes down axis 0",
-            "planted.whole_tensor": "uses one mean and variance for the whole tensor",
-        },
-        "witness_catches_sample_variance": {
-            "planted.mean_abs_deviation": "divides by the mean absolute deviation"
-        },
-        "witness_catches_eps": {"planted.no_eps": "has no eps at all"},
-        "witness_catches_centering": {"planted.median_centred": "centres on the median"},
-        "witness_catches_cancellation": {
-            "planted.one_pass_float32": "computes E[x^2] - E[x]^2 in float32"
-        },
-    }
-
-
-def _witness_case(ref: str, tag: str, words: str = "") -> Case:
-    words = words or _PLANTED_WORDS.get(ref)
-    label = f"a LayerNorm that {words}" if words else "a correct LayerNorm"
-    return Case("witness", "call", (Ref(ref),), tag=tag, label=label, meta={"ref": ref})
-
 
 def _read_verdict(case: Case, result) -> tuple[bool | None, str | None]:
     """Reader: the witness's True or False, or the message."""
@@ -116,11 +77,6 @@ def _read_verdict(case: Case, result) -> tuple[bool | None, str | None]:
     return bool(out), None
 
 
-def _accepts_cases(rng, hidden: bool) -> list[Case]:
-    more = _grader_only(rng, hidden).get("witness_accepts_layer_norm", {})
-    return [_witness_case(ref, "correct") for ref in ("layer_norm", *more)]
-
-
 def _accepts(seen):
     if seen.value is not True:
         return (
@@ -133,12 +89,7 @@ def _accepts(seen):
 
 
 def _catch_spec(grade_id: str) -> CheckSpec:
-    points, caught, visible, hint = CATCHES[grade_id]
-
-    def make(rng, hidden: bool) -> list[Case]:
-        planted = {ref: "" for ref in visible} | _grader_only(rng, hidden).get(grade_id, {})
-        cases = [_witness_case(ref, "planted", words) for ref, words in planted.items()]
-        return [_witness_case("layer_norm", "correct"), *cases]
+    points, caught, _, hint = CATCHES[grade_id]
 
     def rule(seen):
         case, said = seen.case, seen.value
@@ -154,16 +105,11 @@ def _catch_spec(grade_id: str) -> CheckSpec:
     return check_spec(
         grade_id,
         "witness",
-        make,
         each_case(_read_verdict, rule),
         f"witness catches {caught}",
         misconception=f"the witness misses {caught}",
         points=points,
     )
-
-
-def _reuse_cases(rng, hidden: bool) -> list[Case]:
-    return [_witness_case("layer_norm", "correct"), _witness_case("red_team.wrong_axis", "x")]
 
 
 CHECKS = registry(
@@ -178,7 +124,6 @@ CHECKS = registry(
     check_spec(
         "witness_accepts_layer_norm",
         "witness",
-        _accepts_cases,
         each_case(_read_verdict, _accepts),
         "witness accepts a correct LayerNorm",
         misconception="the witness rejects a correct LayerNorm",
@@ -188,7 +133,6 @@ CHECKS = registry(
     check_spec(
         "witness_reference_reuse",
         "witness",
-        _reuse_cases,
         each_case(normchecks.no_reuse(returned, "normlab's audit or a library")),
         "witness written by hand",
         misconception="the witness calls normlab's audit or a library",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import normchecks
 from .normchecks import RMS_NORM
+from .oracle import ASK, fixed_questions
 from .spec import registry
 from .values import number, value_spec
 
@@ -62,5 +63,9 @@ CHECKS = registry(
         "parameter counts",
         misconception="the parameter counts of a 12-layer model wrong",
         points=4,
+        questions=fixed_questions(
+            ASK.reference("param_count", "layer_norm", D_MODEL),
+            ASK.reference("param_count", "rms_norm", D_MODEL),
+        ),
     ),
 )

@@ -24,24 +24,13 @@ import numpy as np
 
 from . import gradients, normchecks
 from .evidence import amount, first_beyond, fmt, record, where, worst
-from .gradients import orthogonal_dy, triple, x_hat
+from .gradients import triple, x_hat, x_hat_questions
 from .judges import each_case, each_pair
-from .random_inputs import messy
 from .spec import check_spec, registry
 
 ASSIGNMENT = "ps5_backward"
 FUNCTION = "layer_norm_backward"
 bcall = partial(gradients.call, FUNCTION)
-
-
-def _standard(rng, hidden, *, gamma=True):
-    shapes = [(3, 5), (2, 3, 6)] + ([(6, 6), (2, 2, 3, 4)] if hidden else [])
-    cases = []
-    for shape in shapes:
-        x = messy(rng, shape, spread=(2.0, 40.0))
-        g = rng.uniform(0.5, 2.0, shape[-1]) * rng.choice([-1.0, 1.0], shape[-1]) if gamma else None
-        cases.append(bcall(rng.normal(size=shape), x, g, tag="standard"))
-    return cases
 
 
 def _dbeta(seen):
@@ -106,15 +95,6 @@ def _variance_term(seen):
     )
 
 
-def _gamma_cases(rng, hidden):
-    cases = []
-    for pair, case in enumerate(_standard(rng, hidden)):
-        dy, x, gamma = case.args[:3]
-        cases.append(bcall(dy, x, gamma, tag="gamma", pair=pair, label=case.label))
-        cases.append(bcall(dy * gamma, x, None, tag="folded", pair=pair, label=case.label))
-    return cases
-
-
 def _gamma(seen):
     """a: dx with gamma; b: dx for dy * gamma with gamma = 1 (the same inputs, folded)."""
     case, a, b = seen.case, seen.first, seen.value
@@ -127,30 +107,6 @@ def _gamma(seen):
         f"{fmt(b[0][index])}). The gradient reaches x_hat as g = dy * gamma: use g "
         f"everywhere in dx."
     )
-
-
-def _scale_cases(rng, hidden):
-    shapes = [(3, 5), (2, 3, 6)] + ([(5, 5), (2, 2, 2, 7)] if hidden else [])
-    cases = []
-    for shape in shapes:
-        x = messy(rng, shape, spread=(2.0, 40.0))
-        cases.append(bcall(orthogonal_dy(rng, x, 1e-5), x, None, tag="scale"))
-    return cases
-
-
-def _eps_cases(rng, hidden):
-    d = 6
-    tiny = rng.uniform(-5, 5, (3, 1)) + 1e-3 * rng.standard_normal((3, d))  # var ~1e-6
-    block = np.concatenate([tiny, messy(rng, (2, d), spread=(0.5, 5.0))])
-    specs = [(block, None), (messy(rng, (3, 4), spread=(0.05, 0.2)), 0.1)]
-    if hidden:
-        specs += [(block * 10.0, 1e-3), (block.reshape(1, *block.shape), None)]
-    cases = []
-    for x, eps in specs:
-        dy = orthogonal_dy(rng, x, 1e-5 if eps is None else eps)
-        label = "records of variance about 1e-6" if eps is None and x is block else ""
-        cases.append(bcall(dy, x, None, eps, tag="eps", label=label))
-    return cases
 
 
 def _judge_over(message_head: str, hint: str):
@@ -170,22 +126,6 @@ def _judge_over(message_head: str, hint: str):
         )
 
     return each_case(triple, rule)
-
-
-def _independence_cases(rng, hidden):
-    shapes = [(2, 3, 5)] + ([(3, 2, 4)] if hidden else [])
-    cases = []
-    for block, shape in enumerate(shapes):
-        x = messy(rng, shape)
-        dy = rng.normal(size=shape)
-        cases.append(bcall(dy, x, None, tag="base", block=block, label=f"x of shape {shape}"))
-        b, t, d = shape
-        for target in ((0, t - 1), (b - 1, 0)):
-            x2, dy2 = x.copy(), dy.copy()
-            x2[target] = x2[target] * 7.0 + 10.0 * np.arange(d)
-            dy2[target] = dy2[target][::-1] * 3.0
-            cases.append(bcall(dy2, x2, None, tag="changed", block=block, record=target))
-    return cases
 
 
 def _judge_independence(cases, results, oracle):
@@ -215,7 +155,6 @@ CHECKS = registry(
     check_spec(
         "dbeta",
         FUNCTION,
-        _standard,
         each_case(triple, _dbeta),
         "dbeta: sum of dy over every record",
         misconception="dbeta not the sum of dy over records",
@@ -224,16 +163,15 @@ CHECKS = registry(
     check_spec(
         "dgamma",
         FUNCTION,
-        _standard,
         each_case(triple, _dgamma),
         "dgamma: sum of dy * x_hat over records",
         misconception="dgamma not the sum of dy * x_hat",
         points=2,
+        questions=x_hat_questions,
     ),
     check_spec(
         "dx_mean_term",
         FUNCTION,
-        _standard,
         each_case(triple, _mean_term),
         "dx: the mean term (sums to zero)",
         misconception="dx without the mean term",
@@ -242,16 +180,15 @@ CHECKS = registry(
     check_spec(
         "dx_variance_term",
         FUNCTION,
-        _standard,
         each_case(triple, _variance_term),
         "dx: the variance term (dx . x_hat)",
         misconception="dx without the variance term",
         points=3,
+        questions=x_hat_questions,
     ),
     check_spec(
         "dx_gamma",
         FUNCTION,
-        _gamma_cases,
         each_pair(triple, _gamma),
         "dx: gamma enters through g = dy * gamma",
         misconception="gamma misplaced in dx",
@@ -260,25 +197,24 @@ CHECKS = registry(
     check_spec(
         "dx_scale",
         FUNCTION,
-        _scale_cases,
         _judge_over("Scale of dx", "Divide by sigma = sqrt(var + eps), the population std."),
         "dx: divided by sigma",
         misconception="dx not divided by sigma",
         points=3,
+        questions=x_hat_questions,
     ),
     check_spec(
         "eps_placement",
         FUNCTION,
-        _eps_cases,
         _judge_over("eps in the backward pass", "sigma = sqrt(var + eps): eps inside the root."),
         "eps inside sigma, the argument honoured",
         misconception="eps outside sigma, or ignored",
         points=2,
+        questions=x_hat_questions,
     ),
     check_spec(
         "independence",
         FUNCTION,
-        _independence_cases,
         _judge_independence,
         "dx per record",
         misconception="dx mixes records",
@@ -289,7 +225,6 @@ CHECKS = registry(
     check_spec(
         "reference_reuse",
         FUNCTION,
-        _standard,
         each_case(normchecks.no_reuse(triple, "a library gradient (or autograd)")),
         "no library gradient or autograd",
         misconception="a library gradient or autograd called",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from normlab_sandbox.cases import Case, Ref
+from normlab_sandbox.cases import Case
 
 from . import normchecks
 from .evidence import (
@@ -27,18 +27,12 @@ from .evidence import (
     where,
 )
 from .judges import each_case, each_pair, returned
-from .random_inputs import messy
+from .oracle import ASK
 from .spec import check_spec, registry
 
 ASSIGNMENT = "ps6_stability_speed"
 # cells graded by hand (grade_id -> points; the rubric is in the source notebook)
 MANUAL = {"decode_one_token": 5}
-
-
-def _vcase(x, tag, label="", **meta) -> Case:
-    x = np.asarray(x)
-    label = label or f"x of shape {x.shape}, {x.dtype}"
-    return Case("stable_variance", "call", (x,), tag=tag, label=label, meta=meta)
 
 
 def _read_variance(case: Case, result) -> tuple[np.ndarray | None, str | None]:
@@ -58,18 +52,6 @@ def _read_variance(case: Case, result) -> tuple[np.ndarray | None, str | None]:
     return out.reshape(want), None
 
 
-def _far_cases(rng, hidden):
-    setups = [((4, 16), 1e4)] + ([((3, 5, 32), -2e4), ((8, 8), 1e4)] if hidden else [])
-    cases = []
-    for pair, (shape, offset) in enumerate(setups):
-        far32 = (offset + rng.normal(size=shape)).astype(np.float32)
-        far32[0, ...] = np.float32(offset + 0.5)  # a constant record: variance exactly 0
-        label = f"float32 records at offset {offset:g} with spread 1, shape {shape}"
-        cases.append(_vcase(far32.astype(np.float64), "float64", label, pair=pair))
-        cases.append(_vcase(far32, "float32", label, pair=pair))
-    return cases
-
-
 def _far(seen):
     case32, v64, v32 = seen.case, seen.first, seen.value
     with np.errstate(invalid="ignore"):
@@ -83,11 +65,6 @@ def _far(seen):
         f"float32 resolves only to steps of 8: subtract the mean (or any member of the "
         f"record) first, then average the squares."
     )
-
-
-def _population_cases(rng, hidden):
-    shapes = [(3, 4), (2, 3, 5)] + ([(6, 6), (7,)] if hidden else [])
-    return [_vcase(messy(rng, s), "pop") for s in shapes]
 
 
 def _population(seen):
@@ -107,18 +84,6 @@ def _population(seen):
         f"Variance: for {where(case)}, record {record(r)} gets {fmt(got[r])}; its "
         f"population variance (over the last axis) is {fmt(want[r])}."
     )
-
-
-def _by_hand_cases(rng, hidden):
-    """The visible population cases, in both batteries (np.var shows on any input)."""
-    return _population_cases(rng, False)
-
-
-def _dtype_cases(rng, hidden):
-    specs = [((3, 8), np.float32), ((2, 3, 4), np.float64)]
-    if hidden:
-        specs += [((5,), np.float32), ((2, 2, 2, 3), np.float32)]
-    return [_vcase(messy(rng, s, spread=(0.5, 5)).astype(t), "dtype") for s, t in specs]
 
 
 def _dtype(seen):
@@ -158,21 +123,6 @@ def _read_by_hand(case, result):
 # timing --------------------------------------------------------------------------
 
 
-def _tcase(durations, *, repeats=None, warmup=None, tag="", **meta) -> Case:
-    kwargs = {"clock": Ref("scripted_timer.clock", "t", tuple(durations))}
-    if repeats is not None:
-        kwargs["repeats"] = repeats
-    if warmup is not None:
-        kwargs["warmup"] = warmup
-    label = (
-        f"time_median(fn, repeats={repeats if repeats is not None else 7}, "
-        f"warmup={warmup if warmup is not None else 2}) with runs taking "
-        f"{', '.join(f'{d:g}' for d in durations)} s"
-    )
-    workload = Ref("scripted_timer.workload", "t", tuple(durations))
-    return Case("time_median", "call", (workload,), kwargs, tag=tag, label=label, meta=meta)
-
-
 def _read_seconds(case, result) -> tuple[float | None, str | None]:
     """Reader: the seconds time_median returned, timed with the clock it was given; or a
     message."""
@@ -192,17 +142,6 @@ def _read_seconds(case, result) -> tuple[float | None, str | None]:
             f"`clock()` (the argument), not time.perf_counter directly, so it can be tested."
         )
     return seconds, None
-
-
-def _warmup_cases(rng, hidden):
-    cases = [
-        _tcase((5.0, 5.0, 5.0, 0.1, 0.1, 0.1), repeats=3, warmup=3, want=0.1, calls=6),
-        # slow warm-up runs, and timed runs whose mean is not their median
-        _tcase((2.0, 2.0, 0.3, 0.2, 0.4, 0.2, 0.3, 0.2, 0.3), want=0.3, calls=9),
-    ]
-    if hidden:
-        cases += [_tcase((1.0, 0.5, 0.5), repeats=3, warmup=0, want=0.5, calls=3)]
-    return cases
 
 
 def _warmup(seen):
@@ -230,13 +169,6 @@ def _warmup(seen):
     )
 
 
-def _median_cases(rng, hidden):
-    cases = [_tcase((3.0, 0.2, 0.1, 9.0, 0.3, 0.25), repeats=5, warmup=1, want=0.25)]
-    if hidden:
-        cases += [_tcase((0.4, 0.1, 0.3, 0.2), repeats=4, warmup=0, want=0.25)]
-    return cases
-
-
 def _median(seen):
     case, got = seen.case, seen.value
     want = case.meta["want"]
@@ -259,7 +191,6 @@ CHECKS = registry(
     check_spec(
         "far_from_zero",
         "stable_variance",
-        _far_cases,
         each_pair(_read_variance, _far),
         "no cancellation",
         misconception="the variance cancels far from zero",
@@ -268,17 +199,16 @@ CHECKS = registry(
     check_spec(
         "variance_population",
         "stable_variance",
-        _population_cases,
         each_case(_read_variance, _population),
         "population variance (divide by d)",
         misconception="not the population variance (d - 1?)",
         salt="population_variance",
         points=2,
+        questions=lambda case: [ASK.statistics(case.args[0])],
     ),
     check_spec(
         "variance_dtype_and_shape",
         "stable_variance",
-        _dtype_cases,
         each_case(returned, _dtype),
         "one variance per record, the input's dtype",
         misconception="the variance of the wrong type, shape or dtype",
@@ -287,7 +217,6 @@ CHECKS = registry(
     check_spec(
         "variance_by_hand",
         "stable_variance",
-        _by_hand_cases,
         each_case(_read_by_hand),
         "written from sums and means, not np.var",
         misconception="np.var or a library called",
@@ -297,7 +226,6 @@ CHECKS = registry(
     check_spec(
         "timing_warmup",
         "time_median",
-        _warmup_cases,
         each_case(_read_seconds, _warmup),
         "warm-up untimed",
         misconception="the warm-up runs timed, or too many or few runs",
@@ -306,7 +234,6 @@ CHECKS = registry(
     check_spec(
         "timing_median",
         "time_median",
-        _median_cases,
         each_case(_read_seconds, _median),
         "median, not mean",
         misconception="the mean (or another statistic), not the median",

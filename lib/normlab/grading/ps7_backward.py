@@ -31,11 +31,9 @@ import numpy as np
 
 from . import gradients, normchecks
 from .evidence import arrays_output, first_beyond, fmt, record, where, worst
-from .gradients import triple, x_hat
+from .gradients import triple, x_hat, x_hat_questions
 from .judges import each_case
-from .oracle import LIVE
-from .random_inputs import messy
-from .spec import check_spec, hidden_only
+from .spec import check_spec
 
 FUNCTION = "batch_norm_backward"
 DEFAULT_EPS = 1e-5
@@ -82,51 +80,8 @@ def means_over(seen, dx: np.ndarray) -> str | None:
     return None
 
 
-# -- the cases ---------------------------------------------------------------------------------
-
-
-def _x(rng, shape):
-    return messy(rng, shape, spread=(2.0, 40.0))
-
-
-def _gamma(rng, d):
-    return rng.uniform(0.5, 2.0, d) * rng.choice([-1.0, 1.0], d)
-
-
-def _cases(visible, hidden_too, dy_for=None):
-    """make(rng, hidden): one call per shape, x messy, gamma of both signs; dy random, or
-    dy_for(rng, x) when given."""
-
-    def make(rng, hidden: bool):
-        cases = []
-        for shape in visible + (hidden_too if hidden else []):
-            x = _x(rng, shape)
-            dy = rng.normal(size=shape) if dy_for is None else dy_for(rng, x)
-            cases.append(bcall(dy, x, _gamma(rng, shape[-1]), tag="grad"))
-        return cases
-
-    return make
-
-
 def _lead(x) -> tuple[int, ...]:
     return tuple(range(np.ndim(x) - 1))
-
-
-def _mean_free(rng, x):
-    """dy with mean zero over the batch, feature by feature: the mean term vanishes."""
-    dy = rng.normal(size=np.shape(x))
-    return dy - dy.mean(axis=_lead(x), keepdims=True)
-
-
-def _across_x_hat(rng, x):
-    """dy with a mean, but orthogonal to x_hat over the batch, feature by feature: the variance
-    term vanishes (x_hat has mean zero there, so the mean stays)."""
-    lead = _lead(x)
-    dy = rng.normal(size=np.shape(x)) + rng.normal(size=np.shape(x)[-1])
-    xh, _ = x_hat(LIVE, x, DEFAULT_EPS, lead)
-    return dy - xh * (dy * xh).sum(axis=lead, keepdims=True) / (xh * xh).sum(
-        axis=lead, keepdims=True
-    )
 
 
 # -- the rules ---------------------------------------------------------------------------------
@@ -277,72 +232,57 @@ def _dgamma_dbeta(seen):
 
 # -- the cells ---------------------------------------------------------------------------------
 
-# (visible, hidden too): (n, d) inputs but for the leading-axes cell (see the docstring)
-TWO_D = ([(6, 5), (8, 3)], hidden_only([(8, 8), (12, 4), (5, 7)]))
-RANK_3_AND_MORE = ([(4, 3, 5), (3, 4, 2)], hidden_only([(3, 2, 2, 4), (3, 2, 2, 2, 3), (5, 2, 6)]))
-
 SPECS = (
     check_spec(
         "bnb_axis",
         FUNCTION,
-        _cases(*TWO_D),
         each_case(triple, _axis),
         "means over the batch, not the features",
         misconception="the means over the features (LayerNorm's backward)",
         points=2,
+        questions=x_hat_questions,
     ),
     check_spec(
         "bnb_mean_term",
         FUNCTION,
-        _cases(*TWO_D, _across_x_hat),
         each_case(triple, _mean_term),
         "dx: the mean term (sums to zero over the batch)",
         misconception="dx without the mean term",
         points=2,
+        questions=x_hat_questions,
     ),
     check_spec(
         "bnb_variance_term",
         FUNCTION,
-        _cases(*TWO_D, _mean_free),
         each_case(triple, _variance_term),
         "dx: the variance term (dx . x_hat over the batch)",
         misconception="the variance treated as a constant",
         points=2,
+        questions=x_hat_questions,
     ),
     check_spec(
         "bnb_dgamma_dbeta",
         FUNCTION,
-        _cases(*TWO_D),
         each_case(triple, _dgamma_dbeta),
         "dgamma = sum of dy * x_hat, dbeta = sum of dy",
         misconception="dgamma and dbeta swapped, or wrong",
         points=1,
+        questions=x_hat_questions,
     ),
     check_spec(
         "bnb_every_leading_axis",
         FUNCTION,
-        _cases(*RANK_3_AND_MORE),
         each_case(_per_position, _every_leading_axis),
         "statistics over every leading axis",
         misconception="statistics over the first axis only",
         points=1,
+        questions=x_hat_questions,
     ),
-    gradients.dtype_and_shape_spec(
-        FUNCTION,
-        "bnb_dtype_and_shape",
-        points=1,
-        cases=(
-            [((4, 6), np.float64), ((5, 3), np.float32)],
-            hidden_only([((6, 6), np.float64), ((5, 5), np.float32), ((9, 2), np.float32)]),
-        ),
-    ),
-    gradients.input_untouched_spec(
-        FUNCTION, "bnb_input_untouched", points=1, shapes=([(3, 5)], hidden_only([(6, 4)]))
-    ),
+    gradients.dtype_and_shape_spec(FUNCTION, "bnb_dtype_and_shape", points=1),
+    gradients.input_untouched_spec(FUNCTION, "bnb_input_untouched", points=1),
     check_spec(
         "bnb_reference_reuse",
         FUNCTION,
-        _cases([(6, 5)], hidden_only([(8, 4)])),
         each_case(normchecks.no_reuse(triple, "a library gradient (or autograd)")),
         "no library gradient or autograd",
         misconception="a library gradient or autograd called",

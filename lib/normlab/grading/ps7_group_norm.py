@@ -30,7 +30,6 @@ output: they name the misconception and show what the student's function did.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 import numpy as np
 
@@ -39,15 +38,15 @@ from normlab_sandbox.cases import Case
 from . import normchecks
 from .evidence import failure_of_call, first_index, fmt, undefined, where, worst
 from .judges import an_array, each_case, each_pair, must_raise, returned
-from .random_inputs import messy
-from .spec import check_spec, hidden_only
+from .oracle import ASK
+from .spec import check_spec
 from .verdict import NOT_WRITTEN, Verdict
 
 FUNCTION = "group_norm"
 PARAMS = ("x", "num_groups", "gamma", "beta", "eps")
 DEFAULT_EPS = 1e-5
 
-# ps7's wrong group norms the oracle knows (`oracle.wrong`, grading/variants_family.py)
+# ps7's wrong group norms the oracle knows (`oracle.wrong`, answer_key/wrong_implementations.py)
 WRONG = (
     "strided_groups",
     "instance_norm",
@@ -64,22 +63,6 @@ INSTANCE = "single channels"
 STRIDED = "strided groups"
 LAST_AXIS = "groups of the last axis"
 LAYER = "whole samples"
-
-
-def gcall(x, groups: int, gamma=None, beta=None, eps=None, *, tag="", label="", **meta) -> Case:
-    """A call of the student's group_norm; gamma = 1 and beta = 0 unless given, eps passed
-    only when given."""
-    x = np.asarray(x)
-    c = x.shape[1]
-    gamma = np.ones(c, dtype=x.dtype) if gamma is None else np.asarray(gamma)
-    beta = np.zeros(c, dtype=x.dtype) if beta is None else np.asarray(beta)
-    args = (x, groups, gamma, beta) + ((eps,) if eps is not None else ())
-    if not label:
-        label = f"a {x.ndim}-D input of shape {x.shape}, num_groups = {groups}"
-        label += f", eps = {eps:g}" if eps is not None else ""
-        label += f", {x.dtype}" if x.dtype != np.float64 else ""
-    meta = {"eps": DEFAULT_EPS if eps is None else float(eps), **meta}
-    return Case(FUNCTION, "call", args, tag=tag, label=label, meta=meta)
 
 
 def _close(a, b) -> bool:
@@ -138,26 +121,6 @@ def sharing_of(case: Case, y: np.ndarray) -> str | None:
 
 
 # -- the grouping --------------------------------------------------------------------------
-
-
-F64, F32 = np.float64, np.float32
-
-
-def _plain_cases(visible, hidden_too, *, spread=(0.5, 50.0), params=False):
-    """make(rng, hidden): one call per (shape, num_groups, dtype), gamma = 1 and beta = 0
-    unless `params` (then random ones)."""
-
-    def make(rng, hidden: bool) -> list[Case]:
-        cases = []
-        for shape, groups, dtype in visible + (hidden_too if hidden else []):
-            c = shape[1]
-            gamma = rng.uniform(0.5, 2.0, size=c) if params else None
-            beta = rng.normal(size=c) if params else None
-            x = messy(rng, shape, spread=spread).astype(dtype)
-            cases.append(gcall(x, groups, gamma, beta, tag="plain"))
-        return cases
-
-    return make
 
 
 def _first_bad_group(case: Case, y: np.ndarray) -> str:
@@ -237,6 +200,16 @@ def _right_over(seen, sharing: str) -> np.ndarray:
     return seen.oracle.reference(FUNCTION, x, count, gamma, beta, eps=eps)
 
 
+def _implementation_questions(case: Case) -> list:
+    """What `implementation` and `_right_over` may ask about a case: the reference over each
+    grouping a student's output can have, and every wrong implementation."""
+    x, groups, gamma, beta = case.args[:4]
+    eps = case.meta["eps"]
+    counts = dict.fromkeys((groups, x.shape[1], 1))
+    asked = [ASK.reference(FUNCTION, x, k, gamma, beta, eps=eps) for k in counts]
+    return asked + [ASK.wrong(name, x, groups, gamma, beta, eps) for name in WRONG]
+
+
 def implementation(seen) -> str | None:
     """Which implementation the output is (to 1e-6): "right" (the reference), one of
     `WRONG` (`oracle.wrong`), or None; the channels-last one only where it is defined."""
@@ -294,35 +267,6 @@ def _population_variance(seen):
 # -- gamma and beta --------------------------------------------------------------------------
 
 
-def _gain_pairs(setups):
-    """make(rng, hidden): for each setup, the call with gamma = 1 and beta = 0, then the call
-    with the setup's gamma and beta, on the same x."""
-
-    def make(rng, hidden: bool) -> list[Case]:
-        cases = []
-        for pair, (shape, groups, gamma, beta) in enumerate(setups(rng, hidden)):
-            x = messy(rng, shape)
-            cases.append(gcall(x, groups, tag="plain", pair=pair))
-            cases.append(gcall(x, groups, gamma, beta, tag="affine", pair=pair))
-        return cases
-
-    return make
-
-
-def _affine_setups(rng, hidden: bool):
-    """(shape, num_groups, gamma, beta), one at a time (the visible ones first, so that the
-    hidden battery starts with the visible cases)."""
-    # the first: gamma_0 = 2 doubles channel 0 only, beta_3 = 0.5 shifts channel 3 only
-    yield (3, 4), 2, np.array([2.0, 1.0, 1.0, 1.0]), np.array([0.0, 0.0, 0.0, 0.5])
-    shapes = [((2, 4, 4), 2)]
-    if hidden:
-        shapes += [((2, 6, 2, 6), 3), ((2, 4, 4), 4), ((1, 6, 1, 1, 6), 1)]
-    for shape, groups in shapes:
-        c = shape[1]
-        gamma = rng.uniform(0.5, 3.0, size=c) * rng.choice([-1.0, 1.0], size=c)
-        yield shape, groups, gamma, rng.normal(size=c)
-
-
 def _per_channel(case: Case, y1: np.ndarray) -> np.ndarray:
     """gamma_c * y1 + beta_c, the parameters broadcast over the positions of channel c."""
     x, _, gamma, beta = case.args[:4]
@@ -369,16 +313,6 @@ def _gain_and_bias(seen):
 # -- the channel axis ------------------------------------------------------------------------
 
 
-def _channel_setups(rng, hidden: bool):
-    """(shape, num_groups, gamma, beta), one at a time, the visible ones first."""
-    shapes = [((2, 6, 6), 3), ((2, 4, 6), 2)]
-    if hidden:
-        shapes += [((2, 4, 3, 4), 2), ((1, 6, 2, 2, 6), 3), ((2, 8, 5), 4)]
-    for shape, groups in shapes:
-        c = shape[1]
-        yield shape, groups, rng.uniform(0.5, 2.0, size=c), rng.normal(size=c)
-
-
 def _channel_axis(seen):
     case, y1, y = seen.case, seen.first, seen.value
     x, groups = case.args[:2]
@@ -402,51 +336,6 @@ def _channel_axis(seen):
 # -- eps -------------------------------------------------------------------------------------
 
 SCALE = 10.0  # x times SCALE, eps times SCALE^2: (x - mu) / sqrt(var + eps) does not move
-
-
-def _tiny_groups(rng, shape, groups: int) -> np.ndarray:
-    """An input whose groups alternate: variance about 1e-6, zero (a constant), ordinary."""
-    n, c = shape[:2]
-    x = messy(rng, shape, spread=(0.5, 5.0)).reshape(n, groups, -1)
-    for index in range(n * groups):
-        kind = index % 3
-        i, g = divmod(index, groups)
-        if kind == 0:
-            x[i, g] = rng.uniform(-5, 5) + 1e-3 * rng.standard_normal(x.shape[-1])
-        elif kind == 1:
-            x[i, g] = 3.0
-    return x.reshape(shape)
-
-
-def _eps_cases(rng, hidden: bool) -> list[Case]:
-    setups = [
-        (_tiny_groups(rng, (2, 4, 4), 2), 2, None, "groups of variance 1e-6 and 0"),
-        (messy(rng, (3, 6), spread=(0.05, 0.2)), 3, 0.1, ""),
-    ]
-    if hidden:
-        setups += [
-            (_tiny_groups(rng, (2, 6, 2, 6), 3), 3, 1e-3, "groups of variance 1e-6 and 0"),
-            (_tiny_groups(rng, (1, 4, 4), 1), 1, None, "one group of variance 1e-6"),
-            (_tiny_groups(rng, (1, 4, 2, 1, 4), 2), 2, None, "groups of variance 1e-6 and 0"),
-        ]
-    cases = []
-    for pair, (x, groups, eps, words) in enumerate(setups):
-        first = gcall(x, groups, eps=eps, tag="eps", pair=pair)
-        label = f"{first.label} ({words})" if words else first.label
-        scaled_eps = SCALE**2 * first.meta["eps"]
-        cases.append(replace(first, label=label))
-        cases.append(
-            gcall(
-                SCALE * x,
-                groups,
-                eps=scaled_eps,
-                tag="scaled",
-                label=f"that input times {SCALE:g} with eps = {scaled_eps:g}",
-                pair=pair,
-                first=label,
-            )
-        )
-    return cases
 
 
 def _eps(seen):
@@ -478,18 +367,6 @@ def _eps(seen):
 
 
 # -- num_groups must divide C ----------------------------------------------------------------
-
-
-def _indivisible_cases(rng, hidden: bool) -> list[Case]:
-    setups = [
-        ((2, 6, 6), 4, "indivisible"),
-        ((3, 6), 4, "indivisible"),
-        ((2, 6, 6), 3, "divisible"),
-    ]
-    if hidden:
-        setups += [((2, 4, 4), 8, "indivisible"), ((2, 10, 3, 10), 4, "indivisible")]
-        setups += [((1, 9, 2, 2, 9), 2, "indivisible")]
-    return [gcall(messy(rng, shape), groups, tag=tag) for shape, groups, tag in setups]
 
 
 def _names(text: str, number: int) -> bool:
@@ -525,18 +402,6 @@ SPECS = (
     check_spec(
         "gn_contiguous_groups",
         FUNCTION,
-        _plain_cases(
-            [((2, 6, 6), 3, F64), ((3, 8), 4, F64)],
-            hidden_only(
-                [
-                    ((2, 6, 2, 6), 2, F64),
-                    ((1, 8, 2, 2, 8), 4, F64),
-                    ((2, 4, 4), 1, F64),
-                    ((2, 4, 4), 4, F64),
-                    ((2, 6, 6), 3, F32),
-                ]
-            ),
-        ),
         each_case(an_array, _contiguous),
         "groups of C / num_groups contiguous channels",
         misconception="strided groups (channel c in group c % G)",
@@ -545,10 +410,6 @@ SPECS = (
     check_spec(
         "gn_instance_norm",
         FUNCTION,
-        _plain_cases(
-            [((2, 6, 6), 2, F64), ((2, 4, 3, 4), 2, F64)],
-            hidden_only([((2, 6, 6), 1, F64), ((3, 6), 3, F64), ((1, 8, 2, 1, 8), 2, F64)]),
-        ),
         each_case(an_array, _instance),
         "a group's channels share statistics (not instance norm)",
         misconception="statistics over each channel alone (instance norm)",
@@ -557,10 +418,6 @@ SPECS = (
     check_spec(
         "gn_layer_norm",
         FUNCTION,
-        _plain_cases(
-            [((2, 6, 6), 3, F64), ((4, 8), 2, F64)],
-            hidden_only([((2, 4, 4), 4, F64), ((2, 6, 3, 6), 2, F64), ((1, 6, 2, 2, 6), 3, F64)]),
-        ),
         each_case(an_array, _layer),
         "each group has its own statistics (not layer norm)",
         misconception="statistics over every channel (layer norm)",
@@ -569,38 +426,37 @@ SPECS = (
     check_spec(
         "gn_population_variance",
         FUNCTION,
-        _plain_cases(
-            [((2, 4, 4), 2, F64), ((3, 6), 3, F64)],
-            hidden_only([((2, 6, 2, 6), 3, F64), ((2, 4, 4), 4, F64), ((1, 4, 1, 2, 4), 1, F64)]),
-            spread=(2.0, 40.0),  # eps is negligible: only the divisor shows
-        ),
         each_case(an_array, _population_variance),
         "population variance of each group",
         misconception="the sample variance (m - 1)",
         points=1,
+        questions=_implementation_questions,
     ),
     check_spec(
         "gn_gain_and_bias",
         FUNCTION,
-        _gain_pairs(_affine_setups),
         each_pair(an_array, _gain_and_bias),
         "gamma and beta per channel, after normalizing",
         misconception="gamma and beta applied before normalizing",
         points=1,
+        questions=lambda case: [
+            ASK.wrong("affine_before_normalizing", *case.args[:4], case.meta["eps"])
+        ],
     ),
     check_spec(
         "gn_eps_placement",
         FUNCTION,
-        _eps_cases,
         each_pair(an_array, _eps),
         "eps inside the square root, the argument used",
         misconception="eps outside the square root, or ignored",
         points=1,
+        questions=lambda case: (
+            [ASK.wrong("eps_outside_the_root", *case.args)] if len(case.args) == 5 else []
+        ),
     ),
     check_spec(
         "gn_channel_axis",
         FUNCTION,
-        _gain_pairs(_channel_setups),
         each_pair(an_array, _channel_axis),
         "channels on axis 1, gamma and beta per channel",
         misconception="channels taken from the last axis",
@@ -609,7 +465,6 @@ SPECS = (
     check_spec(
         "gn_indivisible_groups",
         FUNCTION,
-        _indivisible_cases,
         must_raise(_indivisible),
         "ValueError naming C and num_groups when num_groups does not divide C",
         misconception="num_groups that does not divide C accepted",
@@ -618,11 +473,6 @@ SPECS = (
     check_spec(
         "gn_dtype_and_shape",
         FUNCTION,
-        _plain_cases(
-            [((2, 6, 6), 3, F64), ((2, 4, 3, 4), 2, F32)],
-            hidden_only([((3, 8), 4, F32), ((1, 6, 2, 2, 6), 3, F64), ((2, 4, 4), 4, F32)]),
-            spread=(0.5, 5.0),
-        ),
         each_case(returned, normchecks.like_the_input),
         "returns an array of the input's shape and dtype",
         misconception="the output's type, shape or dtype wrong",
@@ -631,7 +481,6 @@ SPECS = (
     check_spec(
         "gn_input_untouched",
         FUNCTION,
-        _plain_cases([((2, 6, 6), 3, F64)], hidden_only([((2, 4, 3, 4), 2, F64)]), params=True),
         each_case(returned, normchecks.untouched(PARAMS)),
         "does not write into its arguments",
         misconception="writes into its arguments",
@@ -640,7 +489,6 @@ SPECS = (
     check_spec(
         "gn_reference_reuse",
         FUNCTION,
-        _plain_cases([((2, 6, 6), 3, F64)], hidden_only([((2, 4, 3, 4), 2, F64)]), params=True),
         each_case(normchecks.no_reuse(returned, "a library group norm")),
         "written by hand: no library normalization called",
         misconception="a library group norm called",

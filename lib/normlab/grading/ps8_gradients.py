@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import variants
 from .evidence import fmt, record, where, worst
 from .judges import each_case
+from .oracle import ASK
 from .ps8_probes import (
     CLASS,
+    family_questions,
     float_array,
     member_options,
     members,
@@ -27,7 +30,6 @@ from .ps8_probes import (
     trailing_axes,
     wrong_choices,
 )
-from .ps8_values import values_cases
 from .spec import check_spec
 
 DETACHED = (("mean", "var"), ("mean",), ("var",))
@@ -54,6 +56,24 @@ def _expected(seen, member=None, **extra) -> dict:
     return seen.oracle.torch_layer_norm(
         x, shape, weight, bias, eps=case.meta["eps"], dy=dy, **options
     )
+
+
+def _gradient_questions(case) -> list:
+    """What the gradient cells may ask about a case: the family on its x, and nn.LayerNorm's
+    gradients for the formula of any member the module may compute, with and without each
+    statistic cut from the graph (which member is asked depends on the module's output)."""
+    shape, x, weight, bias, dy = case.args
+    eps = case.meta["eps"]
+    return [
+        *family_questions(case),
+        *(
+            ASK.torch_layer_norm(
+                x, shape, weight, bias, eps=eps, dy=dy, **member_options(member), **cut
+            )
+            for member in (None, *variants.members(np.ndim(x)))
+            for cut in ({}, *({"detach": detach} for detach in DETACHED))
+        ),
+    ]
 
 
 def _candidates(seen) -> list:
@@ -111,11 +131,11 @@ def stats_in_graph_spec(points: float):
     return check_spec(
         "stats_in_graph",
         CLASS,
-        values_cases,
         each_case(output, _dx),
         "the gradient of x flows through the mean and the variance",
         misconception="the statistics detached from the graph",
         points=points,
+        questions=_gradient_questions,
         salt="values",
     )
 
@@ -149,10 +169,10 @@ def parameter_gradients_spec(points: float):
     return check_spec(
         "parameter_gradients",
         CLASS,
-        values_cases,
         each_case(output, _parameters),
         "weight and bias receive their gradients",
         misconception="the parameters' gradients missing or wrong",
         points=points,
+        questions=_gradient_questions,
         salt="values",
     )

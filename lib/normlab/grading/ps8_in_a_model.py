@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from normlab_sandbox.spirals import RUN
-
 from .evidence import fmt, where
 from .judges import each_case
+from .oracle import ASK
 from .ps8_gradients import parameter_gradients_spec, stats_in_graph_spec
-from .ps8_probes import CLASS, built, float_array, probe_case, probed
+from .ps8_probes import CLASS, built, float_array, probed
 from .ps8_values import (
     eps_placement_spec,
     float32_spec,
@@ -41,14 +40,6 @@ ASSIGNMENT = "ps8_in_a_model"
 MANUAL = {"what_a_norm_buys": 4}
 REAL_TORCH = True  # the grading kernel imports the real torch (see normlab_sandbox.standins)
 PARAMETERS = ("weight", "bias")
-
-
-def _registered_cases(rng, hidden: bool) -> list:
-    shapes = [8, (3, 4)] + ([16, (2, 3, 5)] if hidden else [])
-    return [
-        probe_case("parameters", shape, tag="registered", label=f"a new {built(shape)}")
-        for shape in shapes
-    ]
 
 
 def _registered(seen):
@@ -80,27 +71,11 @@ def registered_spec(points: float):
     return check_spec(
         "registered",
         CLASS,
-        _registered_cases,
         each_case(probed, _registered),
         "weight and bias are registered parameters (they train)",
         misconception="weight and bias not registered parameters",
         points=points,
     )
-
-
-def _state_cases(rng, hidden: bool) -> list:
-    setups = [(8, (3, 8)), ((3, 4), (2, 3, 4))]
-    if hidden:
-        setups += [(16, (2, 5, 16)), ((2, 6), (4, 2, 6))]
-    cases = []
-    for shape, x_shape in setups:
-        size = (shape,) if isinstance(shape, int) else shape
-        weight = rng.uniform(0.5, 2.0, size=size) * rng.choice([-1.0, 1.0], size=size)
-        bias = rng.normal(size=size)
-        x = rng.normal(size=x_shape) * 3.0 + 1.0
-        label = f"{built(shape)} and nn.LayerNorm({shape})"
-        cases.append(probe_case("state_dict", shape, x, weight, bias, tag="state", label=label))
-    return cases
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -150,7 +125,6 @@ def state_dict_spec(points: float):
     return check_spec(
         "state_dict",
         CLASS,
-        _state_cases,
         each_case(probed, _state_dict),
         "state_dict interchanges with nn.LayerNorm's, both ways",
         misconception="a state_dict nn.LayerNorm cannot read, or that cannot read it",
@@ -176,12 +150,11 @@ OTHER_CELLS = (
 TRAINING_RTOL = 1e-8  # of the largest loss; the course's solution is within about 1e-13
 
 
-def _training_cases(rng, hidden: bool) -> list:
-    label = (
-        f"the spirals network ({RUN['depth']} layers of {RUN['width']}, Linear -> LayerNorm -> "
-        f"tanh) trained {RUN['steps']} Adam steps in float64 with your LayerNorm"
-    )
-    return [probe_case("training", tag="training", label=label, **RUN)]
+def _training_questions(case) -> list:
+    """The run with nn.LayerNorm, with each member of OTHER_CELLS, and a new nn.LayerNorm's
+    state (`_start`)."""
+    runs = [ASK.training_losses(case.kwargs, **member) for member in ({}, *OTHER_CELLS)]
+    return [*runs, ASK.torch_layer_norm_state(case.kwargs["width"])]
 
 
 def _same_run(losses: np.ndarray, reference: np.ndarray) -> bool:
@@ -242,11 +215,11 @@ def training_spec(points: float):
     return check_spec(
         "training",
         CLASS,
-        _training_cases,
         each_case(probed, _training),
         "in a network, it trains as nn.LayerNorm does",
         misconception="trains differently from nn.LayerNorm in a model",
         points=points,
+        questions=_training_questions,
     )
 
 

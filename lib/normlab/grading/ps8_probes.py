@@ -5,7 +5,7 @@ student's class and returns plain data; the readers here turn that data into wha
 judges, or into the problem ("not written" for a stub, "crashed" when the class raised).
 
 The cells that read a choice of the family (`variants`: axes, centring, divisor, eps) do it
-as ps2's do (`normchecks.family`): the oracle has every member of the family computed on
+as ps2's do (`normchecks.variant_match`): the oracle has every member of the family computed on
 the case's x, and the student's output, with the case's weight and bias, matches some of
 them; a cell passes when one of those is right on the choices it reads. So a bug costs the
 cells of its own misconception: a module that divides by n - 1 still takes the right axes,
@@ -21,6 +21,7 @@ from normlab_sandbox.cases import Case
 from . import variants
 from .evidence import failure_of_call, where
 from .judges import each_case
+from .oracle import ASK
 from .verdict import CRASHED, NOT_WRITTEN, Verdict
 
 CLASS = "LayerNorm"
@@ -124,6 +125,13 @@ def output(case: Case, result):
             f"has the input's shape {x.shape}."
         )
     return {**found, "y": y}, None
+
+
+def family_questions(case: Case) -> list:
+    """What `members` asks about a forward probe: the family on its x."""
+    if case.probe != "forward":
+        return []
+    return [ASK.family(np.asarray(case.args[1], dtype=np.float64), case.meta["eps"])]
 
 
 def members(seen, y: np.ndarray) -> list[variants.Variant]:

@@ -17,53 +17,31 @@ from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
 
 from . import variants
 from .evidence import first_beyond, first_index, fmt, record, where, worst
-from .judges import Seen, each_case
+from .judges import each_case
+from .oracle import ASK
 from .ps8_probes import (
     CLASS,
     DEFAULT_EPS,
     affine_property,
-    built,
-    forward_case,
+    family_questions,
     members,
     output,
-    probe_case,
     probed,
     reads,
     trailing_axes,
 )
-from .random_inputs import messy
 from .spec import check_spec
-
-
-def _affine(rng, normalized_shape):
-    """A weight of size 0.5 to 2 and either sign, and a bias, of normalized_shape."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
-    weight = rng.uniform(0.5, 2.0, size=shape) * rng.choice([-1.0, 1.0], size=shape)
-    return weight, rng.normal(size=shape)
-
-
-def _plain(normalized_shape):
-    """weight 1 and bias 0 of normalized_shape: the cells that read a choice of the formula
-    put these in, so that neither the module's own start nor its gain matters there."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
-    return np.ones(shape), np.zeros(shape)
-
-
-def values_cases(rng, hidden: bool) -> list:
-    """One trailing axis, 2-D to 4-D x, a random weight and bias, and a dy (the gradient
-    cells use the same cases)."""
-    shapes = [(3, 8), (2, 3, 8)] + ([(4, 16), (2, 2, 3, 5), (1, 6), (5, 7)] if hidden else [])
-    cases = []
-    for shape in shapes:
-        x = messy(rng, shape, spread=(0.5, 5.0))
-        weight, bias = _affine(rng, shape[-1])
-        dy = rng.normal(size=shape)
-        cases.append(forward_case(shape[-1], x, weight=weight, bias=bias, dy=dy, tag="values"))
-    return cases
 
 
 def _axes_words(axes, ndim: int) -> str:
     return variants.describe_axes(axes, ndim)
+
+
+def _values_questions(case) -> list:
+    """The family on the case's x, and nn.LayerNorm's output with the case's weight and bias
+    (`_explain_values`)."""
+    x = np.asarray(case.args[1])
+    return [*family_questions(case), ASK.torch_layer_norm(x, case.args[0], *case.args[2:4])]
 
 
 def _explain_values(seen, y, closest):
@@ -95,25 +73,12 @@ def values_spec(points: float):
     return check_spec(
         "values",
         CLASS,
-        values_cases,
         reads({"axes", "center"}, _explain_values),
         "LayerNorm(d) computes nn.LayerNorm(d)'s values (float64, weight and bias)",
         misconception="the values are not nn.LayerNorm's (axes, centring, weight and bias)",
         points=points,
+        questions=_values_questions,
     )
-
-
-def _trailing_cases(rng, hidden: bool) -> list:
-    setups = [((3, 4), (2, 3, 4))]
-    if hidden:
-        setups += [((5, 6), (4, 5, 6)), ((2, 7), (3, 2, 7)), ((6,), (3, 6))]
-    cases = []
-    for normalized_shape, shape in setups:
-        x = messy(rng, shape, spread=(0.5, 5.0))
-        weight, bias = _plain(normalized_shape)
-        case = forward_case(normalized_shape, x, weight=weight, bias=bias, tag="trailing")
-        cases.append(case)
-    return cases
 
 
 def _explain_trailing(seen, y, closest):
@@ -141,57 +106,37 @@ def trailing_axes_spec(points: float):
     return check_spec(
         "trailing_axes",
         CLASS,
-        _trailing_cases,
         reads({"axes"}, _explain_trailing),
         "a tuple normalized_shape: statistics over those trailing axes together",
         misconception="a tuple normalized_shape not normalized over all its axes",
         points=points,
+        questions=family_questions,
     )
 
 
-def _no_affine_cases(rng, hidden: bool) -> list:
-    setups = [(8, (3, 8))] + ([((3, 4), (2, 3, 4)), (16, (2, 2, 16))] if hidden else [])
-    cases = []
-    for normalized_shape, shape in setups:
-        label = f"a new {built(normalized_shape, affine=False)}"
-        cases.append(
-            probe_case(
-                "parameters",
-                normalized_shape,
-                tag="structure",
-                label=label,
-                elementwise_affine=False,
-            )
-        )
-        x = messy(rng, shape, spread=(0.5, 5.0))
-        cases.append(forward_case(normalized_shape, x, affine=False, tag="plain"))
-    return cases
+def _read_no_affine(case, result):
+    """Reader: a structure probe's findings, or a forward probe's output (or the problem)."""
+    return probed(case, result) if case.tag == "structure" else output(case, result)
 
 
-def _no_affine(cases, results, oracle):
-    for case, result in zip(cases, results, strict=True):
-        if case.tag == "structure":
-            found, problem = probed(case, result)
-            if problem:
-                return problem
-            held = [name for name, *_ in found.get("parameters", ())]
-            held += [key for key in found.get("state_dict", {}) if key in ("weight", "bias")]
-            if held:
-                return (
-                    f"elementwise_affine=False: {where(case)} holds "
-                    f"{', '.join(sorted(set(held)))}; nn.LayerNorm(..., "
-                    f"elementwise_affine=False) learns nothing: no parameters, no weight or "
-                    f"bias in its state_dict."
-                )
-            continue
-        found, problem = output(case, result)
-        if problem:
-            return problem
-        if not members(Seen(case, found, result, oracle), found["y"]):
+def _no_affine(seen):
+    case, found = seen.case, seen.value
+    if case.tag == "structure":
+        held = [name for name, *_ in found.get("parameters", ())]
+        held += [key for key in found.get("state_dict", {}) if key in ("weight", "bias")]
+        if held:
             return (
-                f"elementwise_affine=False: for {where(case)}, the output is not the "
-                f"normalized x: without a gain and a bias, nothing scales or shifts it."
+                f"elementwise_affine=False: {where(case)} holds "
+                f"{', '.join(sorted(set(held)))}; nn.LayerNorm(..., "
+                f"elementwise_affine=False) learns nothing: no parameters, no weight or "
+                f"bias in its state_dict."
             )
+        return None
+    if not members(seen, found["y"]):
+        return (
+            f"elementwise_affine=False: for {where(case)}, the output is not the "
+            f"normalized x: without a gain and a bias, nothing scales or shifts it."
+        )
     return None
 
 
@@ -199,25 +144,12 @@ def no_affine_spec(points: float):
     return check_spec(
         "no_affine",
         CLASS,
-        _no_affine_cases,
-        _no_affine,
+        each_case(_read_no_affine, _no_affine),
         "elementwise_affine=False: no parameters, the normalized x",
         misconception="elementwise_affine=False ignored",
         points=points,
+        questions=family_questions,
     )
-
-
-def _spread_cases(rng, hidden: bool) -> list:
-    # large spread: eps is negligible, only the divisor shows
-    setups = [(8, (3, 8)), (5, (2, 3, 5))]
-    if hidden:
-        setups += [(12, (4, 12)), ((3, 4), (2, 3, 4))]
-    cases = []
-    for normalized_shape, shape in setups:
-        x = messy(rng, shape, spread=(2.0, 40.0))
-        weight, bias = _plain(normalized_shape)
-        cases.append(forward_case(normalized_shape, x, weight=weight, bias=bias, tag="divisor"))
-    return cases
 
 
 def _explain_divisor(seen, y, closest):
@@ -251,36 +183,12 @@ def population_variance_spec(points: float):
     return check_spec(
         "population_variance",
         CLASS,
-        _spread_cases,
         reads({"divisor"}, _explain_divisor),
         "population variance: divide by n, not n - 1 (torch.var's default)",
         misconception="the sample variance (n - 1), or a sum of squares",
         points=points,
+        questions=family_questions,
     )
-
-
-def _eps_block(rng) -> np.ndarray:
-    """Three records of variance about 1e-6 (less than eps), a constant one, two ordinary."""
-    base = rng.uniform(-5, 5, size=(3, 1))
-    tiny = base + 1e-3 * rng.standard_normal((3, 6))
-    constant = np.full((1, 6), 3.0)
-    return np.concatenate([tiny, constant, messy(rng, (2, 6), spread=(0.5, 5.0))])
-
-
-def _eps_cases(rng, hidden: bool) -> list:
-    block = _eps_block(rng)
-    setups = [(block, None), (messy(rng, (4, 3), spread=(0.05, 0.2)), 0.1)]
-    if hidden:
-        setups += [
-            (block * 10.0, 1e-3),
-            (messy(rng, (2, 3, 5), spread=(0.01, 0.05)), 1e-3),
-            (block.reshape(1, *block.shape), None),
-        ]
-    cases = []
-    for x, eps in setups:
-        weight, bias = _plain(x.shape[-1])
-        cases.append(forward_case(x.shape[-1], x, weight=weight, bias=bias, eps=eps, tag="eps"))
-    return cases
 
 
 def _explain_eps(seen, y, closest):
@@ -319,20 +227,12 @@ def eps_placement_spec(points: float):
     return check_spec(
         "eps_placement",
         CLASS,
-        _eps_cases,
         reads({"eps"}, _explain_eps),
         "eps inside the square root, the argument kept and used",
         misconception="eps outside the square root, missing or ignored",
         points=points,
+        questions=family_questions,
     )
-
-
-def _float32_cases(rng, hidden: bool) -> list:
-    setups = [(8, (3, 8)), ((3, 4), (2, 3, 4))] + ([(16, (2, 5, 16))] if hidden else [])
-    return [
-        forward_case(shape, messy(rng, x_shape, spread=(0.5, 5.0)).astype(np.float32), tag="f32")
-        for shape, x_shape in setups
-    ]
 
 
 def _float32(seen):
@@ -352,7 +252,6 @@ def float32_spec(points: float):
     return check_spec(
         "float32",
         CLASS,
-        _float32_cases,
         each_case(output, _float32),
         "float32 in, float32 out",
         misconception="a float32 input gives another dtype",
@@ -395,15 +294,10 @@ def _read_reuse(case, result):
     return (None, _reuse_message(case, hits)) if hits else output(case, result)
 
 
-def _reuse_cases(rng, hidden: bool) -> list:
-    return values_cases(rng, hidden)[: 4 if hidden else 2]
-
-
 def reference_reuse_spec(points: float):
     return check_spec(
         "reference_reuse",
         CLASS,
-        _reuse_cases,
         each_case(_read_reuse),
         "written from torch primitives: no library normalization reached",
         misconception="a library normalization called",

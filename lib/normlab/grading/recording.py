@@ -1,37 +1,29 @@
-"""Recorded visible batteries: what a student download checks with, instead of the reference.
+"""What backs the checks: the answer key, or in a student download its recording.
 
-A student's download (`make student`, `normlab.course.download.source`) carries the checks'
-judges but no implementation of a function a problem set asks for, no misconception variant
-and no case generator (so no hidden battery). What the judges need from those, for the
-visible battery of every check, is recorded from the full normlab when the download is built,
-into `recorded.json` beside this module:
+A full install (the grader, the course's checkout) has the answer key (`normlab.answer_key`):
+each check runs on its battery, the oracle is the live one, and a `Ref` resolves to the
+graders' trusted callable. A student download has none of it (`make student`,
+`normlab.course.download`); it carries `recorded.json` beside this module instead:
 
 - `cases`: the visible battery of every check, `spec.make_cases(DEFAULT_SEED, hidden=False)`;
-- `answers`, by the fingerprint of the question: the oracle's answers about those cases
-  (`normlab.grading.oracle`; its arguments are a case's inputs or a judge's constants, never
-  what the student returned), and library calls: what normlab's public functions return on a
-  case's own arguments (a student's `layer_norm` that calls `normlab.layer_norm(x, gamma,
-  beta, eps)` gets the reference's numbers, as at grading, and loses its reuse cell), and
-  what the trusted LayerNorms a check hands over (ps3's witness gets `Ref("layer_norm")` and
-  the red team) return on the inputs the course's own witness gives them;
-- `signatures` of those library functions (a call is matched after binding its arguments)
-  and `refs`, which library function each trusted `Ref` stands for.
+- `answers`, by the fingerprint of the question (`oracle.fingerprint`): the answers to the
+  questions each check declares for those cases (`CheckSpec.questions`), so the recording is
+  complete by construction; and, for ps3's witness, what each trusted LayerNorm a visible
+  case hands over returns on every input the course's own witness gives them;
+- `refs`: the names of those trusted LayerNorms.
 
-A question or a call that was not recorded raises `NotRecorded`: nothing here computes an
-answer. The download's `normlab.layer_norm` and the rest are stubs that call `call`; a check
-hands the student's code `ReplayNorm`-like closures where the grader hands trusted ones, and
-a check whose run asked one of them about an unrecorded input says so instead of judging.
+Nothing here computes an answer. A question or an input that was not recorded raises
+`NotRecorded`; the reference's functions in the download (`normlab.layer_norm` and co.) are
+stubs that raise `NotInDownload`; `hidden=True` is refused.
 
-In a full install (the grader, the course's checkout) there is no recording: `RECORDING` is
-None, `ORACLE` is the live oracle and `resolve` the graders' trusted callables.
+This module decides, once, which backs the checks: `ORACLE` (what judges' questions are
+answered by), `resolve` (what a `Ref` becomes) and `with_batteries` (the catalog's specs,
+each on its battery).
 """
 
 from __future__ import annotations
 
 import builtins
-import hashlib
-import inspect
-import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -41,6 +33,7 @@ from normlab_sandbox import wire
 from normlab_sandbox.cases import WIRE_TYPES, Ref
 
 from . import scripted_timer
+from .oracle import Question, fingerprint
 from .spec import DEFAULT_SEED, CheckSpec
 from .variants import Variant
 from .verdict import CRASHED, Verdict
@@ -50,7 +43,11 @@ NOT_RECORDED = "not recorded"  # the probe a replayed LayerNorm reports after a 
 
 
 class NotRecorded(LookupError):
-    """A question or a call the download has no recorded answer for."""
+    """A question or an input the download has no recorded answer for."""
+
+
+class NotInDownload(RuntimeError):
+    """A function of normlab's reference, called in the student download, which has none."""
 
 
 @dataclass(frozen=True)
@@ -62,30 +59,13 @@ class Pairs:
 
 @dataclass(frozen=True)
 class Raised:
-    """A recorded call that raised: replayed as the same built-in exception."""
+    """A recorded question whose answer raised: replayed as the same built-in exception."""
 
     type_name: str
     message: str
 
 
-REGISTRY = {**WIRE_TYPES, **{cls.__name__: cls for cls in (Variant, Pairs, Raised)}}
-
-
-def _canonical(value):
-    """`value` with every array C-contiguous and dicts as sorted items: equal questions give
-    equal bytes."""
-    if isinstance(value, np.ndarray):
-        return np.ascontiguousarray(value)
-    if type(value) in (tuple, list):
-        return type(value)(_canonical(v) for v in value)
-    if type(value) is dict:
-        return ("dict", tuple(sorted((k, _canonical(v)) for k, v in value.items())))
-    return value
-
-
-def fingerprint(question: tuple) -> str:
-    """SHA-256 of the question (its name and arguments) in the wire's data-only encoding."""
-    return hashlib.sha256(wire.dumps(_canonical(question), REGISTRY)).hexdigest()
+REGISTRY = {**WIRE_TYPES, **{cls.__name__: cls for cls in (Variant, Pairs, Raised, Question)}}
 
 
 def storable(answer):
@@ -128,31 +108,9 @@ def describe(args: tuple) -> str:
     return ", ".join(one(a) for a in args)
 
 
-def signature_of(fn) -> list:
-    """A function's parameters as data: [(name, kind's name, has_default, default), ...]."""
-    return [
-        (p.name, p.kind.name, p.default is not p.empty, None if p.default is p.empty else p.default)
-        for p in inspect.signature(fn).parameters.values()
-    ]
-
-
-def _signature(params: list) -> inspect.Signature:
-    return inspect.Signature(
-        [
-            inspect.Parameter(name, getattr(inspect.Parameter, kind), default=default)
-            if has_default
-            else inspect.Parameter(name, getattr(inspect.Parameter, kind))
-            for name, kind, has_default, default in params
-        ]
-    )
-
-
-def call_question(params: list, name: str, args: tuple, kwargs: dict) -> tuple:
-    """The question a call of library function `name` asks: its arguments bound to its
-    parameters, defaults applied (so `f(x)` and `f(x, None)` ask the same)."""
-    bound = _signature(params).bind(*args, **kwargs)
-    bound.apply_defaults()
-    return ("call", name, tuple(bound.arguments.items()))
+def norm_question(name: str, x) -> tuple:
+    """What a trusted LayerNorm `name` is asked when a witness calls it on x."""
+    return ("norm", name, np.asarray(x))
 
 
 @dataclass
@@ -161,8 +119,7 @@ class Recording:
 
     cases: dict  # assignment -> grade_id -> [Case]
     answers: dict  # fingerprint -> answer (storable)
-    signatures: dict  # library name ("layer_norm.layer_norm") -> signature_of(...)
-    refs: dict  # Ref name ("red_team.wrong_axis") -> library name
+    refs: list  # the trusted LayerNorms' Ref names a visible case hands over
 
     @classmethod
     def loads(cls, data: bytes) -> Recording:
@@ -172,34 +129,22 @@ class Recording:
         fields = {
             "cases": self.cases,
             "answers": dict(sorted(self.answers.items())),
-            "signatures": self.signatures,
-            "refs": self.refs,
+            "refs": sorted(self.refs),
         }
         return wire.dumps(fields, REGISTRY)
 
-    def answer(self, question: tuple, what: str):
+    def answer(self, question, what: str = ""):
         """The recorded answer to `question`; NotRecorded (naming `what`) when there is none."""
         try:
             found = self.answers[fingerprint(question)]
         except KeyError:
+            what = what or f"the answer to {question.method}(...)"
             raise NotRecorded(
-                f"{what} is not recorded in this student download. It carries no "
-                f"implementation: normlab's answers were recorded, when it was built, for the "
-                f"inputs of the visible checks only (the checks run on the reference when your "
-                f"notebook is graded)."
+                f"{what} is not recorded in this student download, which carries answers for "
+                f"the inputs of the visible checks only (the checks run on the reference when "
+                f"your notebook is graded)."
             ) from None
         return _restored(found)
-
-    def call(self, name: str, args: tuple, kwargs: dict):
-        """What normlab's `name` returned, when the download was built, for these arguments."""
-        params = self.signatures.get(name)
-        if params is None:
-            raise NotRecorded(f"normlab.{name} is not in this student download")
-        question = call_question(params, name, args, kwargs)
-        return copied(self.answer(question, f"normlab.{name}({describe(args)})"))
-
-    def oracle(self) -> RecordedOracle:
-        return RecordedOracle(self)
 
     def resolve(self, ref: Ref, made: dict):
         """The callable a check hands over: ps6's scripted timer as it is, a trusted LayerNorm
@@ -207,12 +152,12 @@ class Recording:
         if ref.name.startswith(scripted_timer.PREFIX):
             return scripted_timer.resolve(ref, made)
         if ref.name in self.refs:
-            made[("replay", len(made))] = norm_fn = replay_norm(self, self.refs[ref.name])
+            made[("replay", len(made))] = norm_fn = replay_norm(self, ref.name)
             return norm_fn  # in `made`, so `guarded.run_case` reads its probes
         raise KeyError(f"no recorded callable named {ref.name!r}")
 
     def checks(self, checks: dict) -> dict:
-        """`checks` (CHECKS) with each spec's battery the recorded one (`replayed`)."""
+        """`checks` (the catalog's specs) each on its recorded visible battery (`replayed`)."""
         missing = [f"{a}:{g}" for a in checks for g in checks[a] if g not in self.cases.get(a, {})]
         if missing:
             raise NotRecorded(f"no recorded cases for {missing}: build the download again")
@@ -223,40 +168,13 @@ class Recording:
 
 
 class RecordedOracle:
-    """The oracle of a download: the answers recorded about the visible cases, replayed."""
+    """The backing oracle of a download: the answers recorded about the visible cases."""
 
     def __init__(self, recording: Recording) -> None:
         self._recording = recording
 
-    def reference(self, name: str, *args, **kwargs):
-        what = f"the reference's {name}({describe(args)})"
-        return self._recording.answer(("reference", name, args, kwargs), what)
-
-    def family(self, x, eps: float) -> dict:
-        what = f"the family of variants on {describe((x,))} (eps = {eps:g})"
-        return self._recording.answer(("family", x, eps), what)
-
-    def statistics(self, x) -> dict:
-        return self._recording.answer(("statistics", x), f"the statistics of {describe((x,))}")
-
-    def wrong(self, name: str, *args, **kwargs):
-        what = f"the wrong implementation {name}({describe(args)})"
-        return self._recording.answer(("wrong", name, args, kwargs), what)
-
-    # ps8's: asked of nn.LayerNorm in torch, answered from the recording (no torch needed)
-    def torch_layer_norm(self, x, normalized_shape, weight=None, bias=None, **options) -> dict:
-        what = f"nn.LayerNorm({normalized_shape})'s family on {describe((x,))}"
-        question = ("torch_layer_norm", x, normalized_shape, weight, bias, options)
-        return self._recording.answer(question, what)
-
-    def torch_layer_norm_state(self, normalized_shape, elementwise_affine=True) -> dict:
-        what = f"a new nn.LayerNorm({normalized_shape})'s state_dict"
-        question = ("torch_layer_norm_state", normalized_shape, elementwise_affine)
-        return self._recording.answer(question, what)
-
-    def training_losses(self, run: dict, **member):
-        what = f"the spirals run with the family's member {member or 'nn.LayerNorm'}"
-        return self._recording.answer(("training_losses", run, member), what)
+    def answer(self, question: Question):
+        return self._recording.answer(question)
 
 
 def replay_norm(recording: Recording, name: str):
@@ -269,9 +187,10 @@ def replay_norm(recording: Recording, name: str):
 
     def norm_fn(x):
         try:
-            return recording.call(name, (x,), {})
+            what = f"norm_fn({describe((np.asarray(x),))})"
+            return copied(recording.answer(norm_question(name, x), what))
         except NotRecorded:
-            missed.append(describe((x,)))
+            missed.append(describe((np.asarray(x),)))
             raise
 
     def probes():
@@ -317,27 +236,46 @@ def _load() -> Recording | None:
 
 RECORDING = _load()
 
-
-class NotRecordedWarning(UserWarning):
-    """A stub was called on an input the download has no output for (it raises too)."""
-
-
-def call(name: str, *args, **kwargs):
-    """The download's library functions (its `normlab.layer_norm` and co. are stubs calling
-    this): the recorded output, or NotRecorded, also shown as a warning, since a witness that
-    is tried on `normlab.layer_norm` in a notebook cell hides what it raises."""
-    if RECORDING is None:
-        raise NotRecorded(f"normlab.{name}: no recording in this install")
-    try:
-        return RECORDING.call(name, args, kwargs)
-    except NotRecorded as exc:
-        warnings.warn(str(exc), NotRecordedWarning, stacklevel=3)
-        raise
+# --- a full install: the answer key backs the checks ----------------------------------------
+# It is imported when first used, not here: it imports this package's modules itself.
 
 
-if RECORDING is None:  # a full install: the live oracle, the graders' trusted callables
-    from .oracle import LIVE as ORACLE
-    from .trusted import resolve
+class AnswerKeyOracle:
+    """The live oracle of the answer key (`normlab.answer_key.oracle.LIVE`)."""
+
+    def answer(self, question: Question):
+        from ..answer_key.oracle import LIVE
+
+        return LIVE.answer(question)
+
+
+def answer_key_resolve(ref: Ref, made: dict):
+    """The graders' trusted callable `ref` names (`normlab.answer_key.trusted`)."""
+    from ..answer_key.trusted import resolve as trusted
+
+    return trusted(ref, made)
+
+
+def answer_key_batteries(checks: dict) -> dict:
+    """`checks` each on its battery in the answer key (`normlab.answer_key.batteries`)."""
+
+    def battery(assignment: str, spec: CheckSpec):
+        def make_cases(seed: int = DEFAULT_SEED, hidden: bool = True) -> list:
+            from ..answer_key.batteries import make_cases_of
+
+            return make_cases_of(assignment, spec)(seed, hidden)
+
+        return make_cases
+
+    return {
+        assignment: {g: spec.with_cases(battery(assignment, spec)) for g, spec in specs.items()}
+        for assignment, specs in checks.items()
+    }
+
+
+if RECORDING is None:  # a full install
+    ORACLE, resolve, with_batteries = AnswerKeyOracle(), answer_key_resolve, answer_key_batteries
 else:  # a student download
-    ORACLE = RECORDING.oracle()
+    ORACLE = RecordedOracle(RECORDING)
     resolve = RECORDING.resolve
+    with_batteries = RECORDING.checks

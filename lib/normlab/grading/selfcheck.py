@@ -39,6 +39,7 @@ import traceback
 from functools import partial
 
 from .catalog import CHECKS, MANUAL, REAL_TORCH
+from .oracle import DeclaredOracle
 from .recording import ORACLE
 from .runner import run_case
 from .spec import DEFAULT_SEED, CheckSpec
@@ -97,14 +98,16 @@ def run_check(
     oracle=ORACLE,
 ) -> Verdict:
     """The `Verdict` on one battery of `spec`; run_one(case) -> Result runs each case wherever
-    the student's code lives (its exceptions pass through); expectations come from `oracle`."""
+    the student's code lives (its exceptions pass through); expectations come from `oracle`,
+    held to the questions the check declares for these cases (`oracle.DeclaredOracle`)."""
     try:
         cases = spec.make_cases(seed, hidden=hidden)
+        declared = DeclaredOracle(oracle, [q for case in cases for q in spec.questions(case)])
     except Exception as exc:
         raise CheckerError(f"the check could not build its cases: {exc}") from exc
     results = [run_one(case) for case in cases]
     try:
-        return spec.judge(cases, results, oracle)
+        return spec.judge(cases, results, declared)
     except Exception as exc:
         raise CheckerError(f"the check could not judge: {exc}") from exc
 

@@ -1,20 +1,32 @@
-"""`CheckSpec`: one grade cell's check, split into building cases and judging results.
+"""`CheckSpec`: one grade cell's check, declared apart from the cases it runs on.
 
-`check_spec` is the one way the assignments build them; `registry` indexes an
-assignment's specs by grade_id.
+What a check *is* ships with the course's checks (`check_spec`, here): its targets, its judge,
+the questions the judge may put to the oracle about each case, its summary and points. What it
+*runs on*, its battery, is made by the answer key, which never ships
+(`normlab.answer_key.batteries`), or replayed from the student download's recording: the
+catalog binds one or the other (`with_battery`). `registry` indexes an assignment's specs by
+grade_id.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from normlab_sandbox.cases import Case, Result
 
-from .random_inputs import rng_for
 from .verdict import Verdict, as_verdict
 
 DEFAULT_SEED = 0
+
+
+def no_questions(case: Case) -> list:
+    """The questions of a judge that asks the oracle nothing."""
+    return []
+
+
+def _unbound(seed: int = DEFAULT_SEED, hidden: bool = True) -> list[Case]:
+    raise LookupError("this check has no battery bound (normlab.grading.catalog binds them)")
 
 
 @dataclass(frozen=True)
@@ -23,67 +35,70 @@ class CheckSpec:
 
     targets       names the check reads from the student's namespace, in the order
                   the test cell passes them to `check(grade_id, *targets)`
-    make_cases    make_cases(seed, hidden=True) -> list[Case]; pure. hidden=False is
-                  the visible battery of the released notebook; hidden=True is the
-                  autograde battery, which starts with the visible cases
     judge         judge(cases, results, oracle) -> Verdict; pure: passed, or the message
                   naming the misconception with the smallest evidence, and its category
+    questions     questions(case) -> [oracle.Question]: what the judge may ask the oracle
+                  about that case (the oracle refuses anything else)
     summary       what the check wants, in a few words (a passing check's line)
     misconception what it catches, in a few words (the class report's label)
     points        the grade cell's points (its nbgrader metadata is the truth at
                   grading; a test keeps this copy equal to it), shown by a passing check
     category      the category of the misconception the cell tests (by default its grade_id)
+    salt          names the check's random stream (by default its grade_id)
+    make_cases    make_cases(seed, hidden=True) -> list[Case]; pure. hidden=False is the
+                  visible battery of the released notebook; hidden=True is the autograde
+                  battery, which starts with the visible cases. Bound by the catalog.
     """
 
     grade_id: str
     targets: tuple[str, ...]
-    make_cases: Callable[..., list[Case]]
     judge: Callable[[list[Case], list[Result], object], Verdict]
     summary: str
     misconception: str
     points: float
     category: str
+    questions: Callable[[Case], list] = no_questions
+    salt: str = ""
+    make_cases: Callable[..., list[Case]] = field(default=_unbound, compare=False)
+
+    def with_cases(self, make_cases) -> CheckSpec:
+        """This check on battery `make_cases(seed, hidden)`."""
+        return replace(self, make_cases=make_cases)
 
 
 def check_spec(
     grade_id: str,
     targets,
-    make,
     judge,
     summary: str,
     *,
     misconception: str,
     points: float,
+    questions=no_questions,
     category: str = "",
     salt: str = "",
 ) -> CheckSpec:
-    """The CheckSpec of a cell worth `points` whose cases are make(rng, hidden) -> list[Case]
-    and whose verdicts are judge(cases, results, oracle) -> Verdict | message | None (see
-    `judges`): a bare message names this cell's misconception, `category` (its grade_id).
-
-    targets is one name or a tuple of names. rng is `rng_for(seed, salt or grade_id)`:
-    every check draws from its own random stream, so no check's cases depend on another's.
-    """
+    """The CheckSpec of a cell worth `points` whose verdicts are judge(cases, results, oracle)
+    -> Verdict | message | None (see `judges`): a bare message names this cell's
+    misconception, `category` (its grade_id). targets is one name or a tuple of names;
+    `salt` names the check's random stream (see `normlab.answer_key.batteries`)."""
     targets = (targets,) if isinstance(targets, str) else tuple(targets)
     category = category or grade_id
-
-    def make_cases(seed: int = DEFAULT_SEED, hidden: bool = True) -> list[Case]:
-        return make(rng_for(seed, salt or grade_id), hidden)
 
     def judged(cases, results, oracle) -> Verdict:
         return as_verdict(judge(cases, results, oracle), category)
 
     return CheckSpec(
-        grade_id, targets, make_cases, judged, summary, misconception, points, category
+        grade_id,
+        targets,
+        judged,
+        summary,
+        misconception,
+        points,
+        category,
+        questions,
+        salt or grade_id,
     )
-
-
-def hidden_only(extras: list) -> list:
-    """What only a hidden battery holds, written as data where a check is declared (the
-    shapes a case maker adds when hidden=True, say): `extras` itself. The student download
-    ships the checks' code with each `hidden_only(...)` emptied, as it ships each case maker
-    (a function that takes `rng`) with its body stripped (normlab.course.download.source)."""
-    return extras
 
 
 def registry(*specs: CheckSpec) -> dict[str, CheckSpec]:

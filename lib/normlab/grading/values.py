@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from normlab_sandbox.cases import Case
-
 from .evidence import fmt
 from .judges import Seen, read_all, returned
-from .spec import CheckSpec, check_spec
+from .spec import CheckSpec, check_spec, no_questions
 
 
 def value_spec(
@@ -19,12 +17,11 @@ def value_spec(
     *,
     misconception: str,
     points: float,
+    questions=no_questions,
 ) -> CheckSpec:
     """A check that reads `targets` and judges them together: rule(seen) sees them as
-    `seen.value`, a dict name -> value (and the first case as `seen.case`)."""
-
-    def make(rng, hidden: bool) -> list[Case]:
-        return [Case(name, "get", tag="value", label=name) for name in targets]
+    `seen.value`, a dict name -> value (and the first case as `seen.case`). Its battery reads
+    each target (`normlab.answer_key.batteries.values.gets`)."""
 
     def judge(cases, results, oracle):
         values, problem = read_all(returned, cases, results)
@@ -34,7 +31,13 @@ def value_spec(
         return rule(Seen(cases[0], named, results[0], oracle))
 
     return check_spec(
-        grade_id, targets, make, judge, summary, misconception=misconception, points=points
+        grade_id,
+        targets,
+        judge,
+        summary,
+        misconception=misconception,
+        points=points,
+        questions=questions,
     )
 
 

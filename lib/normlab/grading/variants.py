@@ -16,7 +16,7 @@ are one formula with four choices:
 
 Each classic misconception is one wrong choice. A judge has every member of the
 family computed for the inputs of a case (with gamma = 1, beta = 0; through its
-oracle, `normlab.grading.oracle`, which `variant_outputs.family` backs) and asks which
+oracle, `normlab.grading.oracle`, which `normlab.answer_key.variant_outputs` backs) and asks which
 members the student's output matches; one grade cell then reads one choice. That is how a bug
 loses the points of its own misconception and no others: a student who divides by
 d - 1 still takes the right axis, and the axis cell says so.
@@ -52,6 +52,19 @@ def axis_subsets(ndim: int) -> list[tuple[int, ...]]:
     for size in range(1, ndim + 1):
         subsets.extend(tuple(sorted(c)) for c in itertools.combinations(axes, size))
     return subsets
+
+
+def members(ndim: int) -> list[Variant]:
+    """Every member of the family for an input with `ndim` axes, in a fixed order (judges pick
+    the first of equally close ones)."""
+    return [
+        Variant(axes, center, divisor, mode, fixed)
+        for axes in axis_subsets(ndim)
+        for center in (True, False)
+        for divisor in ("n", "n-1", "1")
+        for mode in ("inside", "outside", "none", "fixed")
+        for fixed in (FIXED_EPS if mode == "fixed" else (0.0,))
+    ]
 
 
 def same(y, z) -> bool:

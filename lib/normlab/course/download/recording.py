@@ -1,20 +1,16 @@
-"""What the student download records: every check's visible battery and what its judge asks.
+"""What the student download records: every check's visible battery and its declared answers.
 
 `record()` runs in the full normlab (`make student`, `download.source`), over whatever `CHECKS`
 holds, and returns the `normlab.grading.recording.Recording` the download replays:
 
 - for every check, its visible battery, `spec.make_cases(DEFAULT_SEED, hidden=False)`;
-- the course's solution (`solutions/<ps>/<ps>.ipynb`, all but its test cells) run on it, each
-  trusted LayerNorm a check hands over (`Ref`) wrapped so that every call the solution makes
-  (ps3's witness) is recorded; then every such LayerNorm on every input any of them was given,
-  so a witness that probes as the course's does, in another order or fewer, is answered;
-- the judge judging the solution's results, then, case by case, a wrong result in place of
-  one (`wrong_results`), through `Recorder`, an oracle that records every question it is asked
-  with the live answer (a judge asks more on the way to some messages than to a pass), and
-  for a question about ps8's gradients the same question about every member of the family
-  (which member a judge asks about depends on the student's output);
-- for a case whose target is a public normlab function, that function on the case's own
-  arguments (a student's function that calls it gets the reference's numbers, as at grading).
+- for every case of it, the live answer to each question the check declares
+  (`CheckSpec.questions`): the judge can ask nothing else, so the recording is complete by
+  construction;
+- for ps3's witness, what each trusted LayerNorm a visible case hands over (`Ref`) returns on
+  every input the course's own witness (its solution, `solutions/ps3_axes/`) gives any of
+  them: a witness that probes as the course's does, in another order or fewer, is answered
+  whichever norm it is handed.
 
 `tests/grading/test_recording.py` replays the verdict bank on it against the live checks.
 """
@@ -25,20 +21,17 @@ import contextlib
 import importlib
 import inspect
 import io
-import sys
-from dataclasses import replace
 from pathlib import Path
 
 import nbformat
 import numpy as np
 
 import normlab
-from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, recording, reference, trusted
-from normlab.grading.oracle import LIVE
-from normlab.grading.ps8_gradients import DETACHED
-from normlab.grading.ps8_probes import member_options
+from normlab.answer_key import reference, trusted
+from normlab.answer_key.oracle import LIVE
+from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, recording, scripted_timer
 from normlab_sandbox import guarded
-from normlab_sandbox.cases import Ref, Result
+from normlab_sandbox.cases import Ref
 
 REPO = Path(normlab.__file__).resolve().parents[2]
 SUMMARY_CELL = "summary"  # the grade_id of each notebook's last cell, summary(globals())
@@ -73,138 +66,6 @@ def library_name(fn) -> str:
     return f"{fn.__module__.removeprefix('normlab.')}.{fn.__name__}"
 
 
-def public_function(path: str):
-    """normlab's function at dotted `path` ("layer_norm", "red_team.wrong_axis"), or None."""
-    found = normlab
-    for part in path.split("."):
-        found = getattr(found, part, None)
-    return found if inspect.isfunction(found) else None
-
-
-class Recorder:
-    """Records answers by question: the oracle's, library calls, trusted LayerNorms' calls."""
-
-    def __init__(self, signatures: dict) -> None:
-        self.signatures = signatures
-        self.answers: dict = {}
-        self.refs: dict = {}
-        self.norm_inputs: list = []  # every input a trusted LayerNorm was called on
-        self.failures: list[str] = []  # judges that raised on a made-up wrong result
-        self._live: dict = {}
-
-    def ask(self, question: tuple, compute):
-        key = recording.fingerprint(question)
-        if key not in self._live:
-            try:
-                self._live[key] = (compute(), None)
-            except Exception as exc:  # noqa: BLE001 (recorded, and raised again below)
-                self._live[key] = (None, exc)
-            value, error = self._live[key]
-            self.answers[key] = (
-                recording.Raised(type(error).__name__, str(error))
-                if error
-                else recording.storable(value)
-            )
-        value, error = self._live[key]
-        if error:
-            raise error
-        return value
-
-    def call(self, name: str, fn, args: tuple, kwargs: dict):
-        question = recording.call_question(self.signatures[name], name, args, kwargs)
-        return recording.copied(self.ask(question, lambda: fn(*args, **kwargs)))
-
-    # the oracle's questions, as recording.RecordedOracle asks them
-    def reference(self, name, *args, **kwargs):
-        q = ("reference", name, args, kwargs)
-        return self.ask(q, lambda: LIVE.reference(name, *args, **kwargs))
-
-    def family(self, x, eps):
-        return self.ask(("family", x, eps), lambda: LIVE.family(x, eps))
-
-    def statistics(self, x):
-        return self.ask(("statistics", x), lambda: LIVE.statistics(x))
-
-    def wrong(self, name, *args, **kwargs):
-        return self.ask(("wrong", name, args, kwargs), lambda: LIVE.wrong(name, *args, **kwargs))
-
-    def torch_layer_norm(self, x, normalized_shape, weight=None, bias=None, **options):
-        if options.get("dy") is not None:
-            self._every_members_gradients(x, normalized_shape, weight, bias, options)
-        return self._torch_layer_norm(x, normalized_shape, weight, bias, options)
-
-    def _torch_layer_norm(self, x, shape, weight, bias, options: dict):
-        question = ("torch_layer_norm", x, shape, weight, bias, options)
-        return self.ask(question, lambda: LIVE.torch_layer_norm(x, shape, weight, bias, **options))
-
-    def _every_members_gradients(self, x, shape, weight, bias, options: dict) -> None:
-        """ps8's gradient cells ask for the gradients of the member of the family that the
-        student's output matches, and with its statistics detached (`ps8_gradients`): which
-        member depends on the student's code, so every member's are recorded, each way."""
-        eps, dy = options["eps"], options["dy"]
-        for member in LIVE.family(np.asarray(x, dtype=np.float64), eps):
-            for detach in ((), *DETACHED):
-                chosen = {"eps": eps, "dy": dy, **member_options(member)}
-                chosen |= {"detach": detach} if detach else {}
-                with contextlib.suppress(Exception):  # recorded: the replay raises it too
-                    self._torch_layer_norm(x, shape, weight, bias, chosen)
-
-    def torch_layer_norm_state(self, normalized_shape, elementwise_affine=True):
-        question = ("torch_layer_norm_state", normalized_shape, elementwise_affine)
-        return self.ask(
-            question, lambda: LIVE.torch_layer_norm_state(normalized_shape, elementwise_affine)
-        )
-
-    def training_losses(self, run: dict, **member):
-        question = ("training_losses", run, member)
-        return self.ask(question, lambda: LIVE.training_losses(run, **member))
-
-    def resolve(self, ref: Ref, made: dict):
-        """The graders' trusted callable; a LayerNorm of normlab's wrapped to record its calls."""
-        live = trusted.resolve(ref, made)
-        fn = public_function(ref.name)
-        if fn is None:
-            return live  # ps6's scripted timer: the download carries it as it is
-        name = self.refs[ref.name] = library_name(fn)
-
-        def norm_fn(x):
-            self.norm_inputs.append(np.array(x, copy=True))
-            return self.call(name, live, (x,), {})
-
-        return norm_fn
-
-
-def _mapped(value, f):
-    """`value` with f applied to every number and numeric array in it (not to bools)."""
-    if isinstance(value, (bool, np.bool_)):
-        return value
-    if isinstance(value, np.ndarray) and value.dtype.kind in "fiu":
-        with np.errstate(all="ignore"):
-            return np.asarray(f(value.astype(np.float64))).astype(value.dtype, copy=False)
-    if isinstance(value, (int, float, np.number)):
-        return float(f(np.float64(value)))
-    if isinstance(value, tuple):
-        return tuple(_mapped(v, f) for v in value)
-    if type(value) is dict:  # a probe's findings (ps8)
-        return {k: _mapped(v, f) for k, v in value.items()}
-    return value
-
-
-def wrong_results(case, result: Result) -> list[Result]:
-    """Results a wrong submission could give for `case`, derived from a right one: every
-    number scaled, every number NaN, a bool flipped, the input echoed, an error."""
-    wrong = [Result(error=("RuntimeError", "a wrong submission"))]
-    if result.error is None:
-        wrong.append(replace(result, output=_mapped(result.output, lambda a: a * 1.5 + 0.25)))
-        wrong.append(replace(result, output=_mapped(result.output, lambda a: a * np.nan)))
-        if isinstance(result.output, (bool, np.bool_)):
-            wrong.append(replace(result, output=not result.output))
-    arrays = [a for a in case.args if isinstance(a, np.ndarray)]
-    if arrays:
-        wrong.append(Result(output=arrays[0].copy(), output_type="numpy.ndarray"))
-    return wrong
-
-
 def stub_functions() -> dict[str, list]:
     """Every public function of the reference's modules: the download's stubs, by module."""
     found: dict[str, list] = {}
@@ -225,47 +86,69 @@ def reference_modules() -> tuple[str, ...]:
     return tuple(m for m in reference.reference_modules() if not m.startswith("_"))
 
 
+def _answered(fn, *args) -> object:
+    """fn(*args), a live answer, as the recording stores it (`Raised` when it raised)."""
+    try:
+        return recording.storable(fn(*args))
+    except Exception as exc:  # noqa: BLE001 (recorded: the replay raises it too)
+        return recording.Raised(type(exc).__name__, str(exc))
+
+
+def _norm_refs(battery: list) -> list[str]:
+    """The trusted LayerNorms a battery's cases hand over (ps6's scripted timer is no norm)."""
+    refs = [
+        value.name
+        for case in battery
+        for value in (*case.args, *case.kwargs.values())
+        if isinstance(value, Ref)
+    ]
+    return [name for name in refs if not name.startswith(scripted_timer.PREFIX)]
+
+
+def _witness_inputs(assignment: str, battery: list) -> list[np.ndarray]:
+    """Every input the course's own solution gives the trusted LayerNorms of a battery."""
+    solution = solution_namespace(assignment)
+    seen: list[np.ndarray] = []
+
+    def resolve(ref: Ref, made: dict):
+        live = trusted.resolve(ref, made)
+
+        def norm_fn(x):
+            seen.append(np.array(x, copy=True))
+            return live(x)
+
+        return norm_fn
+
+    with np.errstate(all="ignore"):
+        for case in battery:
+            guarded.run_case(solution, case, resolve)
+    return seen
+
+
 def record() -> recording.Recording:
     """The recording of every check's visible battery (see the module docstring)."""
-    signatures = {
-        library_name(fn): recording.signature_of(fn)
-        for objects in stub_functions().values()
-        for fn in objects
-        if inspect.isfunction(fn)
-    }
-    recorder = Recorder(signatures)
     cases: dict = {}
+    answers: dict = {}
+    refs: set[str] = set()
+    inputs: list[np.ndarray] = []
     with np.errstate(all="ignore"):
         for assignment in ASSIGNMENTS:
-            solution = solution_namespace(assignment)
             cases[assignment] = {}
             for grade_id, spec in CHECKS[assignment].items():
-                battery = cases[assignment][grade_id] = spec.make_cases(DEFAULT_SEED, hidden=False)
-                _record_battery(recorder, spec, battery, solution)
-    # every trusted LayerNorm on every input any of them was given: a witness that probes as
-    # the course's does, in another order or fewer, is answered whichever norm it is handed
-    for ref_name, name in recorder.refs.items():
-        live = trusted.resolve(Ref(ref_name), {})
-        for x in recorder.norm_inputs:
-            with contextlib.suppress(Exception):  # recorded: the replay raises it too
-                recorder.call(name, live, (x,), {})
-    for failure in recorder.failures:
-        print(f"note: a judge raised on a made-up wrong result: {failure}", file=sys.stderr)
-    return recording.Recording(cases, recorder.answers, signatures, recorder.refs)
-
-
-def _record_battery(recorder: Recorder, spec, battery: list, solution: dict) -> None:
-    results = [guarded.run_case(solution, case, recorder.resolve) for case in battery]
-    spec.judge(battery, results, recorder)
-    for k, case in enumerate(battery):
-        for wrong in wrong_results(case, results[k]):
-            try:
-                spec.judge(battery, [*results[:k], wrong, *results[k + 1 :]], recorder)
-            except Exception as exc:  # noqa: BLE001 (what it asked before is recorded)
-                recorder.failures.append(f"{spec.grade_id}, case {k}: {type(exc).__name__}: {exc}")
-    for case in battery:  # a student's function that calls normlab's own, on its arguments
-        fn = public_function(case.target) if case.how == "call" else None
-        if fn is not None and case.target in normlab.__all__:
-            private = reference.PUBLIC[case.target]  # what the graders compute with
-            with contextlib.suppress(Exception):  # recorded: the replay raises it too
-                recorder.call(library_name(fn), private, case.args, case.kwargs)
+                battery = spec.make_cases(DEFAULT_SEED, hidden=False)
+                cases[assignment][grade_id] = battery
+                for case in battery:
+                    for question in spec.questions(case):
+                        key = recording.fingerprint(question)
+                        if key not in answers:
+                            answers[key] = _answered(LIVE.answer, question)
+                norms = _norm_refs(battery)
+                if norms:
+                    refs.update(norms)
+                    inputs += _witness_inputs(assignment, battery)
+        for name in sorted(refs):
+            live = trusted.resolve(Ref(name), {})
+            for x in inputs:
+                question = recording.norm_question(name, x)
+                answers[recording.fingerprint(question)] = _answered(live, x)
+    return recording.Recording(cases, answers, sorted(refs))

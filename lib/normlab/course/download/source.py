@@ -7,22 +7,21 @@ which the book publishes (`html_extra_path` in _config.yml) for exercises/gettin
     python -m build --wheel --no-isolation --outdir _build/student/downloads _build/student-src
     python -m normlab.course student-bundle _build/student/downloads  # + notebooks, README
 
-The source tree (`write_source`) holds
+What ships is an include list of folders and files, copied as they are (`SHIPS`):
+- `normlab/grading/`, the checks: what each check is (its judge, the questions it may ask, its
+  words and points), never what it runs on (the batteries) or what answers (the reference's
+  private copy, the family's outputs, ps8's torch family, the trusted callables): those live
+  in `normlab/answer_key/`, which is not in the list;
 - `normlab_sandbox`'s `SANDBOX` modules: a case run under guards, the wire's data codec,
   ps8's probes and its spirals network (they import torch when a ps8 case runs: the student's
   own torch; the wheel does not require it);
-- `normlab.grading` but `GRADERS_ONLY` (the reference's private copy, what backs the oracle,
-  ps8's nn.LayerNorm family in torch, the trusted callables), with the body of every case-making
-  function (one with a parameter `rng`: a battery's generator, hidden extras included, or a
-  helper of one) replaced by a `raise`, and each `hidden_only(...)` (the hidden extras
-  written as data where a check is declared) emptied (`strip_case_makers`);
-- `normlab/grading/recorded.json`, the recording (`download.recording.record`;
+- `normlab/grading/recorded.json`, the recording (`download.recording.record`:
   `normlab.grading.recording` replays it, and is what tells the package it is a download);
 - `normlab/__init__.py` and, for each module of the reference, a module of the same name whose
-  public functions are stubs with the reference's names and parameters that return
-  `recording.call(...)` (so `import normlab` works as the notebooks use it, and a student's
-  function that calls one is reported by the tripwire exactly as at grading);
-- nothing of course/, bench/, training/ or the chapters' modules.
+  public functions are stubs with the reference's names and parameters that raise
+  `NotInDownload` (so `import normlab` works as the notebooks use it, a student's function
+  that calls one is reported by the tripwire exactly as at grading, and nothing calculates);
+- nothing of answer_key/, course/, bench/, training/ or the chapters' modules.
 
 The recording is made from whatever `CHECKS` holds (`download.recording`). A new check or a
 new visible case needs a rebuild, no more: make rebuilds the download when anything under lib/,
@@ -45,8 +44,8 @@ from .recording import REPO, library_name, record, stub_functions
 
 LIB = REPO / "lib"
 SANDBOX = ("__init__", "cases", "guarded", "module_probes", "spirals", "tripwire", "wire")
-GRADERS_ONLY = ("reference", "torch_family", "trusted", "variant_outputs", "variants_family")
-STRIPPED = "not in the student download: the visible cases are recorded (recording.py)"
+# what ships, under lib/: whole folders (their .py files), and the sandbox's modules
+SHIPS = ("normlab/grading", *(f"normlab_sandbox/{name}.py" for name in SANDBOX))
 
 
 class BuildError(Exception):
@@ -54,63 +53,6 @@ class BuildError(Exception):
 
 
 # --- the source tree ----------------------------------------------------------------------
-
-
-def _takes_rng(node) -> bool:
-    args = node.args
-    return "rng" in {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-
-
-def strip_case_makers(source: str, where: str) -> str:
-    """`source` with what only a hidden battery holds taken out: each `hidden_only(...)`
-    emptied to `hidden_only([])`, and the body of every function that takes `rng` (a case
-    maker) replaced by a `raise`."""
-    return _strip_makers(_empty_hidden_only(source), where)
-
-
-def _empty_hidden_only(source: str) -> str:
-    data = source.encode()  # ast's column offsets count UTF-8 bytes
-    starts = [0]
-    for line in data.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
-    calls = [
-        node
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("hidden_only")
-    ]
-    spans: list[tuple[int, int, str]] = []
-    for node in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
-        start = starts[node.lineno - 1] + node.col_offset
-        if not spans or start >= spans[-1][1]:  # the outermost calls only
-            end = starts[node.end_lineno - 1] + node.end_col_offset
-            spans.append((start, end, ast.unparse(node.func)))
-    for start, end, name in reversed(spans):
-        data = data[:start] + name.encode() + b"([])" + data[end:]
-    return data.decode()
-
-
-def _strip_makers(source: str, where: str) -> str:
-    tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
-    spans = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Lambda) and _takes_rng(node):
-            raise BuildError(f"{where}:{node.lineno}: a case-making lambda; write it as a def")
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _takes_rng(node):
-            first = node.body[0]
-            start = min([first.lineno] + [d.lineno for d in getattr(first, "decorator_list", [])])
-            if start == node.lineno:
-                raise BuildError(f"{where}:{node.lineno}: a one-line case maker; give it a body")
-            while start - 1 > node.lineno and lines[start - 2].strip()[:1] in ("#", ""):
-                start -= 1  # the comments that open the body go with it
-            spans.append((start, node.body[-1].end_lineno, first.col_offset))
-    outermost: list[tuple[int, int, int]] = []
-    for span in sorted(spans):
-        if not outermost or span[0] > outermost[-1][1]:
-            outermost.append(span)
-    for start, end, column in reversed(outermost):
-        lines[start - 1 : end] = [f"{' ' * column}raise RuntimeError({STRIPPED!r})\n"]
-    return "".join(lines)
 
 
 def _stub(fn, module: str) -> str:
@@ -130,31 +72,25 @@ def _stub(fn, module: str) -> str:
             raise BuildError(f"{what}: the default {p.default!r} does not read back")
         params.append(p.replace(annotation=p.empty))
     plain = signature.replace(parameters=params, return_annotation=signature.empty)
-    passed = [
-        f"*{p.name}"
-        if p.kind is p.VAR_POSITIONAL
-        else f"**{p.name}"
-        if p.kind is p.VAR_KEYWORD
-        else f"{p.name}={p.name}"
-        if p.kind is p.KEYWORD_ONLY
-        else p.name
-        for p in params
-    ]
     return (
         f"def {fn.__name__}{plain}:\n"
-        f'    """{what}, as the student download has it: no implementation.\n\n'
-        f"    It returns what the reference returned, when the download was built, for the\n"
-        f"    inputs of the course's visible checks; any other call raises NotRecorded.\n"
-        f'    """\n'
-        f"    return recording.call({', '.join([repr(library_name(fn)), *passed])})\n"
+        f'    """{what}, as the student download has it: no implementation."""\n'
+        f"    raise recording.NotInDownload({_not_here(what)!r})\n"
+    )
+
+
+def _not_here(what: str) -> str:
+    return (
+        f"{what} is not part of the student download: it holds no implementation of what the "
+        f"problem sets ask you to write (the course's site shows the reference once a problem "
+        f"set is done)"
     )
 
 
 STUB_HEADER = '''"""normlab.{module} in the student download: stubs, no implementation (issue 19).
 
 The course's reference stays with the graders. Each function here has the reference's name and
-parameters and returns what the reference returned for the visible checks' inputs, recorded
-when the download was built (normlab/grading/recording.py); any other input raises NotRecorded.
+parameters, and raises NotInDownload.
 """
 
 from __future__ import annotations
@@ -168,8 +104,8 @@ INIT_DOC = '''"""normlab, as a student downloads it: the course's checks, and no
 `from normlab.grading import check, summary, use_assignment` runs every visible check of the
 problem sets, on inputs and expectations recorded from the course's reference when this
 download was built. The reference itself (layer_norm, row_stats, ...) stays with the graders:
-its names here are stubs that answer only the recorded inputs. See the course's site,
-Exercises > Getting started.
+its names here are stubs that raise NotInDownload. See the course's site, Exercises > Getting
+started.
 """
 '''
 
@@ -235,15 +171,11 @@ def write_source(out: Path) -> Path:
     out = out.resolve()
     shutil.rmtree(out, ignore_errors=True)
     lib = out / "lib"
-    for name in SANDBOX:
-        shutil.copy2(LIB / "normlab_sandbox" / f"{name}.py", _mkdir(lib / "normlab_sandbox"))
-    grading = LIB / "normlab" / "grading"
-    for path in sorted(grading.rglob("*.py")):
-        relative = path.relative_to(grading)
-        if "__pycache__" in relative.parts or str(relative.with_suffix("")) in GRADERS_ONLY:
-            continue
-        source = strip_case_makers(path.read_text(encoding="utf-8"), str(path))
-        _write(lib / "normlab" / "grading" / relative, source)
+    for shipped in SHIPS:
+        for path in _python_files(LIB / shipped):
+            relative = path.relative_to(LIB)
+            _mkdir((lib / relative).parent)
+            shutil.copy2(path, lib / relative)
     _write(lib / "normlab" / "__init__.py", init_source())
     for module, objects in stub_functions().items():
         stubs = "\n\n".join(_stub(fn, module) for fn in objects)
@@ -253,6 +185,13 @@ def write_source(out: Path) -> Path:
     _write(out / "README.md", README)
     self_check(lib)
     return out
+
+
+def _python_files(path: Path) -> list[Path]:
+    """`path` itself (a .py file), or the .py files under it (a folder), caches left out."""
+    if path.is_file():
+        return [path]
+    return sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts)
 
 
 def _mkdir(path: Path) -> Path:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import types
 
 import normlab
-from normlab.grading import trusted
+from normlab.answer_key import trusted
 from normlab_sandbox import protocol
 from normlab_sandbox.cases import Case, Ref
 from normlab_sandbox.tripwire import label_for

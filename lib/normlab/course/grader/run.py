@@ -156,7 +156,7 @@ def grade(
     )
     print(ISOLATION_LINES[chosen.mode].format(assignment=assignment), flush=True)
     if chosen.real_torch:  # once, here: the workers fork from this process
-        importlib.import_module("normlab.grading.torch_family")  # the expectations' torch
+        importlib.import_module("normlab.answer_key.torch_layer_norms")  # the expectations' torch
         importlib.import_module("normlab_sandbox.module_probes").import_torchs_lazy_parts()
     started, cpu = time.monotonic(), _children_cpu()
     outcomes = _run_workers(app, config, chosen, assignment, force, todo, jobs, progress)

@@ -22,7 +22,7 @@ the property itself. Either way a bug costs the cells of its own misconception.
 
 One module per cell above, named after its default grade_id, with a builder
 `<module>_spec(kind, grade_id=<module>, *, points)`; besides them `kind` (`NormKind`: what
-the student's function should be, and `call`, a case that calls it) and `family` (the judge
+the student's function should be, and `call`, a case that calls it) and `variant_match` (the judge
 of the cells that read a choice). The rules of dtype_and_shape (`like_the_input`) and
 input_untouched (`untouched`) and the reader of reference_reuse (`no_reuse`) also serve
 normalizations called otherwise (ps7's group norm, ps5's and ps7's gradients).

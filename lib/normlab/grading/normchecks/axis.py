@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from normlab_sandbox.cases import Case
-
 from .. import variants
 from ..evidence import where
-from ..random_inputs import messy
-from ..spec import CheckSpec, check_spec, hidden_only
-from .family import evidence_of_difference, family_judge, input_of, output_of
-from .kind import NormKind, call
+from ..spec import CheckSpec, check_spec
+from .kind import NormKind
+from .variant_match import (
+    evidence_of_difference,
+    family_judge,
+    family_questions,
+    input_of,
+    output_of,
+)
 
 
 def _axis_property_holds(kind: NormKind, x, y) -> bool:
@@ -30,19 +33,6 @@ def _axis_property_holds(kind: NormKind, x, y) -> bool:
 
 def axis_spec(kind: NormKind, grade_id: str = "axis", *, points: float) -> CheckSpec:
     where_ = "every leading axis" if kind.leading_axes else "the last axis"
-
-    # every shape, in the order they are drawn; the visible battery is the first two, and
-    # for a per-record norm also the square input (where a wrong axis keeps the shape) and
-    # the single record (where x.shape[:-1] is ())
-    first = (4, 5) if kind.leading_axes else (3, 5)
-    records = [] if kind.leading_axes else [(7,), *hidden_only([(1, 6)])]
-    shapes = [first, (2, 3, 4), (6, 6), *hidden_only([(2, 3, 2, 5), (3, 1, 7)]), *records]
-    visible = [first, (2, 3, 4)] if kind.leading_axes else [first, (2, 3, 4), (6, 6), (7,)]
-
-    def make(rng, hidden: bool) -> list[Case]:
-        drawn = {s: call(kind, messy(rng, s), tag="axis") for s in shapes}
-        rest = [drawn[s] for s in shapes if s not in visible]
-        return [drawn[s] for s in visible] + (rest if hidden else [])
 
     def explain(seen, closest):
         x, y = input_of(seen), seen.value
@@ -66,9 +56,9 @@ def axis_spec(kind: NormKind, grade_id: str = "axis", *, points: float) -> Check
     return check_spec(
         grade_id,
         kind.function,
-        make,
         family_judge(kind, "axes", explain),
         f"{kind.title}: statistics over {where_}",
         misconception=f"{kind.title}: statistics over the wrong axes",
         points=points,
+        questions=family_questions(kind),
     )

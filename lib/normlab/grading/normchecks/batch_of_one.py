@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
-from normlab_sandbox.cases import Case
-
 from ..evidence import failure_of_call, undefined, where
 from ..judges import must_raise
-from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
 from ..verdict import NOT_WRITTEN, Verdict
-from .kind import NormKind, call
+from .kind import NormKind
 
 
 def batch_of_one_spec(
     kind: NormKind, grade_id: str = "batch_of_one", *, points: float
 ) -> CheckSpec:
-    def make(rng, hidden: bool) -> list[Case]:
-        cases = [
-            call(kind, messy(rng, (1, 5)), tag="one"),
-            call(kind, messy(rng, (2, 5)), tag="two"),
-        ]
-        if hidden:
-            cases += [call(kind, messy(rng, (1, 1, 4)), tag="one")]
-        return cases
-
     def rule(seen):
         case, error = seen.case, seen.value
         if case.tag == "two" or (error and error[0] == "NotImplementedError"):
@@ -45,7 +33,6 @@ def batch_of_one_spec(
     return check_spec(
         grade_id,
         kind.function,
-        make,
         must_raise(rule),
         "a single record raises ValueError (batch-norm needs a crowd)",
         misconception="a batch of one normalized instead of refused",

@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from normlab_sandbox.cases import Case
-
 from ..evidence import first_beyond, fmt, record, where
-from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
-from .family import evidence_of_difference, family_judge, input_of, output_of
-from .kind import NormKind, call
+from .kind import NormKind
+from .variant_match import (
+    evidence_of_difference,
+    family_judge,
+    family_questions,
+    input_of,
+    output_of,
+)
 
 
 def centering_spec(kind: NormKind, grade_id: str = "centering", *, points: float) -> CheckSpec:
-    def make(rng, hidden: bool) -> list[Case]:
-        # records whose mean is far from zero relative to their spread: centring shows
-        shapes = [(3, 5)] + ([(2, 3, 6), (5, 5)] if hidden else [])
-        cases = [call(kind, messy(rng, s, offset=6.0), tag="centering") for s in shapes]
-        return [call(kind, np.array([[1.0, 2.0, 3.0, 4.0]]), tag="centering"), *cases]
-
     def explain(seen, closest):
         case, y = seen.case, seen.value
         if closest is None:
@@ -39,11 +36,11 @@ def centering_spec(kind: NormKind, grade_id: str = "centering", *, points: float
     return check_spec(
         grade_id,
         kind.function,
-        make,
         family_judge(kind, "center", explain),
         "subtracts the mean" if kind.center else "does not subtract the mean",
         misconception="the mean not subtracted" if kind.center else "the mean subtracted",
         points=points,
+        questions=family_questions(kind),
     )
 
 

@@ -16,27 +16,16 @@ from normlab_sandbox.cases import Case
 
 from .. import variants
 from ..evidence import first_beyond, first_index, fmt, record, warned, where
-from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
-from .family import correct_variant, evidence_of_difference, family_judge, input_of, output_of
-from .kind import NormKind, call
-
-
-def _eps_block(rng, kind: NormKind) -> np.ndarray:
-    """Three records of variance 1e-6, one constant record, two ordinary ones.
-
-    For batch-norm the same block is transposed: the features carry the tiny and
-    the zero variance. RMSNorm's tiny records sit at zero (its statistic is the
-    mean square), LayerNorm's anywhere.
-    """
-    d = 6 if not kind.leading_axes else 5
-    base = rng.uniform(-5, 5, size=(3, 1)) if kind.center else 0.0
-    tiny = base + 1e-3 * rng.standard_normal((3, d))  # variance about 1e-6 < eps = 1e-5
-    constant = np.full((1, d), 3.0 if kind.center else 0.0)
-    normal = messy(rng, (2, d), spread=(0.5, 5.0))
-    block = np.concatenate([tiny, constant, normal])  # (6, d)
-    return block.T.copy() if kind.leading_axes else block
-
+from .kind import NormKind
+from .variant_match import (
+    correct_variant,
+    evidence_of_difference,
+    family_judge,
+    family_questions,
+    input_of,
+    output_of,
+)
 
 ZHANG_SENNRICH_EPS = 1e-8  # their code's default, added to the rms
 
@@ -64,22 +53,6 @@ def _other_convention(kind: NormKind, case: Case, computed: str) -> str:
 def eps_placement_spec(
     kind: NormKind, grade_id: str = "eps_placement", *, points: float
 ) -> CheckSpec:
-    def make(rng, hidden: bool) -> list[Case]:
-        block = _eps_block(rng, kind)
-        small = "features" if kind.leading_axes else "records"
-        label = f"{small} of variance 1e-6 and 0, shape {block.shape}"
-        cases = [
-            call(kind, block, tag="eps", label=label),
-            call(kind, messy(rng, (4, 3), spread=(0.05, 0.2)), eps=0.1, tag="eps"),
-        ]
-        if hidden:
-            cases += [
-                call(kind, block * 10.0, eps=1e-3, tag="eps"),
-                call(kind, messy(rng, (2, 3, 5), spread=(0.01, 0.05)), eps=1e-3, tag="eps"),
-                call(kind, block.reshape(1, *block.shape), tag="eps"),
-            ]
-        return cases
-
     def explain(seen, closest):
         if closest is None:
             return _property(seen, kind)
@@ -116,11 +89,11 @@ def eps_placement_spec(
     return check_spec(
         grade_id,
         kind.function,
-        make,
         family_judge(kind, "eps", explain),
         "eps inside the square root, the argument honoured",
         misconception="eps outside the square root, missing or ignored",
         points=points,
+        questions=family_questions(kind, () if kind.center else (ZHANG_SENNRICH_EPS,)),
     )
 
 

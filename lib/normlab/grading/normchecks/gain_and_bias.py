@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from normlab_sandbox.cases import Case
-
 from ..evidence import fmt, record, where, worst
 from ..judges import an_array, each_pair
-from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
-from .kind import NormKind, call
+from .kind import NormKind
 
 
 def gain_and_bias_spec(
@@ -18,23 +15,6 @@ def gain_and_bias_spec(
 ) -> CheckSpec:
     """gamma (and beta) scale and shift each normalized feature: judged against the student's
     own output with gamma = 1 and beta = 0, so no other misconception can leak in."""
-
-    def make(rng, hidden: bool) -> list[Case]:
-        # the seed's example: gamma_1 = 2 doubles only the first normalized feature
-        gamma = np.array([2.0, 1.0, 1.0, 1.0])
-        beta = np.array([0.0, 0.0, 0.0, 0.5]) if kind.has_beta else None
-        setups = [(messy(rng, (3, 4)), gamma, beta)]
-        if hidden:
-            for shape in [(5, 5), (2, 3, 6)]:
-                d = shape[-1]
-                g = rng.uniform(0.5, 3.0, size=d) * rng.choice([-1.0, 1.0], size=d)
-                b = rng.normal(size=d) if kind.has_beta else None
-                setups.append((messy(rng, shape), g, b))
-        cases = []
-        for pair, (x, g, b) in enumerate(setups):
-            cases.append(call(kind, x, tag="plain", pair=pair))
-            cases.append(call(kind, x, gamma=g, beta=b, tag="affine", pair=pair))
-        return cases
 
     def rule(seen):
         y1, yg = seen.first, seen.value
@@ -50,7 +30,6 @@ def gain_and_bias_spec(
     return check_spec(
         grade_id,
         kind.function,
-        make,
         each_pair(an_array, rule),
         "gamma (and beta) per feature, after normalizing",
         misconception=f"{'gamma and beta' if kind.has_beta else 'gamma'} misapplied",

@@ -8,9 +8,8 @@ from normlab_sandbox.cases import Case
 
 from ..evidence import amount, fmt, where
 from ..judges import an_array, read_all
-from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
-from .kind import NormKind, call
+from .kind import NormKind
 
 
 def independence_spec(
@@ -28,27 +27,6 @@ def independence_spec(
     whatever they are), a change of about 1e-8 that no student can see; across three,
     the changed record moves its neighbours visibly.
     """
-
-    def make(rng, hidden: bool) -> list[Case]:
-        shapes = [(3, 3, 5)] + ([(3, 4, 4)] if hidden else [])
-        cases = []
-        for block, shape in enumerate(shapes):
-            x = messy(rng, shape)
-            b, t, d = shape
-            cases.append(call(kind, x, tag="base", block=block))
-            cases.append(call(kind, messy(rng, shape) * 100.0, tag="other", block=block))
-            cases.append(call(kind, x, tag="again", block=block))
-            for target in ((0, t - 1), (b - 1, 0)):
-                x2 = x.copy()
-                x2[target] = x2[target] * 7.0 + 10.0 * np.arange(d)  # not a shift or scale
-                cases.append(call(kind, x2, tag="changed", block=block, record=target))
-            alone = (b - 1, t - 1)
-            cases.append(
-                call(kind, x[alone][None, None, :], tag="alone", block=block, record=alone)
-            )
-            if hidden:
-                cases.append(call(kind, x[(0, 0)], tag="alone", block=block, record=(0, 0)))
-        return cases
 
     order = {"base": 0, "other": 1, "again": 2, "changed": 3, "alone": 4}
 
@@ -72,7 +50,6 @@ def independence_spec(
     return check_spec(
         grade_id,
         kind.function,
-        make,
         judge,
         "records independent: alone = in a batch, no state",
         misconception="records influence each other, or state kept between calls",

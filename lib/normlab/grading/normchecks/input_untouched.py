@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from normlab_sandbox.cases import Case
-
 from ..evidence import where
 from ..judges import each_case, returned
-from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
-from .kind import NormKind, call
+from .kind import NormKind
 
 
 def untouched(param_names: tuple[str, ...]):
@@ -31,21 +28,9 @@ def untouched(param_names: tuple[str, ...]):
 def input_untouched_spec(
     kind: NormKind, grade_id: str = "input_untouched", *, points: float
 ) -> CheckSpec:
-    def make(rng, hidden: bool) -> list[Case]:
-        shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
-        cases = []
-        for shape in shapes:
-            d = shape[-1]
-            beta = rng.normal(size=d) if kind.has_beta else None
-            cases.append(
-                call(kind, messy(rng, shape), gamma=rng.uniform(0.5, 2, d), beta=beta, tag="io")
-            )
-        return cases
-
     return check_spec(
         grade_id,
         kind.function,
-        make,
         each_case(returned, untouched(kind.param_names)),
         "does not write into its arguments",
         misconception="writes into its arguments",

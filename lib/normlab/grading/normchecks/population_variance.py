@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from normlab_sandbox.cases import Case
-
 from ..evidence import first_beyond, fmt, record, where
-from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
-from .family import evidence_of_difference, family_judge, input_of, output_of
-from .kind import NormKind, call
+from .kind import NormKind
+from .variant_match import (
+    evidence_of_difference,
+    family_judge,
+    family_questions,
+    input_of,
+    output_of,
+)
 
 
 def _count(kind: NormKind) -> str:
@@ -22,11 +25,6 @@ def population_variance_spec(
     kind: NormKind, grade_id: str = "population_variance", *, points: float
 ) -> CheckSpec:
     stat = kind.statistic_name
-
-    def make(rng, hidden: bool) -> list[Case]:
-        # large spread: eps is negligible, only the divisor shows
-        shapes = [(3, 4), (2, 3, 5)] + ([(8, 8), (2, 2, 3, 6)] if hidden else [])
-        return [call(kind, messy(rng, s, spread=(2.0, 40.0)), tag="divisor") for s in shapes]
 
     def explain(seen, closest):
         case, x, y = seen.case, input_of(seen), seen.value
@@ -58,9 +56,9 @@ def population_variance_spec(
     return check_spec(
         grade_id,
         kind.function,
-        make,
         family_judge(kind, "divisor", explain),
         f"population {stat}: divide by {_count(kind)}",
         misconception=f"the sample {stat} (n - 1), or a sum of squares",
         points=points,
+        questions=family_questions(kind),
     )

@@ -3,13 +3,11 @@ reuse cell)."""
 
 from __future__ import annotations
 
-from normlab_sandbox.cases import Case
 from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
 
 from ..judges import each_case, returned
-from ..random_inputs import messy
 from ..spec import CheckSpec, check_spec
-from .kind import NormKind, call
+from .kind import NormKind
 
 LIBRARY_PREFIXES = ("normlab.", "torch.")
 
@@ -45,14 +43,9 @@ def no_reuse(read, library: str = "a library implementation"):
 def reference_reuse_spec(
     kind: NormKind, grade_id: str = "reference_reuse", *, points: float
 ) -> CheckSpec:
-    def make(rng, hidden: bool) -> list[Case]:
-        shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
-        return [call(kind, messy(rng, s), tag="reuse") for s in shapes]
-
     return check_spec(
         grade_id,
         kind.function,
-        make,
         each_case(no_reuse(returned)),
         "written by hand: no library normalization called",
         misconception="a library normalization called",

@@ -21,7 +21,8 @@ import numpy as np
 
 from normlab_sandbox.cases import Ref
 
-from . import reference, scripted_timer
+from ..grading import scripted_timer
+from . import reference
 
 
 def _as_float(x) -> np.ndarray:

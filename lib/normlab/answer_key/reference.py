@@ -28,7 +28,7 @@ from graphlib import TopologicalSorter
 from pathlib import Path
 
 NORMLAB_DIR = Path(__file__).resolve().parents[1]
-PACKAGE = "normlab.grading._reference_copy"
+PACKAGE = "normlab.answer_key._reference_copy"
 FILENAME_PREFIX = "<graders' copy of normlab/"
 INIT = "__init__"
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import normlab
-from normlab.grading import variants_family as vf
+from normlab.answer_key import wrong_implementations as vf
 
 # a judge's case must be at least this far (max |difference|) from every wrong answer
 MARGIN = 0.05

@@ -17,6 +17,7 @@ import numpy as np
 from .. import variants
 from ..evidence import fmt, record, where, worst
 from ..judges import an_array, each_case
+from ..oracle import ASK
 from ..verdict import Verdict
 from .kind import NormKind
 
@@ -56,6 +57,19 @@ def family_judge(kind: NormKind, choice: str, explain):
         return explain(seen, closest)
 
     return each_case(an_array, rule)
+
+
+def family_questions(kind: NormKind, other_eps=()):
+    """The questions of a cell judged by `family_judge`, for each case: the family on the
+    case's input (also at each of `other_eps`), and for a per-record norm the statistics
+    `lost_keepdims` reads."""
+
+    def questions(case) -> list:
+        x = np.asarray(case.args[0], dtype=np.float64)  # as `input_of` reads it
+        asked = [ASK.family(x, eps) for eps in (case.meta["eps"], *other_eps)]
+        return asked if kind.leading_axes else [*asked, ASK.statistics(x)]
+
+    return questions
 
 
 MISSING_KEEPDIMS = "missing_keepdims"  # a misconception of its own, whichever cell shows it

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from .variants import FIXED_EPS, Variant, axis_subsets
+from ..grading.variants import Variant, axis_subsets, members
 
 
 def _moments(x: np.ndarray, axes, center: bool, divisor: str):
@@ -40,16 +40,13 @@ def family(x, eps: float) -> dict[Variant, np.ndarray]:
     """Every variant's output on x (float64, gamma = 1, beta = 0), in a fixed order: judges
     pick the first of equally close ones."""
     x = np.asarray(x, dtype=np.float64)
-    outputs = {}
-    for axes in axis_subsets(x.ndim):
-        for center in (True, False):
-            for divisor in ("n", "n-1", "1"):
-                xc, m2 = _moments(x, axes, center, divisor)
-                for mode in ("inside", "outside", "none", "fixed"):
-                    for fixed in FIXED_EPS if mode == "fixed" else (0.0,):
-                        with np.errstate(divide="ignore", invalid="ignore"):
-                            z = xc / _scale(m2, mode, eps, fixed)
-                        outputs[Variant(axes, center, divisor, mode, fixed)] = z
+    outputs, moments = {}, {}
+    for v in members(x.ndim):
+        if (v.axes, v.center, v.divisor) not in moments:
+            moments[v.axes, v.center, v.divisor] = _moments(x, v.axes, v.center, v.divisor)
+        xc, m2 = moments[v.axes, v.center, v.divisor]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            outputs[v] = xc / _scale(m2, v.eps_mode, eps, v.fixed_eps)
     return outputs
 
 
