@@ -80,4 +80,11 @@ c.GenerateFeedback.preprocessors = [
 c.HTMLExporter.template_name = plugins.TEMPLATE
 c.HTMLExporter.extra_template_basedirs = [str(plugins.TEMPLATES)]
 
+# reuse: a function that hands its work to a library (normlab's reference, torch's
+# normalizations, autograd for a backward, np.var in ps6) earns nothing, every cell of it
+# scoring 0 ("function"); or only its reuse cell scores 0 ("cell"). `make release` writes it
+# into the notebooks' setup cells, so plain nbgrader, `make grade` and a student's own kernel
+# all apply it; run `make release` (and `make student`) after changing it.
+c.NormlabGrading.reuse_voids = "function"
+
 c.Exchange.root = os.environ.get("NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")

@@ -72,6 +72,9 @@ class Result:
     modified_inputs  positions (int) or keyword names (str) of array arguments the
                      call wrote into
     reference_calls  library normalizations the call reached, e.g. "normlab.layer_norm"
+    delegated        those it reached only through another of the student's graded functions
+                     (the student's row_stats calling normlab.row_stats, inside layer_norm):
+                     that function's reuse, not this one's (`tripwire.delegated`)
     probes           ((name, value), ...) observations of trusted helpers (a timer's
                      number of calls)
     """
@@ -82,6 +85,7 @@ class Result:
     warnings: tuple[tuple[str, str], ...] = ()
     modified_inputs: tuple = ()
     reference_calls: tuple[str, ...] = ()
+    delegated: tuple[str, ...] = ()
     probes: tuple[tuple[str, object], ...] = ()
 
     def probe(self, name: str, default=None):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import types
 import warnings
 
 import numpy as np
@@ -74,11 +75,22 @@ def _message(err: BaseException) -> str:
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
-def run_case(namespace: dict, case: Case, resolve) -> Result:
+def owner_codes(owners: dict) -> dict:
+    """{code object: name} of the student's graded functions among `owners` (name -> object)."""
+    return {
+        obj.__code__: name
+        for name, obj in owners.items()
+        if isinstance(getattr(obj, "__code__", None), types.CodeType)
+    }
+
+
+def run_case(namespace: dict, case: Case, resolve, owners: dict | None = None) -> Result:
     """Run one `Case` against `namespace` (name -> the student's object) and return a `Result`.
 
     `resolve(ref, made) -> callable` turns the case's `Ref`s into callables; refs of one case
-    share `made` (a timer's workload and its clock)."""
+    share `made` (a timer's workload and its clock). `owners` (name -> object: every graded
+    function of the student's, the case's target among them) tells the tripwire whose library
+    call is whose."""
     if case.target not in namespace:
         return Result(error=("NameError", f"name {case.target!r} is not defined"))
     target = namespace[case.target]
@@ -96,7 +108,7 @@ def run_case(namespace: dict, case: Case, resolve) -> Result:
     pristine = {i: a.copy() for i, a in enumerate(args) if isinstance(a, np.ndarray)}
     pristine.update({k: v.copy() for k, v in kwargs.items() if isinstance(v, np.ndarray)})
 
-    tripwire = Tripwire()
+    tripwire = Tripwire(owner_codes(owners or namespace), case.target)
     output, output_type, error = None, "", None
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("always")
@@ -128,5 +140,6 @@ def run_case(namespace: dict, case: Case, resolve) -> Result:
         warnings=tuple((w.category.__name__, _message(w.message)) for w in caught),
         modified_inputs=tuple(modified),
         reference_calls=tuple(tripwire.calls),
+        delegated=tuple(tripwire.delegated),
         probes=tuple(probes),
     )

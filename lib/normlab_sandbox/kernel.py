@@ -47,7 +47,7 @@ import socket
 import sys
 import types
 
-from . import channel, protocol, standins, wire
+from . import channel, guarded, protocol, standins, wire
 from .guarded import run_case
 from .protocol import WIRE_TYPES
 from .shell import captured, make_shell, run_cell
@@ -177,15 +177,18 @@ def _serve_case(shell, link: channel.Channel, request: protocol.RunCase):
     """Run one check case through `run_case` on the notebook's objects."""
     user_ns, case = shell.user_ns, request.case
     namespace = {t: user_ns[n] for t, n in request.names.items() if n in user_ns}
+    owners = {n: user_ns[n] for n in request.owners if n in user_ns} or namespace
+    standins.case_owners = guarded.owner_codes(owners)
     link.noted = set()
     try:
         with captured(shell), link.interrupts.student_code():
-            result = run_case(namespace, case, standins.resolve)
+            result = run_case(namespace, case, standins.resolve, owners)
     except KeyboardInterrupt as stopped:
         running = running_functions(stopped, user_ns, [request.case_function()])
         return protocol.Interrupted(request.id, tuple(running))
     finally:
         link.noted = None
+        standins.case_owners = {}
     return protocol.CaseDone(request.id, result, list(shell.collector.items))
 
 

@@ -73,20 +73,31 @@ def held(module, name: str) -> str:
     return "tensor" if isinstance(value, torch.Tensor) else type(value).__name__
 
 
-def _set(module, name: str, value) -> None:
-    """Put `value` into `module.<name>` in place, through `.data` (see the module docstring)."""
+def _set(module, name: str, value) -> str | None:
+    """Put `value` into `module.<name>` in place, through `.data` (see the module docstring);
+    what stops it, in words, when the module has no such tensor (the probe's finding, never
+    an exception: it is not the student's code that failed)."""
     tensor = getattr(module, name, None)
     if not isinstance(tensor, torch.Tensor):
-        raise AttributeError(
-            f"LayerNorm's {name} is {held(module, name)}, not a tensor of normalized_shape"
-        )
+        return f"LayerNorm's {name} is {held(module, name)}, not a tensor of normalized_shape"
     new = torch.as_tensor(np.asarray(value))
     if tensor.numel() != new.numel():
-        raise ValueError(
+        return (
             f"LayerNorm's {name} has shape {tuple(tensor.shape)}, not normalized_shape "
             f"{tuple(new.shape)}"
         )
     tensor.data = new.reshape(tensor.shape)
+    return None
+
+
+def _set_all(module, weight, bias) -> dict | None:
+    """`_set` weight and bias (each unless None); the finding {"unset": why} if one cannot be."""
+    for name, value in (("weight", weight), ("bias", bias)):
+        if value is not None:
+            why = _set(module, name, value)
+            if why:
+                return {"unset": why}
+    return None
 
 
 class _NormKernels(TorchDispatchMode):
@@ -158,9 +169,9 @@ def forward_pass(
     if stub:  # before weight and bias are put in: a stub's __init__ made none
         return stub
     module = _build(cls, normalized_shape, eps, elementwise_affine)
-    for name, value in (("weight", weight), ("bias", bias)):
-        if value is not None:
-            _set(module, name, value)
+    unset = _set_all(module, weight, bias)
+    if unset:
+        return unset
     xt = torch.tensor(np.asarray(x), requires_grad=dy is not None)
     with _NormKernels() as kernels:
         y = module(xt)
@@ -211,14 +222,14 @@ def state_dict(cls, normalized_shape, x, weight, bias) -> dict:
       nn.LayerNorm (`out_error` if it would not load), and that state_dict's entries."""
     xt = torch.tensor(np.asarray(x))
     theirs = torch.nn.LayerNorm(normalized_shape, dtype=xt.dtype)
-    for name, value in (("weight", weight), ("bias", bias)):
-        _set(theirs, name, value)
+    _set_all(theirs, weight, bias)
     stub = _stub(cls, normalized_shape)
     if stub:
         return stub
     mine = _build(cls, normalized_shape)
-    for name, value in (("weight", weight), ("bias", bias)):
-        _set(mine, name, value)
+    unset = _set_all(mine, weight, bias)
+    if unset:
+        return unset
     found = {"weight": held(mine, "weight"), "bias": held(mine, "bias"), "out_error": None}
     with torch.no_grad():
         found["direct"] = _array(mine(xt))
@@ -239,7 +250,7 @@ def state_dict(cls, normalized_shape, x, weight, bias) -> dict:
 
 def training(cls, **run) -> dict:
     """`spirals.train_losses(cls, **run)`, and a fresh module's weight and bias (arrays, or
-    None where the module has none)."""
+    None where the module has none) and what they are (`held`)."""
     width = run.get("width", spirals.RUN["width"])
     stub = _stub(cls, width)
     if stub:
@@ -250,7 +261,8 @@ def training(cls, **run) -> dict:
     for name in ("weight", "bias"):
         value = getattr(fresh, name, None)
         start[name] = _array(value) if isinstance(value, torch.Tensor) else None
-    return {"losses": losses, "fresh": start}
+    kinds = {name: held(fresh, name) for name in ("weight", "bias")}
+    return {"losses": losses, "fresh": start, "held": kinds}
 
 
 PROBES = {

@@ -27,8 +27,10 @@ while it serves one carries that id, and exactly one of them is the reply:
                                      stalled -> NamesDone(defined, stalled: {name: why})
     Stall(id, names: {name: why})    stall the objects these names hold now -> StallDone()
                                      (`why`: (verdict category, message))
-    RunCase(id, case, names)         run one check `Case` through `guarded.run_case`
-                                     -> CaseDone(result, outputs)
+    RunCase(id, case, names, owners) run one check `Case` through `guarded.run_case`
+                                     (`owners`: the notebook's graded functions, whose
+                                     library calls are each their own) -> CaseDone(result,
+                                     outputs)
     Bye()                            exit (no reply)
 
 Any request may instead be answered Interrupted(id, running) (the grader's timeout stopped it;
@@ -39,7 +41,9 @@ Questions, kernel -> grader, while a case runs: the student's code reached what 
 the grader (see `channel` and `standins`). A question comes before the reply and gets an
 Answer(id, seq, value, error); a Note needs none:
 
-    AskLibrary(id, seq, path, args, kwargs)    a normlab function (`normlab.layer_norm`)
+    AskLibrary(id, seq, path, args, kwargs, owner)
+                                               a normlab function (`normlab.layer_norm`),
+                                               called inside `owner` (a graded function)
     AskRef(id, seq, ref, attr, args, kwargs)   a trusted callable the check handed over
     AskTorch(id, seq, path)                    torch, in a kernel that has no torch
     Note(id, kind, name)                       a call the grader notes (NumPy's variance)
@@ -148,6 +152,7 @@ class RunCase:
     id: int
     case: Case
     names: dict  # the check's target -> the notebook's name
+    owners: tuple[str, ...] = ()  # the notebook's names of every graded function
 
     def case_function(self) -> str | None:
         """The notebook's name for the function this case calls."""
@@ -247,11 +252,14 @@ class AskLibrary:
     path: str
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
+    owner: str | None = None  # the innermost graded function on the call's stack
 
     def __post_init__(self) -> None:
         _request_id(self.id)
         if not isinstance(self.path, str) or not isinstance(self.args, tuple):
             raise MalformedMessage("AskLibrary carries a path and a tuple of arguments")
+        if self.owner is not None and not isinstance(self.owner, str):
+            raise MalformedMessage("AskLibrary's owner is a name")
         _string_map(self.kwargs, "AskLibrary.kwargs")
 
 

@@ -137,11 +137,38 @@ def node_label(name: str) -> str | None:
     return f"torch.ops.aten.{op} ({name} in the output's graph)" if op else None
 
 
-class Tripwire:
-    """Records library normalizations entered while active (see the module docstring)."""
+def delegated(label: str, owner: str | None, target: str) -> bool:
+    """Did the call of `target` reach library function `label` only through the student's own
+    `owner`, another graded function whose library twin it is (layer_norm calling the
+    student's row_stats, which calls normlab.row_stats)? That call is `owner`'s reuse, not
+    `target`'s; any other library call is `target`'s own."""
+    if owner is None or owner == target:
+        return False
+    return label == f"normlab.{owner}" or label.startswith(f"normlab.{owner} ")
 
-    def __init__(self) -> None:
+
+def owner_of(frame, owners: dict) -> str | None:
+    """The innermost of the student's graded functions (`owners`: code object -> name) on the
+    stack from `frame` up, or None."""
+    while frame is not None:
+        name = owners.get(frame.f_code)
+        if name is not None:
+            return name
+        frame = frame.f_back
+    return None
+
+
+class Tripwire:
+    """Records library normalizations entered while active (see the module docstring).
+
+    `owners` ({code object: name}: the student's graded functions) and `target` (the function
+    the case calls) sort each entry: `calls` are the target's own, `delegated` those it made
+    only through another graded function of the student's (see `delegated`)."""
+
+    def __init__(self, owners: dict | None = None, target: str = "") -> None:
         self.calls: list[str] = []
+        self.delegated: list[str] = []
+        self.owners, self.target = owners or {}, target
         self._labels: dict[object, str | None] = {}
 
     def _label(self, code) -> str | None:
@@ -152,9 +179,11 @@ class Tripwire:
             self._labels[code] = label
             return label
 
-    def _record(self, label: str) -> None:
-        if label not in self.calls:
-            self.calls.append(label)
+    def _record(self, label: str, frame=None) -> None:
+        owner = owner_of(frame, self.owners) if frame is not None and self.owners else None
+        found = self.delegated if delegated(label, owner, self.target) else self.calls
+        if label not in found:
+            found.append(label)
 
     def __call__(self, frame, event, arg):
         if event == "call":
@@ -163,12 +192,12 @@ class Tripwire:
                 caller = frame.f_back
                 # record entry points only, not the library's own inner calls
                 if caller is None or self._label(caller.f_code) is None:
-                    self._record(label)
+                    self._record(label, caller)
         elif event == "c_call":
             name = getattr(arg, "__name__", None)
             if name in _TORCH_C and str(getattr(arg, "__module__", "")).startswith("torch"):
                 if self._label(frame.f_code) is None:
-                    self._record(f"torch.{name}")
+                    self._record(f"torch.{name}", frame)
 
     @contextmanager
     def active(self):

@@ -108,7 +108,7 @@ def test_normlab_is_a_stand_in_and_numpy_var_is_noted_to_the_grader(kernel):
     case = Case("f", "call", (np.arange(6.0).reshape(2, 3),))
     answers.begin_case(case)
     reply = kernel.request(protocol.RunCase(0, case, {"f": "f"}), 20, answers)
-    noted, _ = answers.end_case()
+    noted, _, _ = answers.end_case()
     assert np.array_equal(reply.result.output, [2 / 3, 2 / 3]) and noted == ("numpy.var",)
 
 
@@ -225,7 +225,7 @@ def test_a_trusted_function_works_in_its_own_case_only(kernel):
     other = Case("later", "call", (np.ones((2, 3)),))
     answers.begin_case(other)
     reply = kernel.request(protocol.RunCase(0, other, {"later": "later"}), 20, answers)
-    noted, _ = answers.end_case()
+    noted, _, _ = answers.end_case()
     assert reply.result.error[0].endswith("Unavailable")
     assert noted == ("normlab.layer_norm (a trusted function kept from an earlier check)",)
 

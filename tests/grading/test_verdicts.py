@@ -44,7 +44,8 @@ from course_helpers import (  # noqa: E402
 from normlab import red_team  # noqa: E402
 from normlab.answer_key.oracle import LIVE  # noqa: E402
 from normlab.grading import ASSIGNMENTS, CHECKS, run_case, run_check  # noqa: E402
-from normlab.grading.verdict import OUTCOMES, PASSED  # noqa: E402
+from normlab.grading.catalog import cells_of, reuse_cell  # noqa: E402
+from normlab.grading.verdict import NOT_JUDGED, OUTCOMES, PASSED  # noqa: E402
 
 SNAPSHOT = Path(__file__).with_name("verdicts.json")
 # one pytest-xdist worker records the bank's messages once (the module fixture `now`)
@@ -109,9 +110,14 @@ def time_median(fn, repeats=7, warmup=2, clock=None):
         times.append(clock() - start)
     return float(np.mean(times))
 """,
-        "sample-np-var-and-warm-up-timed": """
+        "np-var": """
 def stable_variance(x):
-    return np.var(x, axis=-1, ddof=1)
+    return np.var(x, axis=-1)
+""",
+        "sample-variance-and-warm-up-timed": """
+def stable_variance(x):
+    centred = x - x.mean(axis=-1, keepdims=True)
+    return (centred * centred).sum(axis=-1) / (x.shape[-1] - 1)
 
 def time_median(fn, repeats=7, warmup=2, clock=None):
     times = []
@@ -279,6 +285,13 @@ def rms_norm(x, gamma, eps=1e-6):
 
 ln_total, rms_total = 24 * 2 * 768, 24 * 768
 """,
+        "a-wrapper-of-the-reference": """
+import normlab
+
+
+def rms_norm(x, gamma, eps=1e-6):
+    return normlab.rms_norm(x, gamma, eps)
+""",
         "zhang-sennrich-eps": """
 def rms_norm(x, gamma, eps=1e-8):
     x = np.asarray(x, dtype=np.float64)
@@ -286,6 +299,16 @@ def rms_norm(x, gamma, eps=1e-8):
 """,
     },
 }
+
+
+def red_team_as_written() -> dict:
+    """normlab's red team as a student would have written it: the same source, compiled as
+    the student's own code (not normlab's file: the tripwire would take a call of it for a
+    library implementation, and the course's reuse policy would void every cell)."""
+    namespace: dict = {}
+    source = Path(red_team.__file__).read_text(encoding="utf-8")
+    exec(compile(source, "<the red team, as a student's code>", "exec"), namespace)  # noqa: S102
+    return namespace
 
 
 def _as_rms_norm(fn):
@@ -323,11 +346,13 @@ def submissions() -> dict[str, tuple[str, dict]]:
     bank = {name: (a, run_sources(code)) for name, (a, code) in sources.items()}
     ps2 = run_sources(sources["ps2_layer_norm/solution"][1])
     ps3 = run_sources(sources["ps3_axes/solution"][1])
+    written = red_team_as_written()
     for name, planted in red_team.RED_TEAM.items():
+        fn = written[planted.fn.__name__]
         as_student = {
-            "ps2_layer_norm": {**ps2, "layer_norm": planted.fn},
-            "ps3_axes": {**ps3, "batch_norm": planted.fn},
-            "ps4_rmsnorm": {"rms_norm": _as_rms_norm(planted.fn)},
+            "ps2_layer_norm": {**ps2, "layer_norm": fn},
+            "ps3_axes": {**ps3, "batch_norm": fn},
+            "ps4_rmsnorm": {"rms_norm": _as_rms_norm(fn)},
         }
         for assignment, namespace in as_student.items():
             bank[f"{assignment}/red_team:{name}"] = (assignment, namespace)
@@ -342,8 +367,11 @@ def verdicts(assignment: str, namespace: dict) -> dict[str, dict[str, dict]]:
         found[grade_id] = {}
         for battery, hidden in (("visible", False), ("hidden", True)):
             # through run_check: the judge gets the questions its check declares, no others
-            verdict = run_check(spec, partial(run_case, namespace), hidden=hidden, oracle=LIVE)
+            run_one = partial(run_case, namespace, owners=namespace)
+            verdict = run_check(spec, run_one, hidden=hidden, oracle=LIVE)
             found[grade_id][battery] = {"category": verdict.category, "message": verdict.message}
+            if verdict.note:
+                found[grade_id][battery]["note"] = verdict.note
     return found
 
 
@@ -402,6 +430,40 @@ def test_a_verdict_is_an_outcome_or_a_misconception_identifier(recorded):
     misconceptions = categories - set(OUTCOMES)
     assert all(re.fullmatch(r"[a-z][a-z0-9_]*", c) for c in misconceptions), misconceptions
     assert {PASSED, "not written", "crashed"} <= categories
+
+
+NAMED = re.compile(r"(?:see|fix|same cause as) ([a-z][a-z0-9_]*)")
+
+
+def test_every_cell_a_message_points_to_fails_for_that_submission(recorded):
+    """A tick is a true statement (issue 29): a pass "apart from ...: see <cell>", a "not
+    judged: fix <cell> first" and a "same cause as <cell>" name cells that fail for the same
+    submission and battery, and only cells the rubric lets this one name."""
+    pointed = 0
+    for name, cells in recorded.items():
+        assignment = name.split("/")[0]
+        for grade_id, batteries in cells.items():
+            spec = CHECKS[assignment][grade_id]
+            reuse = reuse_cell(spec)
+            allowed = {*spec.apart_from, *spec.hidden_by, *([reuse.grade_id] if reuse else [])}
+            allowed |= {other.grade_id for other in cells_of(spec)}  # same cause
+            for battery, verdict in batteries.items():
+                said = f"{verdict.get('message') or ''} {verdict.get('note') or ''}"
+                for cell in NAMED.findall(said):
+                    if cell not in CHECKS[assignment]:
+                        continue  # a word, not a cell ("see the docstring")
+                    pointed += 1
+                    assert cell in allowed, (name, grade_id, battery, cell)
+                    assert cells[cell][battery]["category"] != PASSED, (name, grade_id, cell)
+    assert pointed > 50  # the bank has qualified passes, hidden cells and shared causes
+
+
+def test_every_not_judged_cell_says_what_to_fix(recorded):
+    for name, cells in recorded.items():
+        for grade_id, batteries in cells.items():
+            for verdict in batteries.values():
+                if verdict["category"] == NOT_JUDGED:
+                    assert verdict["message"].startswith("not judged: "), (name, grade_id)
 
 
 if __name__ == "__main__":

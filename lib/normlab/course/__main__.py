@@ -126,10 +126,13 @@ def main(argv=None) -> int:
         from pathlib import Path
 
         from .grader.nbgrader_app import load_app
+        from .plugins import NormlabGrading
         from .reports.points import sync_course
 
-        coursedir = load_app().coursedir
-        for path in sync_course(Path(coursedir.root) / coursedir.source_directory):
+        app = load_app()
+        coursedir = app.coursedir
+        policy = NormlabGrading(config=app.config).reuse_voids
+        for path in sync_course(Path(coursedir.root) / coursedir.source_directory, policy):
             print(f"points updated: {path}")
         return 0
     if args.command in ("student-source", "student-bundle"):

@@ -4,6 +4,7 @@
     c.AssignLatePenalties.plugin_class   "normlab.course.plugins.PercentPerDay"
     c.GenerateFeedback.preprocessors     CheckNotes, ConciseErrors, MathToMathML
     c.HTMLExporter.template_name         TEMPLATE (templates/normlab_feedback)
+    c.NormlabGrading.reuse_voids         the course's reuse policy (`NormlabGrading`)
 
 **Restoring hidden tests.** nbgrader stores a locked cell's checksum in the gradebook *before*
 it strips the cell's hidden tests from the release (generate_assignment runs SaveCells, then
@@ -57,9 +58,11 @@ from nbformat import NotebookNode
 from nbgrader.api import MissingEntry
 from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
-from traitlets import Bool, Float
+from traitlets import Bool, Enum, Float
+from traitlets.config import Configurable
 
 from normlab.grading import CHECKS
+from normlab.grading.selfcheck import REUSE_VOIDS
 from normlab.grading.verdict import HIDDEN_LABEL
 
 TEMPLATES = Path(__file__).with_name("templates")  # HTMLExporter.extra_template_basedirs
@@ -208,6 +211,22 @@ class MathToMathML(Preprocessor):
         if cell.cell_type == "markdown" and "$" in cell.source:
             cell.source = mathml(cell.source)
         return cell, resources
+
+
+# --- the course's own settings --------------------------------------------------------------
+
+
+class NormlabGrading(Configurable):
+    """The course's grading settings, read from nbgrader_config.py like nbgrader's own."""
+
+    reuse_voids = Enum(
+        REUSE_VOIDS,
+        default_value=REUSE_VOIDS[0],
+        help="A function that hands its work to a library (normlab's reference, torch's "
+        "normalizations, autograd for a backward, np.var in ps6): 'function' voids every "
+        "cell of it (the default), 'cell' its reuse cell alone. `make release` writes it "
+        "into the notebooks' setup cells (python -m normlab.course points).",
+    ).tag(config=True)
 
 
 # --- restoring hidden tests --------------------------------------------------------------

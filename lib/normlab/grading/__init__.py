@@ -78,7 +78,7 @@ from normlab_sandbox.cases import Case, Ref, Result
 
 from .catalog import ASSIGNMENTS, CHECKS, MANUAL, REAL_TORCH
 from .runner import run_case, run_cases
-from .selfcheck import check, run_check, summary, try_it, use_assignment
+from .selfcheck import check, reference_norms, run_check, summary, try_it, use_assignment
 from .spec import DEFAULT_SEED, CheckSpec
 from .verdict import Verdict
 
@@ -104,6 +104,7 @@ __all__ = [
     "Verdict",
     "cell_verdict",
     "check",
+    "reference_norms",
     "run_case",
     "run_cases",
     "run_check",

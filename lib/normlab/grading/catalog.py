@@ -9,6 +9,8 @@ batteries in `normlab.answer_key.batteries`).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import (
     ps1_by_hand,
     ps2_layer_norm,
@@ -34,7 +36,13 @@ _COURSE = (
     ps8_in_a_model,
 )
 CHECKS: dict[str, dict[str, CheckSpec]] = with_batteries(
-    {module.ASSIGNMENT: module.CHECKS for module in _COURSE}
+    {
+        module.ASSIGNMENT: {
+            grade_id: replace(spec, assignment=module.ASSIGNMENT)
+            for grade_id, spec in module.CHECKS.items()
+        }
+        for module in _COURSE
+    }
 )
 # the assignment ids, in the course's order
 ASSIGNMENTS: tuple[str, ...] = tuple(CHECKS)
@@ -47,3 +55,21 @@ MANUAL: dict[str, dict[str, float]] = {
 REAL_TORCH: frozenset[str] = frozenset(
     module.ASSIGNMENT for module in _COURSE if getattr(module, "REAL_TORCH", False)
 )
+# the names the checks read from a notebook: every graded function (and value) of each set
+GRADED: dict[str, tuple[str, ...]] = {
+    a: tuple(dict.fromkeys(t for spec in specs.values() for t in spec.targets))
+    for a, specs in CHECKS.items()
+}
+
+
+def cells_of(spec: CheckSpec) -> list[CheckSpec]:
+    """The cells of `spec`'s assignment that check the same function(s), in the notebook's
+    order, `spec` among them (alone, for a check of no assignment of the course's)."""
+    specs = CHECKS.get(spec.assignment, {}).values()
+    return [other for other in specs if other.targets == spec.targets] or [spec]
+
+
+def reuse_cell(spec: CheckSpec) -> CheckSpec | None:
+    """The reuse cell of `spec`'s function (None: it has none, or `spec` is it)."""
+    found = [other for other in cells_of(spec) if other.voids]
+    return found[0] if found and found[0] is not spec else None

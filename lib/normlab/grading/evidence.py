@@ -8,7 +8,7 @@ import numpy as np
 
 from normlab_sandbox.cases import Case, Result
 
-from .verdict import CRASHED, NOT_WRITTEN, Verdict
+from .verdict import CRASHED, NOT_WRITTEN, Message, Verdict
 
 
 def fmt(value, digits: int = 4, limit: int = 8) -> str:
@@ -67,7 +67,25 @@ def failure_of_call(name: str, case: Case, result: Result) -> Verdict | None:
         )
     hint = _broadcast_hint(kind, text)
     message = f"{name} raised {kind}: {text.strip() if hint else text} ({where(case)}).{hint}"
-    return Verdict(NOT_WRITTEN if undefined(case, result) else CRASHED, message)
+    if undefined(case, result):
+        return Verdict(NOT_WRITTEN, message)
+    if hint:
+        cause = keepdims_cause(name)
+    else:
+        cause = f"{name} raised {kind}: {generic(text.strip())[:200]}"
+    return Verdict(CRASHED, message, cause=cause)
+
+
+def keepdims_cause(name: str) -> str:
+    """The one cause of a statistic that lost its axis, however it shows (an error, or on a
+    square input an output normalized with another record's statistics)."""
+    return f"{name}'s statistics lost their last axis (missing keepdims)"
+
+
+def generic(text: str) -> str:
+    """An error message without the sizes of the input it met: shapes as (...), whole numbers
+    as N, so that one cause reads the same on every input ("same cause as <cell>")."""
+    return re.sub(r"\b\d+\b", "N", _SHAPE.sub("(...)", text))
 
 
 _SHAPE = re.compile(r"\(([\d,\s]*)\)")
@@ -146,16 +164,20 @@ def array_output(name: str, case: Case, result: Result, shape=None):
         return None, problem
     out = result.output
     if isinstance(out, tuple) or out is None:
-        return None, f"{name} returned {shown_type(result)}, not an array ({where(case)})."
+        shown = shown_type(result)
+        text = f"{name} returned {shown}, not an array ({where(case)})."
+        return None, Message(text, cause=f"{name} returns {shown}, not an array")
     arr = np.asarray(out)
     if arr.dtype.kind not in "biuf":
-        return None, f"{name} returned an array of dtype {arr.dtype}, not numbers ({where(case)})."
+        text = f"{name} returned an array of dtype {arr.dtype}, not numbers ({where(case)})."
+        return None, Message(text, cause=f"{name} returns an array of {arr.dtype}, not numbers")
     want = np.shape(case.args[0]) if shape is None else shape
     if arr.shape != tuple(want):
-        return None, (
+        text = (
             f"{name} returned shape {arr.shape} for an input of shape {tuple(want)} "
             f"({where(case)}); the output must have the input's shape."
         )
+        return None, Message(text, cause=f"{name} returns another shape than its input's")
     return arr.astype(np.float64), None
 
 
@@ -172,21 +194,25 @@ def arrays_output(name: str, case: Case, result: Result, parts, *, shapes=None, 
     if problem:
         return None, problem
     out, count = result.output, COUNTS[len(parts)]
+    shown = shown_type(result)
     if not isinstance(out, tuple) or len(out) != len(parts):
-        return None, (
+        text = (
             f"{name} must return {count} {things}, ({', '.join(parts)}); it returned "
-            f"{shown_type(result)} ({where(case)})."
+            f"{shown} ({where(case)})."
         )
+        return None, Message(text, cause=f"{name} returns {shown}, not {count} {things}")
     try:
         arrays = [np.asarray(value, dtype=np.float64) for value in out]
     except (TypeError, ValueError):
-        return None, f"{name} returned {shown_type(result)}, not {count} arrays ({where(case)})."
+        text = f"{name} returned {shown}, not {count} arrays ({where(case)})."
+        return None, Message(text, cause=f"{name} returns {shown}, not {count} arrays")
     for i, shape in enumerate(shapes or ()):
         if arrays[i].size != int(np.prod(shape)):
-            return None, (
+            text = (
                 f"{parts[i]} has shape {arrays[i].shape} for {where(case)}; it should have "
                 f"shape {shape}."
             )
+            return None, Message(text, cause=f"{name}'s {parts[i]} has the wrong shape")
         arrays[i] = arrays[i].reshape(shape)
     return tuple(arrays), None
 

@@ -164,6 +164,7 @@ CHECKS = registry(
         "row_stats written by hand",
         misconception="row_stats: a library function called",
         points=1,
+        voids=True,
     ),
     normchecks.axis_spec(LAYER_NORM, points=3),
     normchecks.centering_spec(LAYER_NORM, points=1),

@@ -137,5 +137,6 @@ CHECKS = registry(
         "witness written by hand",
         misconception="the witness calls normlab's audit or a library",
         points=2,
+        voids=True,
     ),
 )

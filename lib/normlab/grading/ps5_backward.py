@@ -229,5 +229,6 @@ CHECKS = registry(
         "no library gradient or autograd",
         misconception="a library gradient or autograd called",
         points=4,
+        voids=True,
     ),
 )

@@ -29,6 +29,7 @@ from .evidence import (
 from .judges import each_case, each_pair, returned
 from .oracle import ASK
 from .spec import check_spec, registry
+from .verdict import Message
 
 ASSIGNMENT = "ps6_stability_speed"
 # cells graded by hand (grade_id -> points; the rubric is in the source notebook)
@@ -113,10 +114,11 @@ def _read_by_hand(case, result):
     """Reader of the by-hand cell: NumPy's variance is off limits too, then as any reuse cell."""
     hits = [c for c in result.reference_calls if c.startswith(("numpy.", "normlab."))]
     if hits:
-        return None, (
+        text = (
             f"stable_variance called {hits[0]}: this exercise is to write the variance "
             f"from sums and means yourself (np.var already does two passes)."
         )
+        return None, Message(text, cause=hits[0])
     return _read_no_reuse(case, result)
 
 
@@ -222,6 +224,7 @@ CHECKS = registry(
         misconception="np.var or a library called",
         salt="population_variance",
         points=1,
+        voids=True,
     ),
     check_spec(
         "timing_warmup",

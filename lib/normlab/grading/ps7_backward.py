@@ -287,5 +287,6 @@ SPECS = (
         "no library gradient or autograd",
         misconception="a library gradient or autograd called",
         points=2,
+        voids=True,
     ),
 )

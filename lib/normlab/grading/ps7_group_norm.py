@@ -493,5 +493,6 @@ SPECS = (
         "written by hand: no library normalization called",
         misconception="a library group norm called",
         points=2,
+        voids=True,
     ),
 )

@@ -35,6 +35,7 @@ from .ps8_values import (
     values_spec,
 )
 from .spec import check_spec, registry
+from .verdict import PASSED, Verdict
 
 ASSIGNMENT = "ps8_in_a_model"
 MANUAL = {"what_a_norm_buys": 4}
@@ -133,19 +134,19 @@ def state_dict_spec(points: float):
 
 
 # the members of the family whose runs a module may match in the training cell: each is
-# another cell's misconception (values, population_variance, eps_placement, stats_in_graph,
-# registered or parameter_gradients), so it costs its own cell, not this one as well
+# another cell's misconception, so it costs that cell, not this one as well; this one then
+# trains as nn.LayerNorm does apart from it, and says so. (member, its cell, in words)
 OTHER_CELLS = (
-    {"axes": (0,)},
-    {"axes": (0, 1)},
-    {"center": False},
-    {"divisor": "n-1"},
-    {"eps_mode": "outside"},
-    {"eps_mode": "none"},
-    {"detach": ("mean", "var")},
-    {"detach": ("mean",)},
-    {"detach": ("var",)},
-    {"frozen": True},
+    ({"axes": (0,)}, "values", "the axes"),
+    ({"axes": (0, 1)}, "values", "the axes"),
+    ({"center": False}, "values", "the centring"),
+    ({"divisor": "n-1"}, "population_variance", "the variance"),
+    ({"eps_mode": "outside"}, "eps_placement", "eps"),
+    ({"eps_mode": "none"}, "eps_placement", "eps"),
+    ({"detach": ("mean", "var")}, "stats_in_graph", "the statistics' gradients"),
+    ({"detach": ("mean",)}, "stats_in_graph", "the statistics' gradients"),
+    ({"detach": ("var",)}, "stats_in_graph", "the statistics' gradients"),
+    ({"frozen": True}, "parameter_gradients", "the parameters' training"),
 )
 TRAINING_RTOL = 1e-8  # of the largest loss; the course's solution is within about 1e-13
 
@@ -153,7 +154,8 @@ TRAINING_RTOL = 1e-8  # of the largest loss; the course's solution is within abo
 def _training_questions(case) -> list:
     """The run with nn.LayerNorm, with each member of OTHER_CELLS, and a new nn.LayerNorm's
     state (`_start`)."""
-    runs = [ASK.training_losses(case.kwargs, **member) for member in ({}, *OTHER_CELLS)]
+    members = ({}, *(member for member, _, _ in OTHER_CELLS))
+    runs = [ASK.training_losses(case.kwargs, **member) for member in members]
     return [*runs, ASK.torch_layer_norm_state(case.kwargs["width"])]
 
 
@@ -170,9 +172,9 @@ def _start(seen) -> str:
     for name in PARAMETERS:
         got = float_array(fresh.get(name)) if isinstance(fresh, dict) else None
         if got is None or got.shape != want[name].shape or not np.array_equal(got, want[name]):
-            shown = "none" if got is None else fmt(got)
+            shown = "None" if got is None else fmt(got)
             return (
-                f" A new LayerNorm({width}) of yours starts with {name} {shown}, which is not "
+                f" A new LayerNorm({width}) of yours starts with {name}={shown}, which is not "
                 f"where a new nn.LayerNorm({width}) starts: the network then starts from "
                 f"another function."
             )
@@ -187,9 +189,13 @@ def _training(seen):
         return f"In a model: {where(case)} did not give one loss per step."
     if _same_run(losses, reference):
         return None
-    for member in OTHER_CELLS:
+    for member, cell, words in OTHER_CELLS:
         if _same_run(losses, seen.oracle.training_losses(case.kwargs, **member)):
-            return None  # it computes another member of the family: that cell's misconception
+            # another member of the family: that cell's misconception, named
+            held = seen.value.get("held", {})
+            if member.get("frozen") and any(held.get(n) != "parameter" for n in PARAMETERS):
+                cell = "registered"  # weight and bias are not parameters: nothing trains them
+            return Verdict(PASSED, note=f"apart from {words}: see {cell}")
     gap = np.abs(losses - reference) > TRAINING_RTOL * np.abs(reference).max()
     step = int(np.argmax(gap | ~np.isfinite(losses)))
     return (
@@ -220,6 +226,7 @@ def training_spec(points: float):
         misconception="trains differently from nn.LayerNorm in a model",
         points=points,
         questions=_training_questions,
+        apart_from=(*dict.fromkeys(cell for _, cell, _ in OTHER_CELLS), "registered"),
     )
 
 

@@ -18,9 +18,8 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from . import variants
+from . import qualified, variants
 from .evidence import failure_of_call, where
-from .judges import each_case
 from .oracle import ASK
 from .verdict import CRASHED, NOT_WRITTEN, Verdict
 
@@ -96,6 +95,13 @@ def probed(case: Case, result):
     found = result.output
     if not isinstance(found, dict):
         return None, Verdict(CRASHED, f"the grader could not read the probe of {where(case)}.")
+    if isinstance(found.get("unset"), str):  # the probe found no tensor to put a value in
+        why = found["unset"]
+        text = (
+            f"{why}, so the grader cannot put the case's values in ({where(case)}): name the "
+            f"parameters weight and bias, tensors of normalized_shape, as nn.LayerNorm does."
+        )
+        return None, Verdict(CRASHED, text, cause=why)
     if "y" in found and found["y"] is None:
         returned = str(found.get("returned", "?"))
         if returned == "NoneType":
@@ -106,7 +112,7 @@ def probed(case: Case, result):
             )
             return None, Verdict(NOT_WRITTEN, text)
         text = f"{CLASS}.forward returned {returned}, not a tensor ({where(case)})."
-        return None, Verdict(CRASHED, text)
+        return None, Verdict(CRASHED, text, cause=f"{CLASS}.forward returns {returned}")
     return found, None
 
 
@@ -152,22 +158,69 @@ def wrong_choices(v: variants.Variant, axes: tuple[int, ...], eps: float) -> set
     return {choice for choice, bad in zip(CHOICES, wrong, strict=True) if bad}
 
 
+# the cell of ps8 that reads each choice of the family (`qualified`): the axes of an int
+# normalized_shape are values', a tuple's trailing_axes'
+CELLS = {
+    "axes": "values",
+    "center": "values",
+    "divisor": "population_variance",
+    "eps": "eps_placement",
+}
+
+
+def cells_for(case: Case) -> dict:
+    """CELLS, with the axes of this case's normalized_shape."""
+    if isinstance(case.args[0], int):
+        return CELLS
+    return {**CELLS, "axes": "trailing_axes"}
+
+
+def interactions(choices: set[str]) -> dict:
+    """check_spec's apart_from and hidden_by for a cell that `reads` these choices."""
+    others = [CELLS[c] for c in CHOICES if c not in choices]
+    if "axes" not in choices:
+        others.append("trailing_axes")
+    hidden = () if "axes" in choices else ("values", "trailing_axes")
+    return {"apart_from": tuple(dict.fromkeys(others)), "hidden_by": hidden}
+
+
 def reads(choices: set[str], explain):
     """The judge of a cell that reads `choices` of the family: a case passes when a member
-    its output matches is right on all of them; else explain(seen, y, closest) -> message
-    | None, closest the matching member with the fewest wrong choices (None: no match)."""
+    its output matches is right on all of them (apart from that member's other wrong
+    choices, or not judged where they hide these: `qualified`); else explain(seen, y,
+    closest) -> message | None, closest the matching member with the fewest wrong choices
+    (None: no match)."""
 
     def rule(seen):
         y = seen.value["y"]
         axes, eps = trailing_axes(seen.case), seen.case.meta["eps"]
         matches = members(seen, y)
         wrong = {v: wrong_choices(v, axes, eps) for v in matches}
-        if any(not (choices & w) for w in wrong.values()):
-            return None
+        found = qualified.reading(matches, wrong, choices, lambda v: _hides(seen, v, choices))
+        if found != "fails":
+            return found
         closest = min(matches, key=lambda v: len(wrong[v])) if matches else None
         return explain(seen, y, closest)
 
-    return each_case(output, rule)
+    def cells(case: Case) -> dict:
+        return {c: cell for c, cell in cells_for(case).items() if c not in choices}
+
+    return qualified.qualified_judge(output, rule, cells)
+
+
+def _hides(seen, variant, choices: set[str]) -> str | None:
+    """Why a member's wrong axes hide `choices` on this case (a set of one value), or None."""
+    x = np.asarray(seen.case.args[1])
+    if variant.axes == trailing_axes(seen.case) or "axes" in choices:
+        return None
+    if int(np.prod([x.shape[a] for a in variant.axes])) > 1:
+        return None
+    read = " or ".join(qualified.READS[c] for c in sorted(choices))
+    return (
+        f"for {where(seen.case)}, your module takes its statistics over "
+        f"{variants.describe_axes(variant.axes, x.ndim)}, one value each on this input, so its "
+        f"output cannot show {read}."
+    )
 
 
 def member_options(v: variants.Variant | None) -> dict:

@@ -24,6 +24,7 @@ from .ps8_probes import (
     DEFAULT_EPS,
     affine_property,
     family_questions,
+    interactions,
     members,
     output,
     probed,
@@ -31,6 +32,7 @@ from .ps8_probes import (
     trailing_axes,
 )
 from .spec import check_spec
+from .verdict import Message
 
 
 def _axes_words(axes, ndim: int) -> str:
@@ -78,6 +80,7 @@ def values_spec(points: float):
         misconception="the values are not nn.LayerNorm's (axes, centring, weight and bias)",
         points=points,
         questions=_values_questions,
+        **interactions({"axes", "center"}),
     )
 
 
@@ -111,6 +114,7 @@ def trailing_axes_spec(points: float):
         misconception="a tuple normalized_shape not normalized over all its axes",
         points=points,
         questions=family_questions,
+        **interactions({"axes"}),
     )
 
 
@@ -188,6 +192,7 @@ def population_variance_spec(points: float):
         misconception="the sample variance (n - 1), or a sum of squares",
         points=points,
         questions=family_questions,
+        **interactions({"divisor"}),
     )
 
 
@@ -232,6 +237,7 @@ def eps_placement_spec(points: float):
         misconception="eps outside the square root, missing or ignored",
         points=points,
         questions=family_questions,
+        **interactions({"eps"}),
     )
 
 
@@ -273,17 +279,18 @@ def reuse_of(case, result) -> list[str]:
     return calls + [k for k in kernels if k not in calls]
 
 
-def _reuse_message(case, hits) -> str:
+def _reuse_message(case, hits) -> Message:
     if TRIPWIRE_REMOVED in hits:
-        return (
+        return Message(
             "Reference reuse: your module removed the grader's profile hook "
-            "(sys.setprofile), so the grader cannot see what it calls; this cell scores 0."
+            "(sys.setprofile), so the grader cannot see what it calls.",
+            cause="a library (it removed the grader's profile hook)",
         )
-    return (
-        f"Reference reuse: for {where(case)}, your module's forward reached {hits[0]}. "
-        f"Calling a library normalization (torch's, or normlab) earns no points for this "
-        f"cell (the other cells still grade your numbers): build the forward from torch's "
-        f"elementwise operations and reductions."
+    return Message(
+        f"Reference reuse: for {where(case)}, your module's forward reached {hits[0]}, a "
+        f"library normalization (torch's, or normlab's): build the forward from torch's "
+        f"elementwise operations and reductions.",
+        cause=hits[0],
     )
 
 
@@ -302,4 +309,5 @@ def reference_reuse_spec(points: float):
         "written from torch primitives: no library normalization reached",
         misconception="a library normalization called",
         points=points,
+        voids=True,
     )

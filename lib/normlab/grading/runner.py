@@ -14,9 +14,10 @@ from normlab_sandbox.cases import Case, Result
 from . import recording
 
 
-def run_case(namespace: dict, case: Case) -> Result:
-    """Call the student's code for one `Case` under guards (see normlab_sandbox.guarded)."""
-    return guarded.run_case(namespace, case, recording.resolve)
+def run_case(namespace: dict, case: Case, owners: dict | None = None) -> Result:
+    """Call the student's code for one `Case` under guards (see normlab_sandbox.guarded);
+    `owners`: every graded function of the notebook (name -> object)."""
+    return guarded.run_case(namespace, case, recording.resolve, owners)
 
 
 def run_cases(namespace: dict, cases: list[Case]) -> list[Result]:

@@ -36,25 +36,35 @@ import importlib.util
 import os
 import sys
 import traceback
+from dataclasses import replace
 from functools import partial
 
-from .catalog import CHECKS, MANUAL, REAL_TORCH
+from .catalog import CHECKS, GRADED, MANUAL, REAL_TORCH, cells_of, reuse_cell
 from .oracle import DeclaredOracle
 from .recording import ORACLE
 from .runner import run_case
 from .spec import DEFAULT_SEED, CheckSpec
-from .verdict import CRASHED, Verdict
+from .verdict import CRASHED, NOT_JUDGED, Verdict
 
 _current: dict[str, str] = {}
 
 
-def use_assignment(assignment: str) -> None:
-    """Say which assignment's checks `check` runs (the notebook's setup cell calls this).
-    An assignment that grades torch code (ps8) raises ModuleNotFoundError, saying how to
-    install torch, in a Python without it: the other problem sets run without torch."""
+REUSE_VOIDS = ("function", "cell")  # the course's reuse policies (nbgrader_config.py)
+
+
+def use_assignment(assignment: str, reuse_voids: str = "function") -> None:
+    """Say which assignment's checks `check` runs (the notebook's setup cell calls this), and
+    the course's reuse policy: "function" (a function that hands its work to a library
+    earns nothing: every cell of it scores 0) or "cell" (its reuse cell alone); `make
+    release` writes the course's into the setup cell. An assignment that grades torch code
+    (ps8) raises ModuleNotFoundError, saying how to install torch, in a Python without it:
+    the other problem sets run without torch."""
     if assignment not in CHECKS:
         raise KeyError(f"unknown assignment {assignment!r}; expected one of {', '.join(CHECKS)}")
+    if reuse_voids not in REUSE_VOIDS:
+        raise ValueError(f"reuse_voids must be one of {REUSE_VOIDS}; got {reuse_voids!r}")
     _current["assignment"] = assignment
+    _current["reuse_voids"] = reuse_voids
     if assignment in REAL_TORCH and importlib.util.find_spec("torch") is None:
         raise ModuleNotFoundError(
             f"{assignment} needs torch, which this Python does not have. Install its CPU "
@@ -89,17 +99,13 @@ class CheckerError(Exception):
     scores the cell 0); the original exception is its __cause__."""
 
 
-def run_check(
-    spec: CheckSpec,
-    run_one,
-    *,
-    hidden: bool = False,
-    seed: int = DEFAULT_SEED,
-    oracle=ORACLE,
+def judge_battery(
+    spec: CheckSpec, run_one, *, hidden: bool = False, seed: int = DEFAULT_SEED, oracle=ORACLE
 ) -> Verdict:
-    """The `Verdict` on one battery of `spec`; run_one(case) -> Result runs each case wherever
-    the student's code lives (its exceptions pass through); expectations come from `oracle`,
-    held to the questions the check declares for these cases (`oracle.DeclaredOracle`)."""
+    """The judge's `Verdict` on one battery of `spec`, alone; run_one(case) -> Result runs
+    each case wherever the student's code lives (its exceptions pass through); expectations
+    come from `oracle`, held to the questions the check declares for these cases
+    (`oracle.DeclaredOracle`)."""
     try:
         cases = spec.make_cases(seed, hidden=hidden)
         declared = DeclaredOracle(oracle, [q for case in cases for q in spec.questions(case)])
@@ -112,19 +118,78 @@ def run_check(
         raise CheckerError(f"the check could not judge: {exc}") from exc
 
 
+def run_check(
+    spec: CheckSpec,
+    run_one,
+    *,
+    hidden: bool = False,
+    seed: int = DEFAULT_SEED,
+    oracle=ORACLE,
+    reuse_voids: str | None = None,
+) -> Verdict:
+    """The `Verdict` of one battery of `spec`, with the course's rules across cells:
+
+    - reuse voids a function's own work (policy "function", the default; `reuse_voids` or
+      the notebook's `use_assignment`): each cell of a function first runs its reuse cell's
+      battery, and if the function hands its work to a library the cell is not judged and
+      keeps no points (in any order the cells run, in any grader); the reuse cell says which
+      call, and that every cell of the function scores 0;
+    - one cause is said once: a failure whose cause is the function's (it raised, returns
+      another shape, lacks an attribute) is said in full by the first cell of the function
+      that shows it, in the notebook's order, and "same cause as <cell>" by the others.
+    """
+    policy = reuse_voids or _current.get("reuse_voids", REUSE_VOIDS[0])
+    judge = partial(judge_battery, run_one=run_one, hidden=hidden, seed=seed, oracle=oracle)
+    reuse = reuse_cell(spec)
+    if reuse is not None and policy == "function":
+        found = judge(reuse)
+        if _hands_over(reuse, found):
+            return Verdict(
+                NOT_JUDGED,
+                f"not judged: {spec.targets[0]} hands the work to {found.cause}; "
+                f"see {reuse.grade_id}.",
+            )
+    verdict = judge(spec)
+    if spec.voids and _hands_over(spec, verdict):
+        return replace(verdict, message=f"{verdict.message} {_POLICY[policy](spec)}")
+    if not verdict.passed and verdict.cause:
+        for earlier in cells_of(spec):
+            if earlier is spec:
+                break
+            if judge(earlier).cause == verdict.cause:
+                message = f"same cause as {earlier.grade_id}: {verdict.cause}"
+                return replace(verdict, message=message)
+    return verdict
+
+
+def _hands_over(reuse: CheckSpec, verdict: Verdict) -> bool:
+    """Does a reuse cell's verdict find that its function hands its work to a library?"""
+    return verdict.category == reuse.category and verdict.cause is not None
+
+
+_POLICY = {
+    "function": lambda spec: (
+        f"Handing the work to a library earns {spec.targets[0]} nothing: every cell of it scores 0."
+    ),
+    "cell": lambda spec: "This cell scores 0; the other cells still grade your numbers.",
+}
+
+
 def points(value: float) -> str:
     """'1 point', '3 points'."""
     return f"{value:g} point{'' if value == 1 else 's'}"
 
 
-def check_line(spec: CheckSpec, mark: str) -> str:
-    """One check's line, "<mark> <grade_id>: <summary> (<points>)"; mark ✓ or ✗."""
-    return f"{mark} {spec.grade_id}: {spec.summary} ({points(spec.points)})"
+def check_line(spec: CheckSpec, mark: str, note: str | None = None) -> str:
+    """One check's line, "<mark> <grade_id>: <summary>[, <note>] (<points>)"; mark ✓ or ✗,
+    the note a pass's qualification ("apart from the variance: see population_variance")."""
+    said = f"{spec.summary}, {note}" if note else spec.summary
+    return f"{mark} {spec.grade_id}: {said} ({points(spec.points)})"
 
 
-def passed_line(spec: CheckSpec) -> str:
+def passed_line(spec: CheckSpec, note: str | None = None) -> str:
     """What a passing visible check prints."""
-    return check_line(spec, "✓")
+    return check_line(spec, "✓", note)
 
 
 def failed_text(spec: CheckSpec, message: str) -> str:
@@ -160,20 +225,58 @@ def check(
     __tracebackhide__ = True  # IPython and pytest: show the message, not this frame
     spec = find_check(assignment or _chosen(), grade_id, len(targets))
     namespace = dict(zip(spec.targets, targets, strict=True))
+    owners = _graded(spec.assignment, sys._getframe(1).f_globals) | namespace
     grading = hidden or graded_now()
     try:
-        verdict = run_check(spec, partial(run_case, namespace), hidden=hidden, seed=seed)
+        run_one = partial(run_case, namespace, owners=owners)
+        verdict = run_check(spec, run_one, hidden=hidden, seed=seed)
     except CheckerError as exc:  # a course bug: the cell scores 0 when graded
         if grading:
             raise
         verdict = Verdict(CRASHED, f"{exc} (a bug in the course: please report it)")
     if verdict.passed:
         if not hidden:
-            print(passed_line(spec) + "\n", end="")  # one write: one stream message
+            print(passed_line(spec, verdict.note) + "\n", end="")  # one write: one message
     elif grading:
         raise AssertionError(verdict.failure_text(hidden))
     else:
         print(failed_text(spec, verdict.message) + "\n", end="")
+
+
+def reference_norms() -> dict:
+    """LayerNorms to try a witness on (ps3), by what a witness should answer: the course's
+    correct one and its red team's wrong_axis, in a full install of the course; in the
+    student download, none (it holds no LayerNorm): it says so, and returns {}."""
+    from . import recording
+
+    if recording.RECORDING is not None:
+        print(
+            "The student download holds no LayerNorm to try your witness on: try it on your "
+            "own (your ps2 layer_norm, pasted into a cell; your batch_norm of Part A). The "
+            "checks below run it on the course's LayerNorms when your notebook is graded."
+        )
+        return {}
+    import normlab
+
+    return {
+        "normlab.layer_norm (True)": normlab.layer_norm,
+        "normlab.red_team.wrong_axis (False)": normlab.red_team.wrong_axis,
+    }
+
+
+def _lost(failing: int, lost: float) -> str:
+    """'none fails', 'the one that fails loses 2 points', 'the 3 that fail lose 7 points'."""
+    if not failing:
+        return "none fails"
+    if failing == 1:
+        return f"the one that fails loses {points(lost)}"
+    return f"the {failing} that fail lose {points(lost)}"
+
+
+def _graded(assignment: str, names: dict) -> dict:
+    """The notebook's objects of every name the assignment's checks read (its graded
+    functions), from its globals: whose library call is whose (`tripwire.delegated`)."""
+    return {name: names[name] for name in GRADED.get(assignment, ()) if name in names}
 
 
 def try_it(function, *args, **kwargs):
@@ -219,15 +322,15 @@ def summary(namespace: dict) -> None:
         lines, passed, earned = [], 0, 0.0
         for spec in specs:
             try:
-                ok = run_check(spec, partial(run_case, namespace)).passed
+                verdict = run_check(spec, partial(run_case, namespace))
             except Exception:  # noqa: BLE001 (a check that cannot run does not pass)
-                ok = False
-            passed += ok
-            earned += spec.points if ok else 0.0
-            lines.append(check_line(spec, "✓" if ok else "✗"))
+                verdict = Verdict(CRASHED, "the check could not run")
+            passed += verdict.passed
+            earned += spec.points if verdict.passed else 0.0
+            lines.append(check_line(spec, "✓" if verdict.passed else "✗", verdict.note))
         total = sum(spec.points for spec in specs)
         failing = len(lines) - passed
-        lost = f"the {failing} that fail lose {points(total - earned)}" if failing else "none fails"
+        lost = _lost(failing, total - earned)
         print(
             f"{passed} of {len(lines)} visible checks pass, covering {earned:g} of the "
             f"{points(total)} they check; {lost}."

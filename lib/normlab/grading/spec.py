@@ -45,6 +45,14 @@ class CheckSpec:
                   grading; a test keeps this copy equal to it), shown by a passing check
     category      the category of the misconception the cell tests (by default its grade_id)
     salt          names the check's random stream (by default its grade_id)
+    voids         the cell is its function's reuse cell: its finding that the function hands
+                  its work to a library voids the function's other cells too, under the
+                  course's policy (`selfcheck.run_check`)
+    apart_from    the cells whose misconceptions this one may pass apart from, saying so
+                  ("✓ values, apart from the variance: see population_variance": `qualified`)
+    hidden_by     the cells whose misconceptions may hide what this one reads ("not judged:
+                  fix axis first"); with the two above, the rubric (`rubric`)
+    assignment    the assignment the cell belongs to (bound by the catalog)
     make_cases    make_cases(seed, hidden=True) -> list[Case]; pure. hidden=False is the
                   visible battery of the released notebook; hidden=True is the autograde
                   battery, which starts with the visible cases. Bound by the catalog.
@@ -59,6 +67,10 @@ class CheckSpec:
     category: str
     questions: Callable[[Case], list] = no_questions
     salt: str = ""
+    voids: bool = False
+    apart_from: tuple[str, ...] = ()
+    hidden_by: tuple[str, ...] = ()
+    assignment: str = ""
     make_cases: Callable[..., list[Case]] = field(default=_unbound, compare=False)
 
     def with_cases(self, make_cases) -> CheckSpec:
@@ -77,6 +89,9 @@ def check_spec(
     questions=no_questions,
     category: str = "",
     salt: str = "",
+    voids: bool = False,
+    apart_from=(),
+    hidden_by=(),
 ) -> CheckSpec:
     """The CheckSpec of a cell worth `points` whose verdicts are judge(cases, results, oracle)
     -> Verdict | message | None (see `judges`): a bare message names this cell's
@@ -98,6 +113,9 @@ def check_spec(
         category,
         questions,
         salt or grade_id,
+        voids,
+        tuple(apart_from),
+        tuple(hidden_by),
     )
 
 

@@ -33,7 +33,7 @@ On your computer (Python 3.10 or newer), in this folder:
   normlab-env/bin/python -m pip install normlab-*.whl jupyterlab
   normlab-env/bin/jupyter lab
 
-(on Windows: normlab-env\\\\Scripts\\\\ instead of normlab-env/bin/, and the wheel's full name).
+(on Windows: normlab-env\\Scripts\\ instead of normlab-env/bin/, and the wheel's full name).
 ps8_in_a_model also needs torch; the CPU build is enough:
 
   normlab-env/bin/python -m pip install torch --index-url https://download.pytorch.org/whl/cpu

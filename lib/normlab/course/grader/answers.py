@@ -30,7 +30,7 @@ import normlab
 from normlab.answer_key import trusted
 from normlab_sandbox import protocol
 from normlab_sandbox.cases import Case, Ref
-from normlab_sandbox.tripwire import label_for
+from normlab_sandbox.tripwire import delegated, label_for
 
 ANSWERED = frozenset(
     [
@@ -80,24 +80,31 @@ class Answers:
         self.made: dict = {}
         self.objects: dict[Ref, object] = {}
         self.calls: list[str] = []
+        self.delegated: list[str] = []
 
     def begin_case(self, case: Case) -> None:
         """Make the case's trusted objects (as `run_case` would) and start taking notes."""
-        self.case, self.made, self.calls = case, {}, []
+        self.case, self.made, self.calls, self.delegated = case, {}, [], []
         self.objects = {ref: trusted.resolve(ref, self.made) for ref in _refs_in(case)}
 
-    def end_case(self) -> tuple[tuple[str, ...], tuple]:
-        """(reference calls noted, probes of the case's trusted objects); stop the case."""
+    def end_case(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple]:
+        """(reference calls noted, those delegated to another graded function, probes of the
+        case's trusted objects); stop the case."""
         probes = []
         for obj in self.made.values():
             probes.extend(getattr(obj, "probes", lambda: ())())
-        calls = tuple(self.calls)
-        self.case, self.made, self.objects, self.calls = None, {}, {}, []
-        return calls, tuple(probes)
+        calls, delegated = tuple(self.calls), tuple(self.delegated)
+        self.case, self.made, self.objects, self.calls, self.delegated = None, {}, {}, [], []
+        return calls, delegated, tuple(probes)
 
-    def note(self, label: str) -> None:
-        if self.case is not None and label not in self.calls and len(self.calls) < MAX_NOTES:
-            self.calls.append(label)
+    def note(self, label: str, owner: str | None = None) -> None:
+        """Note a library call of the running case (`owner`: the graded function that made
+        it, as the kernel says; see `tripwire.delegated`)."""
+        if self.case is None:
+            return
+        found = self.delegated if delegated(label, owner, self.case.target) else self.calls
+        if label not in found and len(found) < MAX_NOTES:
+            found.append(label)
 
     def __call__(self, question) -> tuple[object, tuple[str, str] | None]:
         """(value, None), or (None, (exception name, message)) for the kernel to raise; a
@@ -105,7 +112,7 @@ class Answers:
         if isinstance(question, protocol.AskRef):
             return self._ref(question.ref, question.attr, question.args, question.kwargs)
         if isinstance(question, protocol.AskLibrary):
-            return self._library(question.path, question.args, question.kwargs)
+            return self._library(question.path, question.args, question.kwargs, question.owner)
         if isinstance(question, protocol.Note):  # no answer goes back
             if question.kind == "numpy" and question.name in NUMPY_NOTED:
                 self.note(question.name)
@@ -127,7 +134,7 @@ class Answers:
             target = getattr(target, attr, None)
         return _call(target, args, kwargs)
 
-    def _library(self, path: str, args, kwargs):
+    def _library(self, path: str, args, kwargs, owner: str | None = None):
         parts = path.split(".")
         fn = normlab
         for part in parts[1:]:
@@ -135,7 +142,7 @@ class Answers:
         if parts[0] != "normlab" or fn is None:
             self.note(path)
             return _error("AttributeError", f"{path} does not exist")
-        self.note(_library_label(path, fn))
+        self.note(_library_label(path, fn), owner)
         if self.case is None:
             return _error(
                 "Unavailable",

@@ -27,13 +27,15 @@ that crashed it earlier).
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import time
 from enum import Enum
 
 from nbgrader import utils
 
-from normlab.grading.selfcheck import CheckerError, find_check, run_check
+from normlab.grading.catalog import GRADED
+from normlab.grading.selfcheck import REUSE_VOIDS, CheckerError, find_check, run_check
 from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASSED, TIMED_OUT
 from normlab_sandbox import protocol
 
@@ -89,12 +91,14 @@ class NotebookRun:
             budget,
         )
         self.answers = Answers()
+        self.reuse_voids = REUSE_VOIDS[0]
         self.record: dict = {"kernel": "ok", "reason": None, "cells": []}
         self.count = 0
         self.over: float = float("inf")  # the notebook's deadline, once it runs
 
     def run(self, nb) -> dict:
         self.over = time.monotonic() + self.budget
+        self.reuse_voids = reuse_policy(nb)
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
@@ -217,6 +221,7 @@ class NotebookRun:
                 lambda case: self._case_in_kernel(case, names, deadline, shown),
                 hidden=call.hidden,
                 seed=call.seed,
+                reuse_voids=self.reuse_voids,
             )
         except CheckerError as exc:  # a checker bug scores 0, as in the kernel
             return out.error(type(exc.__cause__).__name__, str(exc)), CRASHED
@@ -228,20 +233,44 @@ class NotebookRun:
         """Have the kernel run one case; the Result with the grader's own notes added."""
         self.answers.begin_case(case)
         try:
+            owners = GRADED.get(self.assignment, ())
             reply = self.kernel.request(
-                protocol.RunCase(0, case, names), self._remaining(deadline), self.answers
+                protocol.RunCase(0, case, names, owners), self._remaining(deadline), self.answers
             )
         finally:
-            noted, probes = self.answers.end_case()
+            noted, handed_on, probes = self.answers.end_case()
         shown.extend(out.sanitize(_outputs(reply)))
         result = out.trusted_result(reply.result if isinstance(reply, protocol.CaseDone) else None)
         calls = result.reference_calls + tuple(c for c in noted if c not in result.reference_calls)
-        return dataclasses.replace(result, reference_calls=calls, probes=probes)
+        handed_on = result.delegated + tuple(c for c in handed_on if c not in result.delegated)
+        return dataclasses.replace(
+            result, reference_calls=calls, delegated=handed_on, probes=probes
+        )
 
 
 def _outputs(reply) -> list:
     """The outputs a reply carries (none for a reply that failed to encode)."""
     return getattr(reply, "outputs", [])
+
+
+def reuse_policy(nb) -> str:
+    """The course's reuse policy as the notebook's setup cell gives it to `use_assignment`
+    (`make release` writes nbgrader_config.py's into it; nbgrader restores the locked cell),
+    so that this grader and plain nbgrader grade alike: "function" unless it says "cell"."""
+    for cell in nb.cells:
+        if cell.cell_type != "code" or "use_assignment" not in cell.source:
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "use_assignment":
+                for keyword in node.keywords:
+                    value = getattr(keyword.value, "value", None)
+                    if keyword.arg == "reuse_voids" and value in REUSE_VOIDS:
+                        return value
+    return REUSE_VOIDS[0]
 
 
 def stall_reason(value: tuple[str, str]) -> tuple[str, str]:

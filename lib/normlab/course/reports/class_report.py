@@ -34,13 +34,18 @@ from nbgrader.api import Gradebook
 
 from normlab import figures
 from normlab.grading import CHECKS
-from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASSED, TIMED_OUT
+from normlab.grading.verdict import CRASHED, NOT_JUDGED, NOT_WRITTEN, PASSED, TIMED_OUT
 
 from ..grader import assignment_folder, student_records
 from ..grader.nbgrader_app import load_app, require_assignment
 
 # the column that counts a lost cell, by its verdict's category (else: a misconception)
-COLUMNS = {NOT_WRITTEN: "not_written", CRASHED: "crashed", TIMED_OUT: "timed_out"}
+COLUMNS = {
+    NOT_WRITTEN: "not_written",
+    CRASHED: "crashed",
+    TIMED_OUT: "timed_out",
+    NOT_JUDGED: "not_judged",
+}
 FIELDS = (
     "grade_id",
     "misconception",
@@ -50,6 +55,7 @@ FIELDS = (
     "not_written",
     "crashed",
     "timed_out",
+    "not_judged",
     "no_verdict",
 )
 
@@ -66,6 +72,7 @@ class Row:
     not_written: int = 0
     crashed: int = 0
     timed_out: int = 0
+    not_judged: int = 0
     no_verdict: int = 0
 
     def add(self, lost: bool, entry: dict | None) -> None:

@@ -2,6 +2,12 @@
 
     python -m normlab.course points          # make release runs it before generate_assignment
 
+It also writes the course's reuse policy (`c.NormlabGrading.reuse_voids` in
+nbgrader_config.py, `normlab.course.plugins.NormlabGrading`) into each source notebook's setup
+cell, `use_assignment("<assignment>", reuse_voids=...)` (nothing for the default, "function"),
+so that every grader of the released notebook, plain nbgrader, the course's and a student's
+own kernel, applies the same policy.
+
 For every source notebook of the course (`solutions/<assignment>/*.ipynb`) this writes each
 autograded test cell's nbgrader `points` from `normlab.grading.CHECKS` (what a passing check
 prints), then the totals in the notebook's headings: a `## ...` heading's "(N points)" is the sum
@@ -19,6 +25,7 @@ from pathlib import Path
 import nbformat
 
 from normlab.grading import CHECKS
+from normlab.grading.selfcheck import REUSE_VOIDS
 
 TOTAL = re.compile(r"\((\d+(?:\.\d+)?) points?\)")
 
@@ -51,8 +58,23 @@ def _heading_level(cell) -> str | None:
     return None
 
 
-def sync_notebook(nb, checks: dict) -> None:
-    """Set `nb`'s test-cell points from `checks` (grade_id -> CheckSpec) and its heading totals."""
+SETUP = re.compile(r'use_assignment\("(\w+)"(?:, reuse_voids="(\w+)")?\)')
+
+
+def _setup_call(match: re.Match, reuse_voids: str) -> str:
+    if reuse_voids == REUSE_VOIDS[0]:
+        return f'use_assignment("{match[1]}")'
+    return f'use_assignment("{match[1]}", reuse_voids="{reuse_voids}")'
+
+
+def sync_notebook(nb, checks: dict, reuse_voids: str = REUSE_VOIDS[0]) -> None:
+    """Set `nb`'s test-cell points from `checks` (grade_id -> CheckSpec), its heading totals
+    and the reuse policy of its setup cell."""
+    if reuse_voids not in REUSE_VOIDS:
+        raise ValueError(f"reuse_voids must be one of {REUSE_VOIDS}; got {reuse_voids!r}")
+    for cell in nb.cells:
+        if cell.cell_type == "code" and SETUP.search(cell.source):
+            cell.source = SETUP.sub(lambda m: _setup_call(m, reuse_voids), cell.source)
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         spec = checks.get(meta.get("grade_id"))
@@ -75,14 +97,14 @@ def sync_notebook(nb, checks: dict) -> None:
         _set_heading_total(nb.cells[index], _heading_level(nb.cells[index]), total)
 
 
-def sync_course(source_directory: Path) -> list[Path]:
+def sync_course(source_directory: Path, reuse_voids: str = REUSE_VOIDS[0]) -> list[Path]:
     """Sync every assignment's source notebooks; return the ones that changed."""
     changed = []
     for assignment, checks in CHECKS.items():
         for path in sorted((source_directory / assignment).glob("*.ipynb")):
             before = path.read_text(encoding="utf-8")
             nb = nbformat.reads(before, as_version=4)
-            sync_notebook(nb, checks)
+            sync_notebook(nb, checks, reuse_voids)
             after = nbformat.writes(nb) + "\n"
             if after != before and nbformat.reads(after, 4) != nbformat.reads(before, 4):
                 path.write_text(after, encoding="utf-8")

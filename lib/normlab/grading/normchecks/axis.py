@@ -13,6 +13,7 @@ from .variant_match import (
     family_judge,
     family_questions,
     input_of,
+    interactions,
     output_of,
 )
 
@@ -61,4 +62,5 @@ def axis_spec(kind: NormKind, grade_id: str = "axis", *, points: float) -> Check
         misconception=f"{kind.title}: statistics over the wrong axes",
         points=points,
         questions=family_questions(kind),
+        **interactions(kind, "axes"),
     )

@@ -12,6 +12,7 @@ from .variant_match import (
     family_judge,
     family_questions,
     input_of,
+    interactions,
     output_of,
 )
 
@@ -41,6 +42,7 @@ def centering_spec(kind: NormKind, grade_id: str = "centering", *, points: float
         misconception="the mean not subtracted" if kind.center else "the mean subtracted",
         points=points,
         questions=family_questions(kind),
+        **interactions(kind, "center"),
     )
 
 

@@ -24,6 +24,7 @@ from .variant_match import (
     family_judge,
     family_questions,
     input_of,
+    interactions,
     output_of,
 )
 
@@ -94,6 +95,7 @@ def eps_placement_spec(
         misconception="eps outside the square root, missing or ignored",
         points=points,
         questions=family_questions(kind, () if kind.center else (ZHANG_SENNRICH_EPS,)),
+        **interactions(kind, "eps"),
     )
 
 

@@ -19,6 +19,12 @@ class NormKind:
     leading_axes: bool  # statistics over every leading axis (batch-norm) or the last
     has_beta: bool
     default_eps: float
+    cells: tuple[tuple[str, str | None], ...] = ()  # choice -> the grade cell that reads it
+
+    @property
+    def cell_of(self) -> dict[str, str | None]:
+        """{choice: grade_id} of the cells that read the family's choices (`qualified`)."""
+        return dict(self.cells)
 
     def correct_axes(self, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim - 1)) if self.leading_axes else (ndim - 1,)
@@ -52,6 +58,12 @@ LAYER_NORM = NormKind(
     leading_axes=False,
     has_beta=True,
     default_eps=1e-5,
+    cells=(
+        ("axes", "axis"),
+        ("center", "centering"),
+        ("divisor", "population_variance"),
+        ("eps", "eps_placement"),
+    ),
 )
 BATCH_NORM = NormKind(
     function="batch_norm",
@@ -60,6 +72,12 @@ BATCH_NORM = NormKind(
     leading_axes=True,
     has_beta=True,
     default_eps=1e-5,
+    cells=(
+        ("axes", "bn_axis"),
+        ("center", None),
+        ("divisor", "bn_population_variance"),
+        ("eps", "bn_eps_placement"),
+    ),
 )
 RMS_NORM = NormKind(
     function="rms_norm",
@@ -68,6 +86,12 @@ RMS_NORM = NormKind(
     leading_axes=False,
     has_beta=False,
     default_eps=1e-6,
+    cells=(
+        ("axes", "rms_axis"),
+        ("center", "rms_no_centering"),
+        ("divisor", "rms_mean_square"),
+        ("eps", "rms_eps"),
+    ),
 )
 
 

@@ -12,6 +12,7 @@ from .variant_match import (
     family_judge,
     family_questions,
     input_of,
+    interactions,
     output_of,
 )
 
@@ -61,4 +62,5 @@ def population_variance_spec(
         misconception=f"the sample {stat} (n - 1), or a sum of squares",
         points=points,
         questions=family_questions(kind),
+        **interactions(kind, "divisor"),
     )

@@ -7,34 +7,41 @@ from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
 
 from ..judges import each_case, returned
 from ..spec import CheckSpec, check_spec
+from ..verdict import Message
 from .kind import NormKind
 
 LIBRARY_PREFIXES = ("normlab.", "torch.")
 
 
-def reuse_message(function: str, calls, library: str = "a library implementation") -> str | None:
-    """The message when a call reached a library normalization, else None."""
+def reuse_message(
+    function: str, calls, library: str = "a library implementation", hint: str = ""
+) -> Message | None:
+    """The message when a call reached a library normalization, else None; its cause is what
+    the function hands its work to (the reuse policy voids the function's other cells:
+    `selfcheck.run_check` adds what it costs)."""
     if TRIPWIRE_REMOVED in calls:
-        return (
+        return Message(
             f"Reference reuse: {function} removed the grader's profile hook (sys.setprofile), "
-            f"so the grader cannot see what it calls; this cell scores 0."
+            f"so the grader cannot see what it calls.",
+            cause="a library (it removed the grader's profile hook)",
         )
     hits = [c for c in calls if c.startswith(LIBRARY_PREFIXES)]
     if not hits:
         return None
-    return (
-        f"Reference reuse: {function} called {hits[0]}. Calling {library} "
-        f"earns no points for this cell (the other cells still grade your numbers); write the "
-        f"computation yourself with NumPy."
+    hint = hint or "write the computation yourself with NumPy"
+    return Message(
+        f"Reference reuse: {function} called {hits[0]}, {library}: {hint}.", cause=hits[0]
     )
 
 
-def no_reuse(read, library: str = "a library implementation"):
+def no_reuse(read, library: str = "a library implementation", hint: str = ""):
     """Reader of a reuse cell: the tripwire's report first, then `read`'s problem if any
-    (a function that reaches a library is told so even when the call then fails)."""
+    (a function that reaches a library is told so even when the call then fails). A call it
+    made only through another of the student's graded functions is that function's reuse,
+    not this one's (`Result.delegated`)."""
 
     def read_calls(case, result):
-        message = reuse_message(case.target, result.reference_calls, library)
+        message = reuse_message(case.target, result.reference_calls, library, hint)
         return (None, message) if message else read(case, result)
 
     return read_calls
@@ -50,4 +57,5 @@ def reference_reuse_spec(
         "written by hand: no library normalization called",
         misconception="a library normalization called",
         points=points,
+        voids=True,
     )

@@ -11,12 +11,13 @@ itself, and may pass).
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
-from .. import variants
-from ..evidence import fmt, record, where, worst
-from ..judges import an_array, each_case
+from .. import qualified, variants
+from ..evidence import fmt, keepdims_cause, record, where, worst
+from ..judges import an_array
 from ..oracle import ASK
 from ..verdict import Verdict
 from .kind import NormKind
@@ -38,7 +39,9 @@ def wrong_choices(v: variants.Variant, kind: NormKind, ndim: int, eps: float) ->
 
 def family_judge(kind: NormKind, choice: str, explain):
     """The judge of a cell that reads `choice` (one of CHOICES): a case passes when a
-    matching variant is right on it; else explain(seen, closest) -> message | None."""
+    matching variant is right on it (apart from the other choices that variant gets wrong,
+    or not judged where they hide this one: `qualified`); else explain(seen, closest) ->
+    message | None."""
     if choice not in CHOICES:
         raise ValueError(f"no choice {choice!r}; the family's are {CHOICES}")
 
@@ -47,8 +50,9 @@ def family_judge(kind: NormKind, choice: str, explain):
         outputs = seen.oracle.family(x, eps)
         matches = [v for v, z in outputs.items() if variants.same(seen.value, z)]
         wrong = {v: wrong_choices(v, kind, x.ndim, eps) for v in matches}
-        if any(choice not in w for w in wrong.values()):
-            return None
+        found = qualified.reading(matches, wrong, {choice}, partial(_hides, kind, choice, seen))
+        if found != "fails":
+            return found
         if not matches:
             lost = lost_keepdims(kind, seen)
             if lost:
@@ -56,7 +60,32 @@ def family_judge(kind: NormKind, choice: str, explain):
         closest = min(matches, key=lambda v: len(wrong[v])) if matches else None
         return explain(seen, closest)
 
-    return each_case(an_array, rule)
+    words = {**qualified.WORDS, "divisor": f"the {kind.statistic_name}"}
+    return qualified.qualified_judge(an_array, rule, kind.cell_of, words)
+
+
+def _hides(kind: NormKind, choice: str, seen, variant) -> str | None:
+    """Why a variant's wrong axes hide `choice` on this case, or None: statistics over a set
+    of one value (an axis of length one) give 0 (or a sign) whatever the choice."""
+    x = input_of(seen)
+    if variant.axes == kind.correct_axes(x.ndim):
+        return None
+    if int(np.prod([x.shape[a] for a in variant.axes])) > 1:
+        return None
+    return (
+        f"for {where(seen.case)}, {kind.function} takes its statistics over "
+        f"{variants.describe_axes(variant.axes, x.ndim)}, one value each on this input, so its "
+        f"output cannot show {qualified.READS[choice]}."
+    )
+
+
+def interactions(kind: NormKind, choice: str) -> dict:
+    """check_spec's apart_from and hidden_by for the cell of `kind` that reads `choice`: it may
+    pass apart from the other choices' cells, and an axis of one value hides its choice."""
+    cells = kind.cell_of
+    others = tuple(cells[c] for c in CHOICES if c != choice and cells.get(c))
+    hidden = () if choice == "axes" else (cells["axes"],)
+    return {"apart_from": others, "hidden_by": hidden}
 
 
 def family_questions(kind: NormKind, other_eps=()):
@@ -119,6 +148,7 @@ def lost_keepdims(kind: NormKind, seen) -> Verdict | None:
                     f"on this input they still broadcast against x of shape {x.shape}, along "
                     f"the features, so no error shows. Keep the axis with keepdims=True (or "
                     f"mean[..., None]).",
+                    cause=keepdims_cause(kind.function),
                 )
     return None
 
