@@ -15,14 +15,17 @@ that records trouble.
 - `site_url`, `term_site_url`: serve a build on 127.0.0.1 (a free port, a background thread);
   yield the base URL, ending in "/". `serve(directory)` (also the `serve_folder` fixture) does
   the same for any folder, as a context manager.
+- `site_visits`, `term_visits`: every page of a build opened once per run, in one Chromium
+  visit that records what every browser test of the book asserts about it (site_visit.py).
 - `browser_page`: a `BrowserPage` (Playwright sync API, Debian's Chromium, a fresh context per
-  test). It records console errors, page errors, failed requests (network failures and HTTP
-  status >= 400) and every request whose host is not 127.0.0.1 (those are also aborted, so a
-  page can never reach the network). `browser_page.problems()` lists them all; a test asserts
-  it is empty. `browser_page.screenshot(name)` saves a PNG under `test-artifacts/`.
+  test; `open_page(browser)` is the same as a context manager). It records console errors,
+  page errors, failed requests (network failures and HTTP status >= 400) and every request
+  whose host is not 127.0.0.1 (those are also aborted, so a page can never reach the network).
+  `browser_page.problems()` lists them all; a test asserts it is empty.
+  `browser_page.screenshot(name)` saves a PNG under `test-artifacts/`.
 
-Tests that use a build are marked `slow`; tests that use `browser_page` are marked
-`slow` and `browser`, automatically, so `-m "not slow"` always leaves them out.
+Tests that use a build are marked `slow`; tests that use `browser_page` or a build's visits
+are marked `slow` and `browser`, automatically, so `-m "not slow"` always leaves them out.
 """
 
 from __future__ import annotations
@@ -88,6 +91,9 @@ def book_command(path_output: Path | None = None) -> list[str]:
 
 # the courses graded once per run (tests/course/conftest.py, tests/grading/conftest.py)
 GRADED_ONCE = ("graded_course", "attack_course", "honest_course", "serial_honest_course")
+# the builds' pages, each visited once per run (site_visit.py): the readers of one build's
+# visits share a worker, and the two builds' visits run side by side
+VISITS = ("site_visits", "term_visits")
 
 
 def xdist_group(item) -> str | None:
@@ -99,12 +105,17 @@ def xdist_group(item) -> str | None:
     - a module-scoped fixture (a server, a graded class): the module, so one worker makes it,
       unless the fixture reads a course graded once per run: that course's group (below);
     - a course graded once per run: one worker grades it (another would only wait for it,
-      idle: the feedback pages' module waited 95 s for graded_course), then reads it.
+      idle: the feedback pages' module waited 95 s for graded_course), then reads it;
+    - the tests that read a build's page visits (`site_visits`, or `term_visits`): one worker
+      opens that build's pages, once each, while another opens the other build's.
     A test that names its group itself keeps it."""
     if not item.get_closest_marker("slow") or item.get_closest_marker("xdist_group"):
         return None
     if item.get_closest_marker("kernels") and os.geteuid() != 0:
         return "kernels"
+    visits = [name for name in VISITS if name in item.fixturenames]
+    if visits:
+        return visits[0].replace("_", "-")  # "site-visits" or "term-visits"
     course = next((name for name in GRADED_ONCE if name in item.fixturenames), None)
     module_fixtures = [
         defs[-1]
@@ -124,9 +135,9 @@ def pytest_collection_modifyitems(config, items):
     grouping = config.pluginmanager.hasplugin("xdist")
     for item in items:
         names = getattr(item, "fixturenames", ())
-        if "browser_page" in names:
+        if {"browser_page", *VISITS} & set(names):
             item.add_marker(pytest.mark.browser)
-        if {"built_site", "term_site", "browser_page", "student_downloads"} & set(names):
+        if {"built_site", "term_site", "browser_page", "student_downloads", *VISITS} & set(names):
             item.add_marker(pytest.mark.slow)
         group = grouping and xdist_group(item)
         if group:
@@ -308,10 +319,10 @@ def chromium_browser():
             browser.close()
 
 
-@pytest.fixture
-def browser_page(chromium_browser):
-    """A fresh context and page; problems are recorded on the returned `BrowserPage`."""
-    context = chromium_browser.new_context(viewport={"width": 1280, "height": 900})
+@contextlib.contextmanager
+def open_page(browser):
+    """A fresh context and page on `browser`; problems are recorded on the `BrowserPage`."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     found = BrowserPage(page)
 
@@ -343,3 +354,40 @@ def browser_page(chromium_browser):
         yield found
     finally:
         context.close()
+
+
+@pytest.fixture
+def browser_page(chromium_browser):
+    """A fresh context and page; problems are recorded on the returned `BrowserPage`."""
+    with open_page(chromium_browser) as found:
+        yield found
+
+
+@pytest.fixture(scope="session")
+def site_visits(built_site, site_url, chromium_browser, tmp_path_factory) -> dict:
+    """{toc file: site_visit.Visit}: every page of the default build opened once per run, its
+    probes run (`site_visit.probes_for`), a screenshot of each saved under test-artifacts/."""
+
+    import site_visit  # here: the term page's venv (.ci/term-as-users) has no yaml
+    from book_pages import toc_files
+
+    def visit_all(_folder):
+        pages = toc_files()
+        new_page = functools.partial(open_page, chromium_browser)
+        return site_visit.visit_pages(new_page, site_url, pages, site_visit.probes_for, True)
+
+    return once(tmp_path_factory, "site-visits", visit_all)
+
+
+@pytest.fixture(scope="session")
+def term_visits(term_site, term_site_url, chromium_browser, tmp_path_factory) -> dict:
+    """{toc file: site_visit.Visit}: every page of the term build opened once per run."""
+    import site_visit
+    from book_pages import toc_files
+
+    def visit_all(_folder):
+        new_page = functools.partial(open_page, chromium_browser)
+        probes = lambda _toc_file: site_visit.TERM_PROBES  # noqa: E731 (the same for every page)
+        return site_visit.visit_pages(new_page, term_site_url, toc_files(), probes, False)
+
+    return once(tmp_path_factory, "term-visits", visit_all)

@@ -290,3 +290,24 @@ def draw_median_band(ax, x, curves, color_value, *, label=None, linestyle="-", a
         x, curves.min(axis=0), curves.max(axis=0), color=color_value, alpha=alpha, linewidth=0
     )
     ax.plot(x, np.median(curves, axis=0), color=color_value, linestyle=linestyle, label=label)
+
+
+# -- chapter 8: the residual stream, layer by layer ---------------------------------------------
+
+PLACEMENT_NAMES = {"pre_ln": "pre-LN", "post_ln": "post-LN"}
+
+
+def draw_stream_rms(ax, stream: dict[str, np.ndarray]) -> None:
+    """The residual stream's RMS after each block, one line per placement ("pre_ln", "post_ln").
+
+    `stream[placement]` holds one value per block, block 1 first (`placement.gradient_norms`'s
+    "stream"); pre-LN adds every branch to an un-normalized stream, post-LN renormalizes it.
+    """
+    for placement, values in stream.items():
+        layers = np.arange(1, len(values) + 1)
+        marker = "s-" if placement == "pre_ln" else "o-"
+        label = PLACEMENT_NAMES[placement]
+        ax.plot(layers, values, marker, color=color(placement), label=label)
+    ax.set(xlabel="block (1 = nearest the input)", ylabel="RMS of the residual stream")
+    ax.set_ylim(0, None)
+    ax.legend()

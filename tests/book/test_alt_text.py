@@ -22,29 +22,10 @@ import re
 import jupytext
 import pytest
 from book_pages import REPO, toc_files
+from numbers_in_text import numbers
 
 EXECUTED = REPO / "_build" / "jupyter_execute"
-
-# a number not glued to a word (float32, A100, 3-D, d_model), with its sign, thousands
-# separators, decimals, exponent and an optional percent sign
-NUMBER = re.compile(
-    r"(?<![\w.^/])(?P<sign>[-\u2212])?(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?P<decimals>\.\d+)?"
-    r"(?P<exponent>e[-+]?\d+)?(?P<percent>\s*(?:%|percent))?(?![\w\u00b2\u00b3^]|-D\b)"
-)
 ALWAYS_SETUP = {0.0, 1.0, -1.0}
-
-
-def numbers(text: str) -> list[tuple[str, float, bool, int | None]]:
-    """Every number of `text`: (as written, value, percent?, decimals written or None for 1e-3)."""
-    found = []
-    for m in NUMBER.finditer(text):
-        digits = m["digits"].replace(",", "")
-        value = float(digits + (m["decimals"] or "") + (m["exponent"] or ""))
-        if m["sign"]:
-            value = -value
-        decimals = None if m["exponent"] else len((m["decimals"] or ".")[1:])
-        found.append((m.group(0).strip(), value, bool(m["percent"]), decimals))
-    return found
 
 
 def glued_values(glue: dict) -> list[float]:

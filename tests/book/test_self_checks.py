@@ -3,7 +3,8 @@
 The questions are sphinx-exercise `exercise` directives labelled `<stem>-q<n>` (the chapter's file
 name without its number, so that a renumbering keeps the labels), each answered by a `solution`
 with the `dropdown` class, which sphinx-togglebutton folds. The build test reads the HTML; the
-browser test opens each chapter and checks that an answer is hidden until its title is clicked.
+browser test reads each chapter's one visit (tests/site_visit.py): every answer hidden, the
+first shown when its title is clicked, and hidden again.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import PurePosixPath
 
 import pytest
 from book_pages import html_path, part_files
+from site_visit import value
 
 CHAPTERS = part_files("Chapters")
 MIN_QUESTIONS = 3
@@ -72,22 +74,11 @@ def test_each_chapter_ends_with_questions_each_with_a_hidden_answer(built_site, 
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_answers_stay_folded_until_the_reader_opens_one(browser_page, site_url, chapter):
-    page = browser_page.page
-    browser_page.goto(site_url + html_path(chapter))
-    solutions = page.locator("#check-yourself div.solution")
-    count = solutions.count()
-    assert count >= MIN_QUESTIONS, f"{count} answers on the page"
-    for i in range(count):
-        answer = solutions.nth(i).locator("section#solution-content")
-        assert not answer.is_visible(), f"answer {i + 1} is visible before it is asked for"
-    first = solutions.first
-    first.locator(".admonition-title").click()
-    first.locator("section#solution-content").wait_for(state="visible", timeout=5000)
-    assert first.locator("button.toggle-button").get_attribute("aria-expanded") == "true"
-    assert not solutions.nth(1).locator("section#solution-content").is_visible(), (
-        "opening one answer opened another"
-    )
-    first.locator(".admonition-title").click()
-    first.locator("section#solution-content").wait_for(state="hidden", timeout=5000)
-    assert not browser_page.problems(), browser_page.problems()
+def test_answers_stay_folded_until_the_reader_opens_one(site_visits, chapter):
+    seen = value(site_visits, chapter, "self_checks")
+    assert seen["count"] >= MIN_QUESTIONS, f"{seen['count']} answers on the page"
+    for i, visible in enumerate(seen["visible_before"]):
+        assert not visible, f"answer {i + 1} is visible before it is asked for"
+    assert seen["expanded"] == "true"
+    assert not seen["second_visible"], "opening one answer opened another"
+    assert seen["closed_again"]

@@ -59,3 +59,16 @@ def test_draw_record_block_draws_every_cell_and_lights_the_shared_ones_solid():
     assert len(ax.collections) == 2 * 3 * 4  # one collection per voxel
     alphas = np.array([c.get_facecolor()[0][3] for c in ax.collections])
     assert np.sum(alphas > 0.9) == 2 * 3  # one feature across all B * T records, solid
+
+
+def test_draw_stream_rms_draws_one_line_per_placement_with_its_values():
+    fig, ax = figures.new()
+    stream = {"pre_ln": np.array([1.0, 1.5, 2.0]), "post_ln": np.array([1.0, 1.0, 1.0])}
+    figures.draw_stream_rms(ax, stream)
+    lines = {line.get_label(): line for line in ax.lines}
+    assert sorted(lines) == ["post-LN", "pre-LN"]
+    assert lines["pre-LN"].get_xdata().tolist() == [1, 2, 3]
+    assert lines["pre-LN"].get_ydata().tolist() == [1.0, 1.5, 2.0]
+    assert lines["pre-LN"].get_color() == figures.color("pre_ln")
+    with pytest.raises(KeyError):
+        figures.draw_stream_rms(ax, {"sandwich_ln": np.ones(2)})

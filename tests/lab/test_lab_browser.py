@@ -4,6 +4,10 @@ Parity: each test reads the block the page carries, computes the statistics with
 (`row_stats`, `layer_norm`, and the red team's `wrong_axis`) and compares them with the
 values the page displays, at full precision. Each test also ends with no console error, no
 failed request and no request off 127.0.0.1 (the `browser_page` fixture records them).
+
+The panel as it loads, and on a phone-sized screen, is read from the page's one visit of the
+default build (tests/site_visit.py: `lab_panel`, `narrow_screen`); the tests that drive its
+controls open a page each.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import re
 import numpy as np
 import pytest
 from lab_page import LAB_PAGE, Lab
+from site_visit import LAB_PAGE as LAB_TOC
+from site_visit import value
 
 import normlab
 from normlab.red_team import wrong_axis
@@ -29,33 +35,72 @@ def close(shown, expected, scale=1.0) -> bool:
     return same_shape and np.allclose(shown, expected, rtol=RTOL, atol=RTOL * scale)
 
 
-def assert_page_matches_normlab(lab: Lab, tokens: int, gamma, beta, *, red_team: bool = False):
-    """Both statistics tables and the standardized block equal normlab's on the page's block."""
-    x = lab.block()[:tokens]
+def assert_shown_matches_normlab(shown: dict, x, gamma, beta, *, red_team: bool = False):
+    """Both statistics tables and the standardized block equal normlab's on the block x.
+
+    `shown` holds what the page displays: "raw_mu", "raw_var", "out_mu", "out_var",
+    "out_sigma" (one per token) and the blocks "raw_block" and "out_block".
+    """
     raw_mu, raw_var = normlab.row_stats(x)
-    assert close(lab.stats("lab-raw-stats", "mu"), raw_mu, np.abs(x).max())
-    assert close(lab.stats("lab-raw-stats", "var"), raw_var, raw_var.max())
+    assert close(shown["raw_mu"], raw_mu, np.abs(x).max())
+    assert close(shown["raw_var"], raw_var, raw_var.max())
     normalize = wrong_axis if red_team else normlab.layer_norm
     y = normalize(x, np.asarray(gamma, float), np.asarray(beta, float))
     out_mu, out_var = normlab.row_stats(y)
-    assert close(lab.matrix("lab-raw-block"), x)
-    assert close(lab.matrix("lab-out-block"), y, 10.0)
-    assert close(lab.stats("lab-out-stats", "mu"), out_mu, 10.0)
-    assert close(lab.stats("lab-out-stats", "var"), out_var, 10.0)
-    assert close(lab.stats("lab-out-stats", "sigma"), np.sqrt(out_var), 10.0)
+    assert close(shown["raw_block"], x)
+    assert close(shown["out_block"], y, 10.0)
+    assert close(shown["out_mu"], out_mu, 10.0)
+    assert close(shown["out_var"], out_var, 10.0)
+    assert close(shown["out_sigma"], np.sqrt(out_var), 10.0)
 
 
-def test_default_panel_is_layer_norm(browser_page, site_url):
+def assert_page_matches_normlab(lab: Lab, tokens: int, gamma, beta, *, red_team: bool = False):
+    """The live page's tables and blocks equal normlab's on its first `tokens` tokens."""
+    shown = {
+        "raw_mu": lab.stats("lab-raw-stats", "mu"),
+        "raw_var": lab.stats("lab-raw-stats", "var"),
+        "out_mu": lab.stats("lab-out-stats", "mu"),
+        "out_var": lab.stats("lab-out-stats", "var"),
+        "out_sigma": lab.stats("lab-out-stats", "sigma"),
+        "raw_block": lab.matrix("lab-raw-block"),
+        "out_block": lab.matrix("lab-out-block"),
+    }
+    assert_shown_matches_normlab(shown, lab.block()[:tokens], gamma, beta, red_team=red_team)
+
+
+def recorded(panel: dict) -> dict:
+    """The visit's record of the panel (`site_visit.lab_panel`) in the form above."""
+
+    def column(rows, name):
+        return np.array([float(row[name]) for row in rows])
+
+    return {
+        "raw_mu": column(panel["raw_stats"], "mu"),
+        "raw_var": column(panel["raw_stats"], "var"),
+        "out_mu": column(panel["out_stats"], "mu"),
+        "out_var": column(panel["out_stats"], "var"),
+        "out_sigma": column(panel["out_stats"], "sigma"),
+        "raw_block": np.array(panel["raw_block"]),
+        "out_block": np.array(panel["out_block"]),
+    }
+
+
+def test_default_panel_is_layer_norm(site_visits):
     """All tokens, gamma 1, beta 0: normlab's numbers, every row at 0 and 1, the witness green."""
-    lab = Lab.open(browser_page, site_url)
-    tokens = len(lab.block())
-    assert tokens >= 2 and lab.page.input_value("#lab-tokens") == str(tokens)
-    assert_page_matches_normlab(lab, tokens, np.ones(6), np.zeros(6))
-    assert np.allclose(lab.stats("lab-out-stats", "mu"), 0, atol=1e-12)
-    assert np.allclose(lab.stats("lab-out-stats", "sigma"), 1, atol=1e-4)
-    assert lab.witness() == "ok"
-    browser_page.screenshot("lab-default")
-    assert not browser_page.problems()
+    panel = value(site_visits, LAB_TOC, "lab_panel")
+    x = np.array(panel["data"]["x"])
+    tokens = len(x)
+    assert tokens >= 2 and panel["tokens"] == str(tokens)
+    shown = recorded(panel)
+    assert_shown_matches_normlab(shown, x, np.ones(6), np.zeros(6))
+    assert np.allclose(shown["out_mu"], 0, atol=1e-12)
+    assert np.allclose(shown["out_sigma"], 1, atol=1e-4)
+    assert panel["witness"] == "ok"
+
+
+def test_narrow_screen_keeps_the_page_in_its_width(site_visits):
+    """On a phone-sized screen the panel scrolls inside itself, the page never sideways."""
+    assert value(site_visits, LAB_TOC, "narrow_screen") <= 390
 
 
 def test_gamma_two_beta_half_puts_every_row_at_half_and_two(browser_page, site_url):
@@ -201,16 +246,6 @@ def test_misconception_cards_set_up_the_panel(browser_page, site_url):
     assert lab.stats("lab-out-stats", "var").tolist() == [0.0]
     lab.page.click('[data-lab-try="one-token"]')
     assert lab.red_team_pressed() == "false" and lab.witness() == "ok"
-    assert not browser_page.problems()
-
-
-def test_narrow_screen_keeps_the_page_in_its_width(browser_page, site_url):
-    """On a phone-sized screen the panel scrolls inside itself, the page never sideways."""
-    browser_page.page.set_viewport_size({"width": 390, "height": 844})
-    lab = Lab.open(browser_page, site_url)
-    width = lab.page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 390
-    browser_page.screenshot("lab-narrow")
     assert not browser_page.problems()
 
 
