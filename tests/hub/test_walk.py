@@ -2,13 +2,14 @@
 
 `make hub-demo` serves the course (the accounts instructor, alice and bob; ps1_by_hand released
 by the demo, ps2_layer_norm released here in the formgrader), then in Debian's Chromium: the
-instructor logs in and releases ps2; alice and bob log in, fetch it from the Assignments tab,
-fill it (alice correctly, bob with the sample variance), Validate and Submit; the instructor
-collects, autogrades (the course's sandboxed grader behind the formgrader's button), generates
-and releases feedback; alice fetches hers and sees her ticks; the instructor exports the grades
-with `make export` in a terminal. Then, as alice's Unix account, the course's secrets and bob's
-work stay out of reach, and SIGINT stops the hub and keeps its state. Every step leaves a
-screenshot in test-artifacts/hub/, with the hub's log and the step times.
+instructor logs in and releases ps2; alice and bob log in and fetch it from the Assignments tab
+(alice the demo's ps1 too), fill it (alice correctly, bob with the sample variance), Validate
+and Submit; the instructor collects, autogrades (the course's sandboxed grader behind the
+formgrader's button), generates and releases feedback; alice fetches hers and sees her ticks;
+the instructor exports the grades with `make export` in a terminal. Then, as alice's Unix
+account, the course's secrets and bob's work stay out of reach, and SIGINT stops the hub and
+keeps its state. Every step leaves a screenshot in test-artifacts/hub/, with the hub's log and
+the step times.
 
 It changes local accounts (their passwords, shells and home modes; `make hub-clean` puts them
 back), so it runs only where NORMLAB_HUB_WALK=1 and root: CI's .ci/hub-as-users, after the term
@@ -198,7 +199,9 @@ def student_works(page, steps: Steps, student: str) -> None:
     """Fetch ps2, fill it with the student's answers, Validate, Submit."""
     open_assignments(page)
     steps.shot(page, f"{student}-assignments")
-    assignment_row(page, "released", "ps1_by_hand").wait_for()  # the demo's own release
+    if student == "alice":  # the demo's own release, fetched as a student would
+        click_in_row(page, "released", "ps1_by_hand", "Fetch", then="fetched")
+        assert (home(student) / "ps1_by_hand" / "ps1_by_hand.ipynb").is_file()
     click_in_row(page, "released", PS2, "Fetch", then="fetched")
     panel = open_notebook(page, PS2)
     answers = PS2_ANSWERS[STUDENTS[student]]
