@@ -141,13 +141,14 @@ def formgrader_action(page, row, column: str) -> str:
 def run_in_terminal(page, command: str, done, tries: int = 3, wait_s: float = 30.0) -> None:
     """File > New > Terminal; type `command` and Enter until `done()` says it ran (keys typed
     before the terminal's connection is up can be lost: it is typed again, at most `tries`)."""
+    opened = page.locator(".jp-Terminal").count()  # a restored workspace may hold some
     page.click(".lm-MenuBar-itemLabel:text-is('File')")
     page.click(".lm-Menu-itemLabel:text-is('New')")
     page.click(".lm-Menu-itemLabel:text-is('Terminal')")
-    screen = page.locator(".jp-Terminal:visible .xterm-screen")
-    screen.wait_for()
+    keys = page.locator(".jp-Terminal").nth(opened).locator(".xterm-helper-textarea")
+    keys.wait_for(state="attached")
     for _ in range(tries):
-        screen.click()
+        keys.focus()  # xterm's own input: the screen may not be laid out yet
         page.keyboard.type(command)
         page.keyboard.press("Enter")
         deadline = time.monotonic() + wait_s
