@@ -11,9 +11,9 @@ unchanged (a cell past it is interrupted, as with `interrupt_on_timeout`; the ke
 `c.SandboxExecute.notebook_budget`, the seconds a whole notebook may take (default: three
 cell timeouts, at least 60 s), and what the grading worker sets in its copy of the config
 (the run's isolation, the worker's slot, the course root for the records). For each notebook
-it writes a record (`normlab.course.grader.notebook_record`): the isolation used, whether the kernel was replaced or
-died and why (see `kernel_session`), each test cell's status, message and seconds, and the
-kernel's CPU seconds and peak resident memory.
+it writes a record (`notebook_record`, in the grader's package): the isolation used, whether
+the kernel was replaced or died and why (see `kernel_session`), each test cell's status,
+message and seconds, and the kernel's CPU seconds and peak resident memory.
 """
 
 from __future__ import annotations
