@@ -35,11 +35,12 @@ LN_CELLS = (
 UNWRITTEN_LN = "def layer_norm(x, gamma, beta, eps=1e-5):\n    raise NotImplementedError()\n"
 TOTAL = 25.0
 STATS_POINTS = 6.0
-# a layer_norm that returns zeros: centred, right shape and dtype, untouched input, stable,
-# by hand; wrong on every other cell (3 + 2 + 2 + 2 + 2 points)
+# a layer_norm that returns zeros: right shape and dtype, untouched input, stable, by hand;
+# wrong on the axes, so its centring is not judged (a tick is a true statement), and wrong on
+# every other cell (3 + 1 + 2 + 2 + 2 + 2 points)
 ZEROS_LN = "def layer_norm(x, gamma, beta, eps=1e-5):\n    return np.zeros_like(x)\n"
-ZEROS_FAILED = ("axis", "population_variance", "eps_placement", "gain_and_bias", "independence")
-ZEROS_SCORE = TOTAL - 11.0
+ZEROS_FAILED = LN_CELLS[:6]  # axis, centering, variance, eps, gain and bias, independence
+ZEROS_SCORE = TOTAL - 12.0
 
 
 @dataclass(frozen=True)
@@ -323,8 +324,8 @@ ATTACKS = (
             "def layer_norm(x, gamma, beta, eps=1e-5):\n"
             "    return normlab.layer_norm(x, gamma, beta, eps)\n"
         ),
-        score=TOTAL - 1 - 3,
-        failed=("stats_reference_reuse", "reference_reuse"),
+        score=0.0,  # reuse voids each function's own work (c.NormlabGrading.reuse_voids)
+        failed=STATS_CELLS + LN_CELLS,
     ),
     Attack(
         "reuse_hidden_from_tripwire",
@@ -334,8 +335,8 @@ ATTACKS = (
             "def layer_norm(x, gamma, beta, eps=1e-5):\n"
             "    return _reference_layer_norm(x, gamma, beta, eps)\n"
         ),
-        score=TOTAL - 3,
-        failed=("reference_reuse",),
+        score=STATS_POINTS,  # layer_norm's work is voided, row_stats' stands
+        failed=LN_CELLS,
         live_in_kernel=True,
     ),
     Attack(

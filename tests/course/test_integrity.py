@@ -82,18 +82,19 @@ def test_a_loop_ends_within_the_timeout_plus_5_s(attack_course, name):
 
 
 def test_a_loop_costs_one_timeout_and_only_its_own_cells(attack_course):
-    """row_stats loops: its first check times out, its three other checks fail at once (its
-    "try it" cell calls it through try_it, which the grader's kernel does not run)."""
+    """row_stats loops: its "try it" cell (try_it runs the call in the grader's kernel, as in
+    the student's) times out once, and its four checks fail at once, naming the loop."""
     record = attack_course.record(attack_student("infinite_loop"))
     timed_out = [c for c in record["cells"] if c["status"] == "timed out"]
-    assert [c["grade_id"] for c in timed_out] == ["stats_axis"]
+    assert len(timed_out) == 1 and timed_out[0]["grade_id"] is None, timed_out
     by_status = {c["grade_id"]: c["status"] for c in record["cells"] if c["grade_id"]}
     assert {g for g, s in by_status.items() if s == "not run"} == {
+        "stats_axis",
         "stats_population_variance",
         "stats_shape",
         "stats_reference_reuse",
     }
-    assert all(s in ("passed", "not run", "timed out") for s in by_status.values())
+    assert all(s in ("passed", "not run") for s in by_status.values())
     stalled = [c["message"] for c in record["cells"] if c["status"] == "not run"]
     assert all("row_stats ran longer than" in m for m in stalled), stalled
 

@@ -150,7 +150,7 @@ def test_a_cell_calling_normlab_grading_is_quiet_and_grading_goes_on(kernel):
 def test_check_in_a_test_cell_the_grader_did_not_read_fails_closed(kernel):
     """A test cell the grader sends to the kernel (it could not read it as check calls) that
     calls check raises there, naming the cell: it scores 0 instead of passing unjudged."""
-    source = "from normlab.grading import check\ncheck('axis', layer_norm, hidden=not False)"
+    source = "from normlab.grading import check\ncheck('axis', abs, hidden=not False)"
     reply = kernel.request(protocol.RunCell(0, source, "axis"), 20, Answers())
     (error,) = [o for o in reply.outputs if o["output_type"] == "error"]
     assert reply.error and error["ename"] == "UnreadTestCell"

@@ -5,6 +5,7 @@ the right answer."""
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ import normlab
 from normlab.answer_key import wrong_implementations as vf
 from normlab.answer_key.batteries.ps7_group_norm import gcall
 from normlab.answer_key.oracle import LIVE
-from normlab.grading import CHECKS, DEFAULT_SEED, cell_verdict, gradients, run_cases
+from normlab.grading import CHECKS, DEFAULT_SEED, cell_verdict, gradients, run_case, run_cases
 from normlab.grading.evidence import fmt
 from normlab.grading.judges import Seen
 from normlab.grading.ps7_backward import FEATURES, FIRST, LEADING, means_over
@@ -28,6 +29,7 @@ from normlab.grading.ps7_group_norm import (
     WRONG,
     sharing_of,
 )
+from normlab.grading.selfcheck import run_check
 
 PS7 = "ps7_family"
 
@@ -94,8 +96,7 @@ def test_the_visible_checks_show_each_planted_bug(bank):
     for name, (namespace, expected) in bank.items():
         failed = set()
         for grade_id, spec in CHECKS[PS7].items():
-            cases = spec.make_cases(DEFAULT_SEED, hidden=False)
-            if not spec.judge(cases, run_cases(namespace, cases), LIVE).passed:
+            if not run_check(spec, partial(run_case, namespace), hidden=False).passed:
                 failed.add(grade_id)
         assert failed == expected, name
 

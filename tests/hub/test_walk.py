@@ -335,14 +335,14 @@ def test_each_environment_holds_what_it_should(hub):
     )
     assert kernel.returncode == 0 and "student-kernel" in kernel.stdout, kernel
     reference = as_alice(
-        str(HUB_ROOT / "student-kernel/bin/python"), "-c", "import normlab.grading.reference"
+        str(HUB_ROOT / "student-kernel/bin/python"), "-c", "import normlab.answer_key.trusted"
     )
-    assert "No module named 'normlab.grading.reference'" in reference.stderr, reference
+    assert "No module named 'normlab.answer_key'" in reference.stderr, reference
     hub_venv = as_alice(str(HUB_ROOT / "hub-venv/bin/python"), "-c", "import normlab")
     assert "No module named 'normlab'" in hub_venv.stderr, hub_venv
     instructor = subprocess.run(
         ["runuser", "-u", "instructor", "--", str(COURSE / ".venv/bin/python"), "-c",
-         "import normlab.grading.reference"],
+         "import normlab.answer_key.trusted"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert instructor.returncode == 0, instructor

@@ -27,6 +27,7 @@ from .evidence import (
     where,
 )
 from .judges import each_case, each_pair, returned
+from .normchecks.reference_reuse import REUSE
 from .oracle import ASK
 from .spec import check_spec, registry
 from .verdict import Message
@@ -115,7 +116,7 @@ def _read_by_hand(case, result):
     hits = [c for c in result.reference_calls if c.startswith(("numpy.", "normlab."))]
     if hits:
         text = (
-            f"stable_variance called {hits[0]}: this exercise is to write the variance "
+            f"{REUSE} stable_variance called {hits[0]}: this exercise is to write the variance "
             f"from sums and means yourself (np.var already does two passes)."
         )
         return None, Message(text, cause=hits[0])

@@ -18,6 +18,7 @@ from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
 from . import variants
 from .evidence import first_beyond, first_index, fmt, record, where, worst
 from .judges import each_case
+from .normchecks.reference_reuse import REUSE
 from .oracle import ASK
 from .ps8_probes import (
     CLASS,
@@ -282,12 +283,12 @@ def reuse_of(case, result) -> list[str]:
 def _reuse_message(case, hits) -> Message:
     if TRIPWIRE_REMOVED in hits:
         return Message(
-            "Reference reuse: your module removed the grader's profile hook "
+            f"{REUSE} your module removed the grader's profile hook "
             "(sys.setprofile), so the grader cannot see what it calls.",
             cause="a library (it removed the grader's profile hook)",
         )
     return Message(
-        f"Reference reuse: for {where(case)}, your module's forward reached {hits[0]}, a "
+        f"{REUSE} for {where(case)}, your module's forward reached {hits[0]}, a "
         f"library normalization (torch's, or normlab's): build the forward from torch's "
         f"elementwise operations and reductions.",
         cause=hits[0],

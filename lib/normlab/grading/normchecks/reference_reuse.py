@@ -11,6 +11,8 @@ from ..verdict import Message
 from .kind import NormKind
 
 LIBRARY_PREFIXES = ("normlab.", "torch.")
+# how every message of a function handing its work to a library begins (`hands_over` reads it)
+REUSE = "Reference reuse:"
 
 
 def reuse_message(
@@ -21,7 +23,7 @@ def reuse_message(
     `selfcheck.run_check` adds what it costs)."""
     if TRIPWIRE_REMOVED in calls:
         return Message(
-            f"Reference reuse: {function} removed the grader's profile hook (sys.setprofile), "
+            f"{REUSE} {function} removed the grader's profile hook (sys.setprofile), "
             f"so the grader cannot see what it calls.",
             cause="a library (it removed the grader's profile hook)",
         )
@@ -29,9 +31,7 @@ def reuse_message(
     if not hits:
         return None
     hint = hint or "write the computation yourself with NumPy"
-    return Message(
-        f"Reference reuse: {function} called {hits[0]}, {library}: {hint}.", cause=hits[0]
-    )
+    return Message(f"{REUSE} {function} called {hits[0]}, {library}: {hint}.", cause=hits[0])
 
 
 def no_reuse(read, library: str = "a library implementation", hint: str = ""):
@@ -45,6 +45,12 @@ def no_reuse(read, library: str = "a library implementation", hint: str = ""):
         return (None, message) if message else read(case, result)
 
     return read_calls
+
+
+def hands_over(message: str | None) -> bool:
+    """Is this a reuse cell's finding that its function hands its work to a library (not
+    another failure the reuse cell saw on the way, such as a wrong shape)?"""
+    return bool(message) and message.startswith(REUSE)
 
 
 def reference_reuse_spec(
