@@ -120,9 +120,8 @@ def receive_files(link: channel.Channel, workdir: str, count: int) -> None:
             handle.write(file.data)
 
 
-def set_up(link: channel.Channel) -> bool:
-    """Apply the grader's `protocol.Setup` (see `protocol`); whether the notebook gets the
-    real torch."""
+def set_up(link: channel.Channel) -> protocol.Setup:
+    """Apply the grader's `protocol.Setup` (see `protocol`), and return it."""
     setup = link.receive()
     if not isinstance(setup, protocol.Setup):
         raise SetupError("the grader's first message is not the setup")
@@ -133,7 +132,7 @@ def set_up(link: channel.Channel) -> bool:
     receive_files(link, setup.workdir, int(setup.files))
     os.chdir(setup.workdir)
     set_limits(setup.limits)
-    return setup.torch is True
+    return setup
 
 
 # --- requests -----------------------------------------------------------------------------
@@ -223,10 +222,11 @@ def handle(shell, link: channel.Channel, stalled: Stalled, request):
         return protocol.Interrupted(request.id)
 
 
-def serve(link: channel.Channel, real_torch: bool = False) -> None:
+def serve(link: channel.Channel, setup: protocol.Setup) -> None:
     """Answer requests until told to stop (or the grader is gone)."""
     shell, stalled = make_shell(), Stalled()
-    standins.install(real_torch)
+    real_torch = setup.torch is True
+    standins.install(real_torch, setup.student, setup.variant)
     if real_torch:
         from .module_probes import import_torchs_lazy_parts
 
@@ -251,14 +251,14 @@ def main() -> None:
     link = channel.connect(socket.socket(fileno=int(sys.argv[1])), WIRE_TYPES)
     link.interrupts.install()
     try:
-        real_torch = set_up(link)
+        setup = set_up(link)
     except Exception as exc:  # noqa: BLE001 (no student code runs in a kernel not set up)
         try:
             link.send(protocol.SetupFailed(f"{type(exc).__name__}: {exc}"[:500]))
         finally:
             os._exit(wire.SETUP_FAILED)
     try:
-        serve(link, real_torch)
+        serve(link, setup)
     finally:
         os._exit(wire.HARNESS_FAILED)
 

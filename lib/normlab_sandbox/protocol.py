@@ -8,14 +8,17 @@ and the grader replaces the kernel, instead of reading a field of the wrong kind
 
 Setup, once, grader -> kernel, then the kernel's answer:
 
-    Setup(uid, workdir, files, limits, torch)   then `files` File(path, data) frames
+    Setup(uid, workdir, files, limits, torch, student, variant)
+                                                then `files` File(path, data) frames
                                                 -> Ready(), or SetupFailed(reason)
 
 `uid`: the grading slot's own unprivileged uid (when the grader runs as root), taken before
 anything else; `workdir`: the private working folder for the submission's files (its notebooks
 left out: the autograded copy holds the restored hidden tests); `limits`: the resource limits;
 `torch`: the assignment's choice, true gives the notebook the real torch (ps8 grades a torch
-module), false the stand-in (`standins`); normlab is a stand-in either way.
+module), false the stand-in (`standins`); normlab is a stand-in either way. `student` and
+`variant`: for an assignment with per-student variants (ps1), the submitter's id and their
+variant (`normlab.grading.pools`), which the notebook's `my_variant()` returns here.
 
 Requests, grader -> kernel, one at a time, each with an `id`; every message the kernel sends
 while it serves one carries that id, and exactly one of them is the reply:
@@ -100,6 +103,8 @@ class Setup:
     files: int
     limits: dict
     torch: bool = False
+    student: str = ""
+    variant: dict | None = None
 
 
 @dataclass(frozen=True)

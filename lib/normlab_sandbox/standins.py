@@ -7,13 +7,15 @@ trusted helpers would be.
   refuses otherwise. The reference itself is never loaded into the kernel.
 - `normlab.grading` (and its submodules) gives `GradingStandIn`s: the checks run in the
   grader, never here. `use_assignment` and `summary` do nothing (the grader knows the
-  assignment, and grades every check itself); `try_it(f, *args)` calls the notebook's own
-  function as in the student's kernel and prints what it returned, or the error, as plain
-  text (a submitted output is never replayed). `check(...)` does nothing in a cell of the
-  student's, and raises `UnreadTestCell` in an autograded test cell: the grader judges the
-  check calls of a test cell it can read (`normlab.course.grader.checkcell`) outside the
-  kernel, and sends a test cell here only when it cannot, so a check called in one would
-  never be judged. It fails closed: the cell scores 0, naming itself, instead of passing.
+  assignment, and grades every check itself); `my_variant()` returns the submitter's own
+  numbers, which the grader's setup sent (ps1), and says whose they are; `try_it(f, *args)`
+  calls the notebook's own function as in the student's kernel and prints what it returned,
+  or the error, as plain text (a submitted output is never replayed). `check(...)` does
+  nothing in a cell of the student's, and raises `UnreadTestCell` in an autograded test
+  cell: the grader judges the check calls of a test cell it can read
+  (`normlab.course.grader.checkcell`) outside the kernel, and sends a test cell here only
+  when it cannot, so a check called in one would never be judged. It fails closed: the cell
+  scores 0, naming itself, instead of passing.
 - `import torch` succeeds (an unused import costs nothing) but using it raises `Unavailable`;
   the grader hears of each use, so a call to a torch normalization shows as reuse. Only an
   assignment that grades torch code (ps8's module) gets the real torch instead, when the
@@ -38,7 +40,7 @@ import types
 
 import numpy
 
-from . import protocol, tripwire
+from . import protocol, student_variant, tripwire
 from .channel import Unavailable, ask, note
 
 STAND_IN_PACKAGES = ("normlab", "torch")
@@ -136,8 +138,22 @@ def try_it(function, *args, **kwargs):
     return None
 
 
+_variant: dict = {}  # the grader's setup: {"student", "variant", "claimed"} (ps1)
+
+
+def _use_assignment(*args, student: str = "", **kwargs) -> None:
+    _variant["claimed"] = str(student).strip()
+
+
+def _my_variant():
+    """The submitter's variant, as the grader's setup sent it, shown as a student's kernel
+    shows it (and whose it is, when the notebook's STUDENT names another)."""
+    return student_variant.my_variant(_variant)
+
+
 _GRADING = {
-    "use_assignment": lambda *args, **kwargs: None,
+    "use_assignment": _use_assignment,
+    "my_variant": _my_variant,
     "reference_norms": lambda *args, **kwargs: {},
     "summary": lambda *args, **kwargs: None,
     "check": _check,
@@ -243,9 +259,11 @@ def _install_numpy_stand_ins() -> None:
         setattr(numpy, name, stand_in)
 
 
-def install(real_torch: bool = False) -> None:
+def install(real_torch: bool = False, student: str = "", variant: dict | None = None) -> None:
     """Forget every loaded normlab or torch module and serve stand-ins from now on (torch's
-    only when not `real_torch`); note NumPy's variance functions to the grader."""
+    only when not `real_torch`); note NumPy's variance functions to the grader. `variant`
+    (for `student`) is what the notebook's `my_variant()` gets."""
+    _variant.update(student=student, variant=variant)
     packages = tuple(p for p in STAND_IN_PACKAGES if not (real_torch and p == "torch"))
     for name in list(sys.modules):
         if name.split(".")[0] in STAND_IN_PACKAGES:

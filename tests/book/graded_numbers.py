@@ -1,17 +1,18 @@
 """The numbers the problem sets grade, and where a page shows one (issue 32, "no answer on a page").
 
-An autograded value answer is a name that a solution cell binds to a number (`var_r = ...`, not
-a `def`) and that an autograded test cell passes to `check(...)`. `numeric_answers()` yields each
-one's numbers, computed by running the solution notebook's cells
-(`normlab.course.student_recording.solution_namespace`).
+An autograded value answer is a name that a solution cell binds to a number or a vector
+(`var_r = ...`, not a `def`) and that an autograded test cell passes to `check(...)`.
+`numeric_answers()` yields each one's numbers, computed by running the solution notebook's
+cells (`normlab.course.download.recording.solution_namespace`).
 
-`answer_namespaces(assignment)` is the one place that says where the answers are read from:
-today the solution notebook's namespace; when an assignment draws a variant per student (issue
-30: ps1's pool), it yields one namespace per variant of the pool, and every variant's answers
-are looked for on every page.
+`answer_namespaces(assignment)` says where the answers are read from: the solution notebook's
+namespace; for an assignment that draws a variant per student (issue 30: ps1's pool), one
+namespace per variant of the pool (the notebook run as a student of each slot), and every
+variant's answers are looked for on every page.
 
-A page shows an answer when a number in its unfolded text equals it at 4 significant digits
-(sign aside); answers that are integers below 100 are left out, since small counts are everywhere.
+A page shows an answer when its unfolded text holds every number of it at 4 significant digits
+(sign aside): a number, or every entry of a vector (one entry alone is no answer: a third or a
+half is on many pages). Integers below 100 are left out, since small counts are everywhere.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class Answer:
     assignment: str
     check: str  # the test cell's grade_id
     name: str  # the variable the student sets
-    value: float
+    values: tuple[float, ...]  # a number, or a vector's entries
 
 
 def _cells(assignment: str) -> list[dict]:
@@ -69,14 +70,31 @@ def value_answer_checks(assignment: str) -> list[tuple[str, str]]:
     return [pair for pair in dict.fromkeys(checked) if pair[1] in bound]
 
 
+def student_per_slot(assignment: str) -> dict[int, str]:
+    """A student id for every slot of an assignment's pool ("student-<n>", the first to land
+    on each slot)."""
+    from normlab.grading import pools
+
+    found: dict[int, str] = {}
+    n = 0
+    while len(found) < pools.slots(assignment):
+        student = f"student-{n}"
+        found.setdefault(pools.slot(assignment, student), student)
+        n += 1
+    return found
+
+
 def answer_namespaces(assignment: str) -> Iterator[dict]:
-    """The namespaces whose answers no page may show: the solution notebook's, for now.
+    """The namespaces whose answers no page may show: the solution notebook's, run as a
+    student of every slot for an assignment with a pool of variants."""
+    from normlab.course.download.recording import solution_namespace
+    from normlab.grading import pools
 
-    Issue 30 (ps1 per student): yield one namespace per variant of the assignment's pool here.
-    """
-    from normlab.course.student_recording import solution_namespace
-
-    yield solution_namespace(assignment)
+    if assignment not in pools.POOLS:
+        yield solution_namespace(assignment)
+        return
+    for student in student_per_slot(assignment).values():
+        yield solution_namespace(assignment, student)
 
 
 def _flat(value) -> list[float]:
@@ -97,13 +115,15 @@ def numeric_answers(assignment: str) -> tuple[Answer, ...]:
     found = []
     for namespace in answer_namespaces(assignment):
         for grade_id, name in checks:
-            found += [Answer(assignment, grade_id, name, v) for v in _flat(namespace[name])]
-    return tuple(found)
+            values = tuple(_flat(namespace[name]))
+            if values:
+                found.append(Answer(assignment, grade_id, name, values))
+    return tuple(dict.fromkeys(found))
 
 
-def looked_for(answer: Answer) -> bool:
-    """False for an integer answer below SMALL_INTEGERS (not looked for)."""
-    return not (answer.value == round(answer.value) and abs(answer.value) < SMALL_INTEGERS)
+def looked_for(value: float) -> bool:
+    """False for an integer below SMALL_INTEGERS (not looked for)."""
+    return not (value == round(value) and abs(value) < SMALL_INTEGERS)
 
 
 def _rounded(value: float) -> float:
@@ -111,15 +131,17 @@ def _rounded(value: float) -> float:
 
 
 def shown_answers_in(text: str, answers) -> list[str]:
-    """'name = value (as written)' for every answer that a number of `text` shows."""
+    """'name = value (as written)' for every answer whose numbers `text` all shows (the ones
+    looked for: at least one)."""
     written = {}
     for as_written, value, percent, _ in numbers(text):
         if not percent:
             written.setdefault(_rounded(value), as_written)
-    return sorted(
-        {
-            f"{a.check}: {a.name} = {a.value:.6g} (the page writes {written[_rounded(a.value)]})"
-            for a in answers
-            if looked_for(a) and _rounded(a.value) in written
-        }
-    )
+    found = set()
+    for a in answers:
+        wanted = [v for v in a.values if looked_for(v)]
+        if wanted and all(_rounded(v) in written for v in wanted):
+            page = ", ".join(written[_rounded(v)] for v in wanted)
+            shown = ", ".join(f"{v:.6g}" for v in a.values)
+            found.add(f"{a.check}: {a.name} = {shown} (the page writes {page})")
+    return sorted(found)

@@ -35,14 +35,22 @@ import pytest
 from student_route import BUNDLE, bundle_members, clean_env, installed, run, wheel_members
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "grading"))
-from course_helpers import run_sources
+from course_helpers import TEST_STUDENT, run_sources
 from test_verdicts import submission_sources
 
 import normlab
 from normlab.answer_key import trusted, variant_outputs, wrong_implementations
 from normlab.course.download import recording as student_recording
 from normlab.course.download import source as student_download
-from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, recording, run_case, run_check
+from normlab.grading import (
+    ASSIGNMENTS,
+    CHECKS,
+    DEFAULT_SEED,
+    pools,
+    recording,
+    run_case,
+    run_check,
+)
 from normlab.grading.selfcheck import CheckerError
 from normlab_sandbox import wire
 from normlab_sandbox.cases import Ref
@@ -65,10 +73,6 @@ ANSWERS = (
 # a bank submission that cannot give the full normlab's verdicts in the download, and why
 CANNOT_COMPARE = {
     "torch": "it calls torch, which the download's venv does not have (nor a grading kernel)",
-    "ps3_axes/bank:bn-eps-outside-and-witness-from-audit": (
-        "its witness runs normlab's audit, which the download does not carry: its witness "
-        "cells say so (NotRecorded), its reuse cell gives the full normlab's verdict"
-    ),
 }
 
 
@@ -103,7 +107,8 @@ def test_the_wheel_holds_the_checks_the_stubs_and_the_recording(members):
     assert sandbox == set(student_download.SANDBOX)
     shipped = {name for name in members if name.startswith("normlab/grading/")}
     checks = Path(normlab.__file__).parent / "grading"
-    for path in checks.rglob("*.py"):  # the checks' folder, whole and as it is
+    # the checks' folder, whole and as it is (with the pools of per-student variants)
+    for path in [*checks.rglob("*.py"), *checks.glob("*_pool.json")]:
         name = path.relative_to(checks.parent.parent).as_posix()
         assert members[name] == path.read_bytes(), name
         shipped.discard(name)
@@ -148,21 +153,31 @@ def test_no_case_maker_and_no_hidden_case_in_the_wheel(members, sources):
     hidden_only = 0
     for assignment, specs in CHECKS.items():
         for grade_id, spec in specs.items():
-            visible = spec.make_cases(DEFAULT_SEED, hidden=False)
-            shown = {recording.fingerprint((case,)) for case in visible}
-            assert {recording.fingerprint((c,)) for c in kept.cases[assignment][grade_id]} == shown
-            for case in spec.make_cases(DEFAULT_SEED, hidden=True):
-                if recording.fingerprint((case,)) in shown:
-                    continue
-                hidden_only += 1
-                for arg in case.args:  # a LayerNorm only the graders hold, by its name
-                    timer = isinstance(arg, Ref) and arg.name.startswith("scripted_timer.")
-                    if isinstance(arg, Ref) and not timer and arg.name not in kept.refs:
-                        assert arg.name not in text, f"{assignment}:{grade_id} {arg.name}"
-                x = case.args[0] if case.args else None
-                if isinstance(x, np.ndarray) and x.size > 1:
-                    assert recording.fingerprint((x,)) not in kept_inputs, (assignment, grade_id)
+            for (variant, visible), (_, hidden) in zip(
+                _batteries(spec, False), _batteries(spec, True), strict=True
+            ):
+                shown = {recording.fingerprint((case,)) for case in visible}
+                kept_here = _kept(kept, spec, variant)
+                assert {recording.fingerprint((c,)) for c in kept_here} == shown, grade_id
+                hidden_only += _hidden_only(hidden, shown, kept, kept_inputs, text, assignment)
     assert hidden_only > 100  # the scan has teeth
+
+
+def _hidden_only(hidden, shown, kept, kept_inputs, text, assignment) -> int:
+    """Checks the hidden cases of one battery; returns how many the visible one lacks."""
+    count = 0
+    for case in hidden:
+        if recording.fingerprint((case,)) in shown:
+            continue
+        count += 1
+        for arg in case.args:  # a LayerNorm only the graders hold, by its name
+            timer = isinstance(arg, Ref) and arg.name.startswith("scripted_timer.")
+            if isinstance(arg, Ref) and not timer and arg.name not in kept.refs:
+                assert arg.name not in text, f"{assignment} {arg.name}"
+        x = case.args[0] if case.args else None
+        if isinstance(x, np.ndarray) and x.size > 1:
+            assert recording.fingerprint((x,)) not in kept_inputs, assignment
+    return count
 
 
 def _shapes(hidden: bool) -> set[tuple]:
@@ -170,7 +185,8 @@ def _shapes(hidden: bool) -> set[tuple]:
         arg.shape
         for specs in CHECKS.values()
         for spec in specs.values()
-        for case in spec.make_cases(DEFAULT_SEED, hidden=hidden)
+        for _, cases in _batteries(spec, hidden)
+        for case in cases
         for arg in case.args
         if isinstance(arg, np.ndarray)
     }
@@ -188,7 +204,22 @@ def test_no_shape_only_the_hidden_battery_uses_is_written_in_the_wheel(members):
 
 
 def _cases(kept):
-    return [c for specs in kept.cases.values() for cases in specs.values() for c in cases]
+    """Every recorded case (a check that varies keeps one battery per variant of its pool)."""
+    batteries = [b for specs in kept.cases.values() for b in specs.values()]
+    flat = [c for b in batteries for c in (b.values() if isinstance(b, dict) else [b])]
+    return [c for cases in flat for c in cases]
+
+
+def _batteries(spec, hidden: bool) -> list[tuple[dict | None, list]]:
+    """(variant, cases) of `spec` at the default seed: one per variant of its pool, if any."""
+    variants = pools.variants(spec.assignment) if spec.varies else [None]
+    own = lambda v: {"variant": v} if v is not None else {}  # noqa: E731
+    return [(v, spec.make_cases(DEFAULT_SEED, hidden=hidden, **own(v))) for v in variants]
+
+
+def _kept(kept, spec, variant) -> list:
+    cases = kept.cases[spec.assignment][spec.grade_id]
+    return cases[variant["slot"]] if variant is not None else cases
 
 
 def test_the_bundle_holds_the_wheel_the_released_notebooks_and_a_readme(student_downloads, wheel):
@@ -423,7 +454,10 @@ def _full_normlab(bank: dict) -> dict:
 
 @pytest.mark.network
 def test_the_visible_checks_give_the_full_normlabs_verdicts_over_the_bank(venv, tmp_path):
-    bank = submission_sources()
+    bank = {  # ps1's STUDENT line names the test student, for the venv's run as for ours
+        name: (assignment, [student_recording.as_student(s, TEST_STUDENT) for s in sources])
+        for name, (assignment, sources) in submission_sources().items()
+    }
     torch = {name for name, (_, sources) in bank.items() if "torch" in "\n".join(sources)}
     assert torch and set(CANNOT_COMPARE) - {"torch"} <= set(bank)
     with warnings.catch_warnings():  # NumPy's default error state, as in the venv's kernel
@@ -437,12 +471,12 @@ def test_the_visible_checks_give_the_full_normlabs_verdicts_over_the_bank(venv, 
     assert not {key for key in differ if key[0] in compared}, [
         (key, want[key], got[key]) for key in sorted(differ) if key[0] in compared
     ][:5]
+    # a witness that calls normlab's audit (a stub here) is voided in both, by the same message
     audit = "ps3_axes/bank:bn-eps-outside-and-witness-from-audit"
     for grade_id in CHECKS["ps3_axes"]:
-        if grade_id == "witness_reference_reuse":
+        if grade_id.startswith("witness_"):
             assert got[audit, grade_id] == want[audit, grade_id]
-        elif grade_id.startswith("witness_"):
-            assert "NotRecorded" in got[audit, grade_id][1], got[audit, grade_id]
+            assert "normlab.audit" in got[audit, grade_id][1], got[audit, grade_id]
 
 
 TORCH_MISSING = """

@@ -79,11 +79,11 @@ def protected_hashes(course: Path) -> dict[str, dict[str, str]]:
     }
 
 
-def gradebook_scores(db_url: str) -> dict[str, dict[str, float | None]]:
-    """{student: {grade_id: score}} of ps2 in the gradebook at db_url."""
+def gradebook_scores(db_url: str, assignment: str = PS2) -> dict[str, dict[str, float | None]]:
+    """{student: {grade_id: score}} of `assignment` in the gradebook at db_url."""
     found: dict[str, dict[str, float | None]] = {}
     with Gradebook(db_url) as gb:
-        for submission in gb.assignment_submissions(PS2):
+        for submission in gb.assignment_submissions(assignment):
             cells = found.setdefault(submission.student.id, {})
             for notebook in submission.notebooks:
                 for grade in notebook.grades:
@@ -204,10 +204,11 @@ def run_grader(course: Path, *extra: str, uid_base: int = UID_BASE) -> tuple[flo
     return seconds, output
 
 
-def run_nbgrader_autograde(course: Path) -> tuple[float, str]:
+def run_nbgrader_autograde(course: Path, assignment: str = PS2) -> tuple[float, str]:
+    """Grade every submission with plain, serial `nbgrader autograde`; (wall seconds, output)."""
     start = time.monotonic()
     done = subprocess.run(
-        [*nbgrader_command(), "autograde", PS2],
+        [*nbgrader_command(), "autograde", assignment],
         cwd=course,
         env=course_env(),
         capture_output=True,

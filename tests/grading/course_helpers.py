@@ -12,12 +12,30 @@ from pathlib import Path
 import nbformat
 from notebook_secrets import secret_lines_of
 
-from normlab.course.download.recording import SUMMARY_CELL, answer_cells  # noqa: F401 (re-exported)
+from normlab.course.download.recording import (  # noqa: F401 (re-exported)
+    SUMMARY_CELL,
+    answer_cells,
+    as_student,
+)
+from normlab.grading import pools
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "solutions"
 EXERCISES = REPO / "exercises"
 VENV_BIN = Path(sys.executable).parent
+# the student an in-process run of ps1 is (its STUDENT line): grace's variant has d = 6 and a
+# standard deviation of 3, so her normalized values are thirds, and a rounded answer shows
+TEST_STUDENT = "grace"
+
+
+def variant_for(assignment: str, student: str = TEST_STUDENT) -> dict | None:
+    """`student`'s variant of an assignment with a pool (ps1), else None."""
+    return pools.variant(assignment, student) if assignment in pools.POOLS else None
+
+
+def own_variant(spec) -> dict:
+    """make_cases' keyword for `spec`: the test student's variant where the check varies."""
+    return {"variant": variant_for(spec.assignment)} if spec.varies else {}
 
 
 def source_path(assignment: str) -> Path:
@@ -74,21 +92,32 @@ def with_bug(nb, edits):
     return nb
 
 
-def run_in_process(nb) -> dict:
+def with_student(nb, student: str = TEST_STUDENT):
+    """The notebook with its STUDENT line (ps1's first code cell) naming `student`."""
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.source = as_student(cell.source, student)
+    return nb
+
+
+def run_in_process(nb, student: str = TEST_STUDENT) -> dict:
     """Execute the notebook's code cells in order in this process (not its test cells, nor
-    the summary cell, which re-runs the visible checks: `answer_cells`).
+    the summary cell, which re-runs the visible checks: `answer_cells`), as `student` (ps1's
+    STUDENT line).
 
     Errors in answer and try-it cells are kept quiet, as a kernel would keep going.
     """
-    return run_sources(answer_cells(nb))
+    return run_sources(answer_cells(nb), student)
 
 
-def run_sources(sources: list[str]) -> dict:
-    """A namespace made by running each source in order, errors kept quiet."""
+def run_sources(sources: list[str], student: str = TEST_STUDENT) -> dict:
+    """A namespace made by running each source in order (ps1's STUDENT line naming
+    `student`), errors kept quiet."""
     namespace: dict = {}
     for source in sources:
         try:
-            exec(compile(source, "<cell>", "exec"), namespace)  # noqa: S102 - a notebook cell
+            code = compile(as_student(source, student), "<cell>", "exec")
+            exec(code, namespace)  # noqa: S102 - a notebook cell
         except Exception:  # noqa: BLE001 - a planted bug or an unfilled stub: the checks say so
             pass
     return namespace
@@ -108,7 +137,7 @@ def points_lost(text: str) -> float:
     """The points a summary's output says the failing visible checks lose."""
     if "; none fails." in text:
         return 0.0
-    found = re.search(r"the (\d+) that fails? lose ([\d.]+) points?\.", text)
+    found = re.search(r"the (one|\d+) that fails? loses? ([\d.]+) points?\.", text)
     assert found, text
     return float(found.group(2))
 

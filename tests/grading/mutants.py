@@ -58,14 +58,14 @@ PS1_CELLS = {
     "normalized_answer": ("normalized_r", "normalized_r_eps"),
     "params_answer": ("params_gain_bias", "params_gain_only", "params_rms"),
 }
-PS1_RIGHT = {
-    "mean_r": "r.sum() / 4",
+PS1_RIGHT = {  # written as code: right for every student's variant
+    "mean_r": "r.sum() / r.size",
     "var_r": "((r - r.mean()) ** 2).mean()",
     "normalized_r": "(r - r.mean()) / r.std()",
     "normalized_r_eps": "(r - r.mean()) / np.sqrt(r.var() + 1e-5)",
-    "params_gain_bias": "2 * 512",
-    "params_gain_only": "512",
-    "params_rms": "512",
+    "params_gain_bias": "2 * d_model",
+    "params_gain_only": "d_model",
+    "params_rms": "d_model",
 }
 
 
@@ -73,27 +73,29 @@ def _ps1(name: str, cell: str, values: dict, says: str) -> Mutant:
     return Mutant("ps1_by_hand", name, cell, values=values, says=says)
 
 
+# each written for any variant (whole means and variances: none is a rounding of another);
+# the in-process runs are TEST_STUDENT's, whose normalized values are thirds
 PS1 = [
-    _ps1("sum divided by d - 1", "mean", {"mean_r": "r.sum() / 3"}, "d - 1"),
+    _ps1("sum divided by d - 1", "mean", {"mean_r": "r.sum() / (r.size - 1)"}, "d - 1"),
     _ps1("the sum", "mean", {"mean_r": "r.sum()"}, "sum of the features"),
-    _ps1("mean rounded", "mean", {"mean_r": "3"}, "rounded"),
-    _ps1("std for variance", "population_variance", {"var_r": "r.std()"}, "standard deviation"),
-    _ps1("sample variance", "population_variance", {"var_r": "r.var(ddof=1)"}, "d - 1"),
-    _ps1("sample std", "population_variance", {"var_r": "r.std(ddof=1)"}, "sample standard"),
+    _ps1("mean of the squares", "mean", {"mean_r": "(r ** 2).mean()"}, "squares"),
+    _ps1("std for variance", "variance", {"var_r": "r.std()"}, "standard deviation"),
+    _ps1("sample variance", "variance", {"var_r": "r.var(ddof=1)"}, "d - 1"),
+    _ps1("sample std", "variance", {"var_r": "r.std(ddof=1)"}, "sample standard"),
     _ps1(
         "uncentred mean of squares",
-        "population_variance",
+        "variance",
         {"var_r": "(r ** 2).mean()"},
         "squares of r itself",
     ),
     _ps1(
         "sum of squared deviations",
-        "population_variance",
+        "variance",
         {"var_r": "((r - r.mean()) ** 2).sum()"},
         "sum of the squared",
     ),
-    _ps1("variance rounded", "population_variance", {"var_r": "1.3"}, "rounded"),
-    _ps1("eps in the variance", "population_variance", {"var_r": "r.var() + 1e-5"}, "eps"),
+    _ps1("mean absolute deviation", "variance", {"var_r": "abs(r - r.mean()).mean()"}, "absolute"),
+    _ps1("eps in the variance", "variance", {"var_r": "r.var() + 1e-5"}, "eps"),
     _ps1(
         "divided by the sample std",
         "normalized",
@@ -107,6 +109,7 @@ PS1 = [
         "square root",
     ),
     _ps1("not centred", "normalized", {"normalized_r": "r / r.std()"}, "subtract the mean"),
+    _ps1("centred, not scaled", "normalized", {"normalized_r": "r - r.mean()"}, "not scaled"),
     _ps1(
         "normalized rounded",
         "normalized",
@@ -149,11 +152,12 @@ PS1 = [
         {"normalized_r_eps": "(r - r.mean()) / np.sqrt(r.var(ddof=1) + 1e-5)"},
         "sample variance",
     ),
-    _ps1("gain only for gain and bias", "param_counts", {"params_gain_bias": "512"}, "both"),
+    _ps1("gain only for gain and bias", "param_counts", {"params_gain_bias": "d_model"}, "both"),
     _ps1("one gain and one bias", "param_counts", {"params_gain_bias": "2"}, "per feature"),
-    _ps1("bias counted anyway", "param_counts", {"params_gain_only": "2 * 512"}, "bias"),
-    _ps1("a bias for RMSNorm", "param_counts", {"params_rms": "2 * 512"}, "no"),
-    _ps1("counted for d = 4", "param_counts", {"params_rms": "4"}, "Part A"),
+    _ps1("bias counted anyway", "param_counts", {"params_gain_only": "2 * d_model"}, "bias"),
+    _ps1("a bias for RMSNorm", "param_counts", {"params_rms": "2 * d_model"}, "no"),
+    _ps1("counted for the record", "param_counts", {"params_rms": "r.size"}, "Part A"),
+    _ps1("a matrix", "param_counts", {"params_rms": "d_model ** 2"}, "matrix"),
 ]
 
 ROW, LN = "row_stats_answer", "layer_norm_answer"

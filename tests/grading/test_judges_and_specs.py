@@ -3,6 +3,8 @@ resolution."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -215,6 +217,10 @@ def test_find_check_looks_the_cell_up_and_counts_its_targets():
         selfcheck.find_check("ps1_by_hand", "param_counts", 1)
 
 
+# the paper's worked record as a variant of ps1 (Ba, Kiros and Hinton, 2016): mean 2.5
+PAPER = {"slot": 0, "record": [1.0, 2.0, 3.0, 4.0], "d_model": 512}
+
+
 def test_run_check_runs_each_case_and_judges():
     spec = CHECKS["ps1_by_hand"]["mean"]
     ran = []
@@ -223,10 +229,19 @@ def test_run_check_runs_each_case_and_judges():
         ran.append(case.target)
         return Result(output=2.5, output_type="float")
 
-    assert selfcheck.run_check(spec, run_one) is PASS
+    assert selfcheck.run_check(spec, run_one, variant=PAPER) is PASS
     assert ran == ["mean_r"]
-    wrong = selfcheck.run_check(spec, lambda case: Result(output=3.25, output_type="float"))
+    wrong = selfcheck.run_check(
+        spec, lambda case: Result(output=3.25, output_type="float"), variant=PAPER
+    )
     assert wrong.category == "mean" and wrong.message.startswith("mean_r is not the mean of r")
+    assert "d = 4 features" in wrong.message  # the message follows the variant
+
+
+def test_a_check_of_a_variant_without_one_asks_who_the_student_is():
+    spec = CHECKS["ps1_by_hand"]["mean"]
+    asked = selfcheck.judge_battery(spec, lambda case: Result(output=2.5), variant=None)
+    assert asked.category == NOT_WRITTEN and 'STUDENT = "<your id>"' in asked.message
 
 
 def test_run_check_judges_with_the_oracle_it_is_given():
@@ -245,8 +260,9 @@ def test_run_check_judges_with_the_oracle_it_is_given():
                 return np.array([-1.0, 0.0, 0.0, 1.0])
             return LIVE.answer(question)
 
-    assert not selfcheck.run_check(spec, lambda case: answer).passed
-    assert selfcheck.run_check(spec, lambda case: answer, oracle=Replay()).passed
+    run = partial(selfcheck.run_check, spec, lambda case: answer, variant=PAPER)
+    assert not run().passed
+    assert run(oracle=Replay()).passed
     assert "layer_norm" in Replay.asked
 
 

@@ -17,7 +17,7 @@ from functools import cache, partial
 
 import numpy as np
 import pytest
-from course_helpers import nbgrader_meta, read, run_in_process, source_path
+from course_helpers import nbgrader_meta, read, run_in_process, source_path, variant_for
 from mutants import MUTANTS, PS1, answers, released_with
 from test_verdicts import SNAPSHOT
 
@@ -42,12 +42,19 @@ def _verdicts(mutant_id: str) -> dict[str, dict]:
     namespace = mutant_namespace(mutant)
     found = {"visible": {}, "hidden": {}}
     run_one = partial(run_case, namespace, owners=namespace)
+    variant = variant_for(mutant.assignment)
     with np.errstate(all="ignore"):
         for grade_id, spec in CHECKS[mutant.assignment].items():
             for battery in found:
                 hidden = battery == "hidden"
-                found[battery][grade_id] = run_check(spec, run_one, hidden=hidden, oracle=LIVE)
+                verdict = run_check(spec, run_one, hidden=hidden, oracle=LIVE, variant=variant)
+                found[battery][grade_id] = verdict
     return found
+
+
+def cases_of(spec) -> list:
+    """A check's hidden battery (ps1's: the in-process student's variant)."""
+    return spec.make_cases(DEFAULT_SEED, variant=variant_for(spec.assignment))
 
 
 def test_every_check_has_a_mutant_of_its_misconception():
@@ -103,7 +110,7 @@ def value_answers(assignment: str) -> set[float]:
     namespace = run_in_process(read(source_path(assignment)))
     found = set()
     for spec in CHECKS[assignment].values():
-        for case in spec.make_cases(DEFAULT_SEED):
+        for case in cases_of(spec):
             if case.how == "get":
                 found |= {float(v) for v in np.ravel(namespace[case.target])}
     return found
@@ -111,15 +118,20 @@ def value_answers(assignment: str) -> set[float]:
 
 def scripted_answers(spec) -> set[float]:
     """The numbers a check's scripted cases want (ps6's timer: the median)."""
-    return {float(c.meta["want"]) for c in spec.make_cases(DEFAULT_SEED) if "want" in c.meta}
+    return {float(c.meta["want"]) for c in cases_of(spec) if "want" in c.meta}
+
+
+# what a ps1 message may say of the formula (d - 1, ddof=1, gamma = 1) and the record (d = 6)
+GIVENS = re.compile(r"\bd - 1\b|\bd = \d+\b|ddof=1|gamma = 1\b")
 
 
 def without_labels(message: str, spec) -> str:
-    """The message without its cases' labels: a label shows the case's input (ps6's scripted
-    runs, of which the median is one), which is no answer."""
-    for case in spec.make_cases(DEFAULT_SEED):
+    """The message without its cases' labels (a label shows the case's input: ps6's scripted
+    runs, of which the median is one) nor what the student is given (ps1's d, and d - 1):
+    no answer."""
+    for case in cases_of(spec):
         message = message.replace(case.label, "<case>") if case.label else message
-    return message
+    return GIVENS.sub("<given>", message)
 
 
 @cache
@@ -129,7 +141,7 @@ def answered_cells() -> list[tuple[str, str, set[float]]]:
     for assignment in ASSIGNMENTS:
         values = value_answers(assignment)
         for grade_id, spec in CHECKS[assignment].items():
-            cases = spec.make_cases(DEFAULT_SEED)
+            cases = cases_of(spec)
             if any(case.how == "get" for case in cases):
                 # ps1 asks one record through: no answer of the notebook in any message
                 cells.append((assignment, grade_id, values))
@@ -180,7 +192,7 @@ def test_ps1s_cells_do_not_answer_their_questions():
         if nbgrader_meta(c).get("grade") and c.cell_type == "code"
     }
     spoilers = {
-        "population_variance": ("population", "sample", "d - 1", "divide"),
+        "variance": ("population", "sample", "d - 1", "divide"),
         "eps_effect": ("inside", "outside", "square root", "variance"),
         "param_counts": ("2 d", "d_model", "bias"),
     }
@@ -194,14 +206,14 @@ def test_ps1s_cells_do_not_answer_their_questions():
 
 
 def test_ps1s_table_holds_the_typical_wrong_answers():
-    """The issue's list: std for variance, sum/3, uncentred mean of squares, rounded, eps
-    added to the output, eps outside the root, wrong eps, sample variance, wrong counts."""
+    """The issue's list: std for variance, sum/(d - 1), uncentred mean of squares, rounded,
+    eps added to the output, eps outside the root, wrong eps, sample variance, wrong counts."""
     names = {m.name for m in PS1}
     assert {
         "std for variance",
         "sum divided by d - 1",
         "uncentred mean of squares",
-        "mean rounded",
+        "normalized rounded",
         "eps added to the output",
         "eps outside the root",
         "wrong eps",

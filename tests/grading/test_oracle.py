@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from course_helpers import variant_for
 
 from normlab.answer_key import wrong_implementations as wrong
 from normlab.answer_key.oracle import LIVE, wrong_implementations
@@ -23,7 +24,6 @@ from normlab.grading import CHECKS, DEFAULT_SEED, ps1_by_hand
 from normlab.grading.oracle import ASK, DeclaredOracle, Question, UndeclaredQuestion, key
 
 GRADING = Path(ps1_by_hand.__file__).parent
-CONSTANTS = [ps1_by_hand.R]  # a judge's own input: ps1's record [1, 2, 3, 4]
 
 
 def _imports(tree: ast.AST) -> set[str]:
@@ -96,15 +96,16 @@ def _arrays(value):
 
 
 def test_every_declared_question_is_about_a_cases_inputs():
-    """The questions of every battery, visible and hidden, are about its cases' inputs or a
-    judge's constants: what the oracle answers is fixed before any student's code runs."""
+    """The questions of every battery, visible and hidden, are about its cases' inputs (ps1's:
+    the variant each case carries): what the oracle answers is fixed before any student's
+    code runs."""
     asked = 0
     for assignment, specs in CHECKS.items():
         for grade_id, spec in specs.items():
-            cases = spec.make_cases(DEFAULT_SEED, hidden=True)
+            cases = spec.make_cases(DEFAULT_SEED, hidden=True, variant=variant_for(assignment))
             inputs = [np.asarray(a, dtype=np.float64) for c in cases for a in _arrays(c.args)]
             inputs += [np.asarray(a, dtype=np.float64) for c in cases for a in _arrays(c.kwargs)]
-            inputs += CONSTANTS
+            inputs += [np.asarray(c.meta["record"], dtype=np.float64) for c in cases if spec.varies]
             for case in cases:
                 for question in spec.questions(case):
                     asked += 1

@@ -16,6 +16,7 @@ from functools import partial
 
 import numpy as np
 import pytest
+from course_helpers import variant_for
 from test_verdicts import submissions
 
 import normlab
@@ -24,7 +25,7 @@ from normlab.answer_key.oracle import LIVE
 from normlab.answer_key.trusted import resolve as trusted_resolve
 from normlab.course.download import recording as student_recording
 from normlab.course.download import source as student_download
-from normlab.grading import CHECKS, DEFAULT_SEED, recording, run_case
+from normlab.grading import CHECKS, DEFAULT_SEED, pools, recording, run_case
 from normlab.grading.oracle import ASK
 from normlab.grading.selfcheck import CheckerError, run_check
 from normlab.grading.verdict import CRASHED
@@ -42,12 +43,12 @@ def recorded() -> recording.Recording:
     return recording.Recording.loads(student_recording.record().dumps())
 
 
-def _verdicts(checks, namespace, resolve, oracle) -> dict:
+def _verdicts(checks, namespace, resolve, oracle, variant=None) -> dict:
     found = {}
     for grade_id, spec in checks.items():
         try:
             run_one = partial(guarded.run_case, namespace, resolve=resolve)
-            verdict = run_check(spec, run_one, oracle=oracle)
+            verdict = run_check(spec, run_one, oracle=oracle, variant=variant)
             found[grade_id] = (verdict.category, verdict.message)
         except CheckerError as exc:
             found[grade_id] = ("checker error", str(exc))
@@ -61,9 +62,10 @@ def test_a_full_install_holds_no_recording():
     assert recording.resolve is recording.answer_key_resolve
     for assignment, specs in CHECKS.items():
         assert set(BATTERIES[assignment]) == set(specs)  # a battery for each check, no other
+        own = {"variant": variant_for(assignment)} if assignment in pools.POOLS else {}
         for spec in specs.values():
-            visible = spec.make_cases(DEFAULT_SEED, hidden=False)
-            hidden = spec.make_cases(DEFAULT_SEED, hidden=True)
+            visible = spec.make_cases(DEFAULT_SEED, hidden=False, **own)
+            hidden = spec.make_cases(DEFAULT_SEED, hidden=True, **own)
             assert wire.dumps(hidden[: len(visible)], WIRE_TYPES) == wire.dumps(visible, WIRE_TYPES)
 
 
@@ -76,9 +78,10 @@ def test_the_replay_gives_the_live_verdicts_over_the_bank(recorded):
     with np.errstate(all="ignore"):
         live_bank, replay_bank = submissions(), submissions()  # each its own state
         for name, (assignment, namespace) in sorted(live_bank.items()):
-            live = _verdicts(CHECKS[assignment], namespace, trusted_resolve, LIVE)
+            variant = variant_for(assignment)
+            live = _verdicts(CHECKS[assignment], namespace, trusted_resolve, LIVE, variant)
             fresh = replay_bank[name][1]
-            replayed = _verdicts(checks[assignment], fresh, recorded.resolve, oracle)
+            replayed = _verdicts(checks[assignment], fresh, recorded.resolve, oracle, variant)
             differ |= {(name, g): replayed[g] for g in live if live[g] != replayed[g]}
     assert {name for name, _ in differ} == {WITNESS_FROM_AUDIT}
     for (_, grade_id), (category, message) in differ.items():
@@ -102,6 +105,25 @@ def test_the_replay_answers_the_course_witness_on_every_visible_norm(recorded):
         with pytest.raises(recording.NotRecorded, match="not recorded in this student download"):
             norm_fn(x)
         assert norm_fn.probes() == ((recording.NOT_RECORDED, "a float64 array of shape (3, 4, 8)"),)
+
+
+def test_every_variant_of_a_pool_is_recorded_and_replays_as_live(recorded):
+    """ps1's visible battery for every slot of its pool, answered as live: a student's own
+    numbers are checked offline whoever the student is; no other variant is."""
+    checks, oracle = recorded.checks(CHECKS), recording.RecordedOracle(recorded)
+    for variant in pools.variants("ps1_by_hand"):
+        r = np.asarray(variant["record"], dtype=np.float64)
+        namespace = {"mean_r": r.mean(), "var_r": r.var(ddof=1)}  # right, then wrong
+        for grade_id in ("mean", "variance"):
+            spec = checks["ps1_by_hand"][grade_id]
+            run_one = partial(run_case, namespace)
+            replayed = run_check(spec, run_one, oracle=oracle, variant=variant)
+            live = run_check(CHECKS["ps1_by_hand"][grade_id], run_one, variant=variant)
+            assert (replayed.category, replayed.message) == (live.category, live.message)
+        assert replayed.category == "variance"
+    made_up = {"slot": 10**6, "record": [1, 2, 3, 4], "d_model": 512}
+    with pytest.raises(CheckerError, match="own variant"):
+        run_check(checks["ps1_by_hand"]["mean"], partial(run_case, {}), variant=made_up)
 
 
 def test_a_question_not_recorded_raises_and_never_computes(recorded):
@@ -150,9 +172,16 @@ def test_a_run_that_asked_a_norm_about_an_unrecorded_input_is_not_judged(recorde
 def test_every_visible_case_is_recorded_as_made(recorded):
     for assignment, specs in CHECKS.items():
         for grade_id, spec in specs.items():
-            made = spec.make_cases(DEFAULT_SEED, hidden=False)
             kept = recorded.cases[assignment][grade_id]
-            assert wire.dumps(kept, WIRE_TYPES) == wire.dumps(made, WIRE_TYPES)
+            if not spec.varies:
+                made = spec.make_cases(DEFAULT_SEED, hidden=False)
+                assert wire.dumps(kept, WIRE_TYPES) == wire.dumps(made, WIRE_TYPES)
+                continue
+            variants = pools.variants(assignment)
+            assert sorted(kept) == sorted(v["slot"] for v in variants)
+            for variant in variants:
+                made = spec.make_cases(DEFAULT_SEED, hidden=False, variant=variant)
+                assert wire.dumps(kept[variant["slot"]], WIRE_TYPES) == wire.dumps(made, WIRE_TYPES)
 
 
 # --- what ships ----------------------------------------------------------------------------

@@ -17,17 +17,21 @@ import nbformat
 import pytest
 from course_helpers import (
     SUMMARY_CELL,
+    TEST_STUDENT,
     nbgrader_meta,
     points_lost,
     read,
     release_path,
     source_path,
     summary_counts,
+    with_student,
 )
 from mutants import MUTANTS, answers, released_with, run_as_students
 from nbclient import NotebookClient
+from test_mutants import verdicts_of
 
-from normlab.grading import ASSIGNMENTS, CHECKS, selfcheck
+from normlab.grading import ASSIGNMENTS, CHECKS, pools, selfcheck
+from normlab_sandbox import student_variant
 
 pytestmark = pytest.mark.slow
 
@@ -40,15 +44,17 @@ RUNS = [
 
 
 def filled(assignment: str, which: str):
-    """The released notebook: blank, with the instructor's answers, or with a mutant's."""
+    """The released notebook: blank (ps1's STUDENT line empty too: its checks ask who the
+    student is, and the notebook still runs to its summary), with the instructor's answers,
+    or with a mutant's (as TEST_STUDENT)."""
     if which == BLANK:
         return read(release_path(assignment))
     if which == SOLUTION:
         cells = read(source_path(assignment)).cells
         answer = {nbgrader_meta(c)["grade_id"]: c.source for c in cells if is_answer(c)}
-        return released_with(assignment, answer)
+        return with_student(released_with(assignment, answer))
     mutant = next(m for m in MUTANTS if (m.assignment, m.name) == (assignment, which))
-    return released_with(assignment, answers(mutant))
+    return with_student(released_with(assignment, answers(mutant)))
 
 
 def is_answer(cell) -> bool:
@@ -61,6 +67,15 @@ def lost_cells(assignment: str, which: str) -> set[str]:
     if which == SOLUTION:
         return set()
     return set(next(m.lost for m in MUTANTS if (m.assignment, m.name) == (assignment, which)))
+
+
+def note(assignment: str, which: str, grade_id: str) -> str | None:
+    """The qualification of a passing visible check ("apart from the axes: see axis"), as the
+    in-process run of the same answers gives it (test_mutants); None for the solution."""
+    if which in (BLANK, SOLUTION):
+        return None
+    mutant = next(m for m in MUTANTS if (m.assignment, m.name) == (assignment, which))
+    return verdicts_of(mutant)["visible"][grade_id].note
 
 
 def run_all(nb):
@@ -96,8 +111,8 @@ def test_restart_and_run_all_reaches_the_summary_and_counts_the_points_lost(assi
         shown = stdout(cell)
         if grade_id in lost:
             assert shown.startswith(selfcheck.check_line(spec, "✗") + "\n  "), shown
-        else:
-            assert shown == selfcheck.passed_line(spec) + "\n", shown
+        else:  # a tick says what else is wrong, as the in-process check says it
+            assert shown == selfcheck.passed_line(spec, note(assignment, which, grade_id)) + "\n"
     summary = stdout(by_id[SUMMARY_CELL])
     total = sum(spec.points for spec in checks.values())
     lost_points = sum(checks[g].points for g in lost)
@@ -108,6 +123,13 @@ def test_restart_and_run_all_reaches_the_summary_and_counts_the_points_lost(assi
         total,
     )
     assert points_lost(summary) == lost_points
+    if assignment in pools.POOLS and which == BLANK:  # no id: every check asks for it
+        assert all(student_variant.ASK in stdout(by_id[g]) for g in checks)
+        assert student_variant.ASK in summary
+    elif assignment in pools.POOLS:
+        assert f"These checks ran on the numbers of {TEST_STUDENT}" in summary
     for grade_id, spec in checks.items():
-        mark = "✗" if grade_id in lost else "✓"
-        assert selfcheck.check_line(spec, mark) in summary
+        if grade_id in lost:
+            assert selfcheck.check_line(spec, "✗") in summary
+        else:
+            assert selfcheck.check_line(spec, "✓", note(assignment, which, grade_id)) in summary

@@ -14,6 +14,7 @@ import re
 import numpy as np
 import pytest
 from course_helpers import (
+    TEST_STUDENT,
     autograded_cells,
     nbgrader_meta,
     points_lost,
@@ -59,7 +60,7 @@ def test_each_hand_graded_cell_carries_its_notebook_points():
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_a_passing_visible_check_prints_one_tick_line_and_returns_none(assignment, capsys):
     namespace = run_in_process(read(source_path(assignment)))
-    use_assignment(assignment)
+    use_assignment(assignment, student=TEST_STUDENT)
     capsys.readouterr()
     for grade_id, spec in CHECKS[assignment].items():
         assert check(grade_id, *(namespace[t] for t in spec.targets)) is None
@@ -167,7 +168,7 @@ def test_summary_counts_the_passing_visible_checks_and_their_points(assignment, 
     """The solution passes every visible check, a blank notebook none."""
     path = source_path(assignment) if which == "solution" else release_path(assignment)
     namespace = run_in_process(read(path))
-    use_assignment(assignment)
+    use_assignment(assignment, student=TEST_STUDENT)
     capsys.readouterr()
     assert summary(namespace) is None
     shown = capsys.readouterr()
@@ -197,7 +198,7 @@ def test_without_torch_only_a_torch_assignment_stops_its_setup_cell(monkeypatch)
     )
     for assignment in ASSIGNMENTS:
         if assignment not in REAL_TORCH:
-            use_assignment(assignment)
+            use_assignment(assignment, student=TEST_STUDENT)
     with pytest.raises(ModuleNotFoundError, match="ps8_in_a_model needs torch") as raised:
         use_assignment("ps8_in_a_model")
     assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in str(raised.value)

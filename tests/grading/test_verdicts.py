@@ -38,6 +38,7 @@ from course_helpers import (  # noqa: E402
     release_path,
     run_sources,
     source_path,
+    variant_for,
     with_bug,
 )
 
@@ -56,12 +57,21 @@ pytestmark = pytest.mark.xdist_group("verdicts")
 EXTRA = {
     "ps1_by_hand": {
         "every-value-wrong": """
-r = np.array([1.0, 2.0, 3.0, 4.0])
-mean_r = 2.0
-var_r = 5 / 3
-normalized_r = (r - 2.5) / np.sqrt(5 / 3)
-normalized_r_eps = (r - 2.5) / (np.sqrt(1.25) + 1e-5)
-params_gain_bias, params_gain_only, params_rms = 512, 512, 512
+r, d_model = np.array([1.0, 9.0, 7.0, 9.0, 10.0, 6.0]), 544  # TEST_STUDENT's variant
+mean_r = 6.0
+var_r = 54 / 5
+normalized_r = (r - 7.0) / np.sqrt(54 / 5)
+normalized_r_eps = (r - 7.0) / (np.sqrt(9.0) + 1e-5)
+params_gain_bias, params_gain_only, params_rms = 544, 544, 544
+""",
+        "another-students-numbers": """
+# bob's right answers, typed as numbers into the notebook of TEST_STUDENT (grace)
+r, d_model = np.array([7.0, 4.0, 3.0, 7.0, 9.0, 0.0]), 704
+mean_r = 5.0
+var_r = 9.0
+normalized_r = (r - 5.0) / 3.0
+normalized_r_eps = (r - 5.0) / np.sqrt(9.0 + 1e-5)
+params_gain_bias, params_gain_only, params_rms = 2 * 704, 704, 704
 """,
     },
     "ps3_axes": {
@@ -368,7 +378,8 @@ def verdicts(assignment: str, namespace: dict) -> dict[str, dict[str, dict]]:
         for battery, hidden in (("visible", False), ("hidden", True)):
             # through run_check: the judge gets the questions its check declares, no others
             run_one = partial(run_case, namespace, owners=namespace)
-            verdict = run_check(spec, run_one, hidden=hidden, oracle=LIVE)
+            variant = variant_for(assignment)  # ps1: the in-process student's own numbers
+            verdict = run_check(spec, run_one, hidden=hidden, oracle=LIVE, variant=variant)
             found[grade_id][battery] = {"category": verdict.category, "message": verdict.message}
             if verdict.note:
                 found[grade_id][battery]["note"] = verdict.note

@@ -9,6 +9,7 @@ Run from an nbgrader course root (the cwd); the course's `nbgrader_config.py` ap
     python -m normlab.course report ps2_layer_norm                 # CSV + bar chart
     python -m normlab.course export --out grades.csv               # a row per student, for an LMS
     python -m normlab.course points                                # source notebooks follow CHECKS
+    python -m normlab.course variant ps1_by_hand --student alice   # her numbers and answers
     python -m normlab.course student-source DIR                    # the student download's source
     python -m normlab.course student-bundle DIR                    # its zip: wheel, notebooks
 
@@ -109,6 +110,11 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "points", help="write each check's points (its CheckSpec) into the source notebooks"
     )
+    variant = commands.add_parser(
+        "variant", help="a student's own variant of an assignment, and its answers, as JSON"
+    )
+    variant.add_argument("assignment")
+    variant.add_argument("--student", required=True, help="the student's id, as nbgrader's")
     source = commands.add_parser(
         "student-source", help="write the student download's source tree (then python -m build)"
     )
@@ -134,6 +140,17 @@ def main(argv=None) -> int:
         policy = NormlabGrading(config=app.config).reuse_voids
         for path in sync_course(Path(coursedir.root) / coursedir.source_directory, policy):
             print(f"points updated: {path}")
+        return 0
+    if args.command == "variant":
+        import json
+
+        from .variant import describe
+
+        try:
+            print(json.dumps(describe(args.assignment, args.student), indent=1))
+        except ValueError as exc:
+            print(f"python -m normlab.course variant: {exc}", file=sys.stderr)
+            return 2
         return 0
     if args.command in ("student-source", "student-bundle"):
         from pathlib import Path

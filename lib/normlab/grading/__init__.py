@@ -7,7 +7,9 @@ course:
     \"\"\"Check that each record is normalized over its own features.\"\"\"
     check("axis", layer_norm)
 
-The notebook's locked setup cell runs `use_assignment("ps2_layer_norm")`. A failed
+The notebook's locked setup cell runs `use_assignment("ps2_layer_norm")` (ps1, whose
+numbers are each student's own, `use_assignment("ps1_by_hand", student=STUDENT)` and
+`r, d_model = my_variant()`: `pools`). A failed
 check's message names the misconception and shows the smallest evidence ("changing
 record (0, 2) changed record (1, 2) ...: your statistics cross the batch axis"). At
 grading it is the AssertionError that zeroes the cell, so the gradebook itself says
@@ -23,10 +25,11 @@ REAL_TORCH           the assignments whose grading kernel imports the real torch
 CHECKS[assignment][grade_id] -> CheckSpec with
     targets          names read from the student's namespace, in `check`'s order
                      (functions to call; for ps1, plain values)
-    make_cases(seed, hidden=True) -> list[Case]
+    make_cases(seed, hidden=True, variant=None) -> list[Case]
                      pure and deterministic. hidden=False: the visible battery the
                      released notebook runs; hidden=True (the default): the battery
-                     autograde runs, the visible cases first, then the rest
+                     autograde runs, the visible cases first, then the rest; a check
+                     that `varies` (ps1) runs on the student's `variant` (`pools`)
     judge(cases, results, oracle) -> Verdict
                      pure: Verdict(category, message), the category "passed", "not
                      written", "crashed" or the misconception's name (see `verdict`);
@@ -46,7 +49,7 @@ run_case(namespace, case) -> Result
                      inputs copied, warnings and stderr captured, exceptions caught,
                      writes into inputs detected, library normalizations noticed by
                      the tripwire (`normlab_sandbox.tripwire`)
-run_check(spec, run_one, hidden=False, seed=0, oracle=ORACLE) -> Verdict
+run_check(spec, run_one, hidden=False, seed=0, oracle=ORACLE, variant=None) -> Verdict
                      make_cases -> run_one each -> judge; ORACLE is the live oracle, or in
                      a student download its replay of recorded answers (`recording`)
 check(grade_id, *targets, hidden=False, assignment=None, seed=0)
@@ -55,6 +58,7 @@ check(grade_id, *targets, hidden=False, assignment=None, seed=0)
                      AssertionError(message) while nbgrader grades (NBGRADER_EXECUTION is
                      set) and for the hidden battery; otherwise it prints the message
                      under "✗ <grade_id>: ..." and the notebook runs on
+my_variant()         the student's own (r, d_model) for ps1, shown (`pools`)
 try_it(function, *args)
                      a "try it" cell's call: its output, or the error printed (never raises)
 summary(namespace)   every visible check on the notebook's globals(): how many pass, the
@@ -78,17 +82,31 @@ from normlab_sandbox.cases import Case, Ref, Result
 
 from .catalog import ASSIGNMENTS, CHECKS, MANUAL, REAL_TORCH
 from .runner import run_case, run_cases
-from .selfcheck import check, reference_norms, run_check, summary, try_it, use_assignment
+from .selfcheck import (
+    check,
+    my_variant,
+    reference_norms,
+    run_check,
+    summary,
+    try_it,
+    use_assignment,
+)
 from .spec import DEFAULT_SEED, CheckSpec
 from .verdict import Verdict
 
 
 def cell_verdict(
-    assignment: str, grade_id: str, namespace: dict, seed: int = DEFAULT_SEED
+    assignment: str,
+    grade_id: str,
+    namespace: dict,
+    seed: int = DEFAULT_SEED,
+    variant: dict | None = None,
 ) -> Verdict:
-    """The `Verdict` of grade cell `grade_id` at autograde for `namespace` (its hidden battery)."""
+    """The `Verdict` of grade cell `grade_id` at autograde for `namespace` (its hidden
+    battery; on the student's `variant` for ps1)."""
     spec = CHECKS[assignment][grade_id]
-    return run_check(spec, partial(run_case, namespace), hidden=True, seed=seed)
+    run_one = partial(run_case, namespace)
+    return run_check(spec, run_one, hidden=True, seed=seed, variant=variant)
 
 
 __all__ = [
@@ -104,6 +122,7 @@ __all__ = [
     "Verdict",
     "cell_verdict",
     "check",
+    "my_variant",
     "reference_norms",
     "run_case",
     "run_cases",

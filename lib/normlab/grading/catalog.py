@@ -72,4 +72,4 @@ def cells_of(spec: CheckSpec) -> list[CheckSpec]:
 def reuse_cell(spec: CheckSpec) -> CheckSpec | None:
     """The reuse cell of `spec`'s function (None: it has none, or `spec` is it)."""
     found = [other for other in cells_of(spec) if other.voids]
-    return found[0] if found and found[0] is not spec else None
+    return found[0] if found and found[0].grade_id != spec.grade_id else None

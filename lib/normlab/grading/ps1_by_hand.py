@@ -1,10 +1,12 @@
 """ps1_by_hand: LayerNorm of one record worked by hand, and parameter counts.
 
-The seed's worked example (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, eq. 3): the
-record r = [1, 2, 3, 4], its mean and population variance (the sample variance is the
-trap), r normalized with eps ignored, then with eps = 1e-5 inside the square root; and
-the learned entries of a LayerNorm with gain and bias, with the gain only, and of an
-RMSNorm, at d_model = 512.
+The seed's worked example (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, eq. 3), on each
+student's own numbers: a record r of d features, its mean and population variance (the
+sample variance is the trap), r normalized with eps ignored, then with eps = 1e-5 inside the
+square root; and the learned entries of a LayerNorm with gain and bias, with the gain only,
+and of an RMSNorm, at the student's d_model. The record and d_model are the student's variant
+(`pools`: a pool of 256, one per student id); each case carries them in its meta, so every
+judge, question and message follows the variant it grades.
 
 Each question has a table of typical wrong answers, `Mistake`s: what the value would be
 (computed from r and the oracle's right answers) and a message that names the mistake
@@ -19,14 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .oracle import ASK, fixed_questions
+from .oracle import ASK
 from .spec import registry
 from .values import close, looks_rounded, number, value_spec, vector
 
 ASSIGNMENT = "ps1_by_hand"
-R = np.array([1.0, 2.0, 3.0, 4.0])
-D = R.size
-D_MODEL = 512
 EPS = 1e-5
 
 
@@ -39,38 +38,50 @@ class Mistake:
     message: str
 
 
-def _right(oracle) -> dict:
-    """The right answers, asked of the oracle: mean, var, normalized, with_eps, counts."""
-    mean, var = oracle.reference("row_stats", R)
-    count = oracle.reference
+def variant_of(case) -> tuple[np.ndarray, int]:
+    """(r, d_model): the variant a case grades (its meta, from the battery)."""
+    return np.asarray(case.meta["record"], dtype=np.float64), int(case.meta["d_model"])
+
+
+def right_questions(case) -> list:
+    """Every question a cell asks about its case's variant (a message may draw on any)."""
+    r, d_model = variant_of(case)
+    return [
+        ASK.reference("row_stats", r),
+        ASK.reference("layer_norm", r, eps=0.0),
+        ASK.reference("layer_norm", r, eps=EPS),
+        ASK.reference("param_count", "layer_norm", d_model),
+        ASK.reference("param_count", "layer_norm", d_model, bias=False),
+        ASK.reference("param_count", "rms_norm", d_model),
+    ]
+
+
+def _right(seen) -> dict:
+    """The variant (r, d, d_model) and the right answers, asked of the oracle: mean, var,
+    normalized, with_eps, counts."""
+    r, d_model = variant_of(seen.case)
+    ask = seen.oracle.reference
+    mean, var = ask("row_stats", r)
     return {
+        "r": r,
+        "d": r.size,
+        "d_model": d_model,
         "mean": float(mean),
         "var": float(var),
-        "normalized": oracle.reference("layer_norm", R, eps=0.0),
-        "with_eps": oracle.reference("layer_norm", R, eps=EPS),
-        "params_gain_bias": count("param_count", "layer_norm", D_MODEL),
-        "params_gain_only": count("param_count", "layer_norm", D_MODEL, bias=False),
-        "params_rms": count("param_count", "rms_norm", D_MODEL),
+        "normalized": ask("layer_norm", r, eps=0.0),
+        "with_eps": ask("layer_norm", r, eps=EPS),
+        "params_gain_bias": ask("param_count", "layer_norm", d_model),
+        "params_gain_only": ask("param_count", "layer_norm", d_model, bias=False),
+        "params_rms": ask("param_count", "rms_norm", d_model),
     }
 
 
-# every cell asks for all the right answers (a message may draw on any of them)
-RIGHT_QUESTIONS = fixed_questions(
-    ASK.reference("row_stats", R),
-    ASK.reference("layer_norm", R, eps=0.0),
-    ASK.reference("layer_norm", R, eps=EPS),
-    ASK.reference("param_count", "layer_norm", D_MODEL),
-    ASK.reference("param_count", "layer_norm", D_MODEL, bias=False),
-    ASK.reference("param_count", "rms_norm", D_MODEL),
-)
-
-
 def _centred(a: dict) -> np.ndarray:
-    return R - a["mean"]
+    return a["r"] - a["mean"]
 
 
 def _sample_var(a: dict) -> float:
-    return a["var"] * D / (D - 1)
+    return a["var"] * a["d"] / (a["d"] - 1)
 
 
 ROUNDED = "{name} looks rounded: keep every digit (let Python compute it, or type the fraction)."
@@ -78,13 +89,13 @@ ROUNDED = "{name} looks rounded: keep every digit (let Python compute it, or typ
 MEAN_MISTAKES = (
     Mistake(
         "the sum divided by d - 1",
-        lambda a: a["mean"] * D / (D - 1),
+        lambda a: a["mean"] * a["d"] / (a["d"] - 1),
         "mean_r divides the sum by d - 1. The mean divides the sum of the d features by d; "
         "d - 1 belongs only to the sample variance, which LayerNorm does not use.",
     ),
     Mistake(
         "the sum, not divided",
-        lambda a: a["mean"] * D,
+        lambda a: a["mean"] * a["d"],
         "mean_r is the sum of the features: divide it by how many there are, d.",
     ),
     Mistake(
@@ -122,7 +133,7 @@ VARIANCE_MISTAKES = (
     ),
     Mistake(
         "the sum of squared deviations",
-        lambda a: a["var"] * D,
+        lambda a: a["var"] * a["d"],
         "var_r is the sum of the squared deviations: average them, divide by d.",
     ),
     Mistake(
@@ -157,7 +168,7 @@ NORMALIZED_MISTAKES = (
     ),
     Mistake(
         "not centred",
-        lambda a: R / np.sqrt(a["var"]),
+        lambda a: a["r"] / np.sqrt(a["var"]),
         "normalized_r does not subtract the mean: subtract it from every feature first.",
     ),
     Mistake(
@@ -184,7 +195,7 @@ EPS_MISTAKES = (
         lambda a: a["normalized"],
         "normalized_r_eps is the record normalized without eps (to 1e-9): add eps = 1e-5 "
         "where the formula at the top of the notebook adds it, and keep every digit (compute "
-        "it in Python): its effect shows in the sixth digit.",
+        "it in Python): its effect shows only far down the digits.",
     ),
     Mistake(
         "eps outside the square root",
@@ -230,11 +241,11 @@ def _mean(seen):
     got, problem = number("mean_r", seen.value["mean_r"])
     if problem:
         return problem
-    right = _right(seen.oracle)
+    right = _right(seen)
     if _same_number(got, right["mean"]):
         return None
     return _diagnose("mean_r", got, right["mean"], MEAN_MISTAKES, right, _same_number) or (
-        "mean_r is not the mean of r: add up its d = 4 features and divide by d."
+        f"mean_r is not the mean of r: add up its d = {right['d']} features and divide by d."
     )
 
 
@@ -242,7 +253,7 @@ def _variance(seen):
     got, problem = number("var_r", seen.value["var_r"])
     if problem:
         return problem
-    right = _right(seen.oracle)
+    right = _right(seen)
     if _same_number(got, right["var"]):
         return None
     return _diagnose("var_r", got, right["var"], VARIANCE_MISTAKES, right, _same_number) or (
@@ -252,10 +263,10 @@ def _variance(seen):
 
 
 def _normalized(seen):
-    got, problem = vector("normalized_r", seen.value["normalized_r"], D)
+    right = _right(seen)
+    got, problem = vector("normalized_r", seen.value["normalized_r"], right["d"])
     if problem:
         return problem
-    right = _right(seen.oracle)
     same = _same_vector(1e-6)
     if same(got, right["normalized"]):
         return None
@@ -267,10 +278,10 @@ def _normalized(seen):
 
 
 def _eps_effect(seen):
-    got, problem = vector("normalized_r_eps", seen.value["normalized_r_eps"], D)
+    right = _right(seen)
+    got, problem = vector("normalized_r_eps", seen.value["normalized_r_eps"], right["d"])
     if problem:
         return problem
-    right = _right(seen.oracle)
     same = _same_vector(1e-9)
     if same(got, right["with_eps"]):
         return None
@@ -289,8 +300,10 @@ def _eps_effect(seen):
 def _other_eps(got: np.ndarray, right: dict) -> str:
     """The message when got is r normalized with another eps (of one significant digit)."""
     centred = _centred(right)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        implied = float(np.median((centred / got) ** 2 - right["var"]))
+    moved = (centred != 0) & (got != 0)  # a feature at the mean says nothing of eps
+    if not moved.any():
+        return ""
+    implied = float(np.median((centred[moved] / got[moved]) ** 2 - right["var"]))
     if not np.isfinite(implied) or implied <= 0:
         return ""
     used = float(f"{implied:.0e}")
@@ -310,8 +323,8 @@ PARAM_WORDS = {
 def _count_mistakes(name: str, right: dict) -> list[tuple[float, str]]:
     """(wrong count, message) for the typical wrong counts of `name` (no message names a
     count: 2 d_model, for one, is what another question asks)."""
-    own = right[name]
-    per_feature = own // D_MODEL  # vectors of d_model entries it learns
+    own, d_model, d = right[name], right["d_model"], right["d"]
+    per_feature = own // d_model  # vectors of d_model entries it learns
     found = [
         (
             float(per_feature),
@@ -319,17 +332,17 @@ def _count_mistakes(name: str, right: dict) -> list[tuple[float, str]]:
             "each learned vector has one entry per feature, d_model of them.",
         ),
         (
-            float(per_feature * D),
-            f"{name} is counted for the record r of Part A (d = 4): "
+            float(per_feature * d),
+            f"{name} is counted for the record r of Part A (d = {d}): "
             "this layer normalizes records of d_model features.",
         ),
         (
-            float(per_feature * D_MODEL**2),
+            float(per_feature * d_model**2),
             f"{name} counts a d_model x d_model matrix: the "
             "learned gain (and bias) are vectors, one entry per feature.",
         ),
         (
-            float(own + 2 * D_MODEL),
+            float(own + 2 * d_model),
             f"{name} counts a running mean and variance: batch-norm "
             "keeps those as buffers, not learned, and LayerNorm and RMSNorm keep none.",
         ),
@@ -337,14 +350,14 @@ def _count_mistakes(name: str, right: dict) -> list[tuple[float, str]]:
     if name == "params_gain_bias":
         found.append(
             (
-                float(D_MODEL),
+                float(d_model),
                 f"{name} counts one vector: with a gain and a bias "
                 "LayerNorm learns both, each with one entry per feature.",
             )
         )
     else:
         why = "RMSNorm has none" if name == "params_rms" else "bias=False leaves it out"
-        found.append((float(own + D_MODEL), f"{name} counts a bias: {why}, only the gain."))
+        found.append((float(own + d_model), f"{name} counts a bias: {why}, only the gain."))
         found.append((0.0, f"{name} is 0, but the gain is learned: one entry per feature."))
     return found
 
@@ -356,7 +369,7 @@ def _param_counts(seen):
         if problem:
             return problem
         counts[name] = got
-    right = _right(seen.oracle)
+    right = _right(seen)
     for name, words in PARAM_WORDS.items():
         if counts[name] == right[name]:
             continue
@@ -378,16 +391,16 @@ CHECKS = registry(
         "the mean of r",
         misconception="the mean of a record wrong",
         points=1,
-        questions=RIGHT_QUESTIONS,
+        questions=right_questions,
     ),
     value_spec(
-        "population_variance",
+        "variance",
         ("var_r",),
         _variance,
         "the variance of r",
         misconception="the variance by hand wrong (the sample variance?)",
         points=2,
-        questions=RIGHT_QUESTIONS,
+        questions=right_questions,
     ),
     value_spec(
         "normalized",
@@ -396,7 +409,7 @@ CHECKS = registry(
         "r normalized, eps ignored",
         misconception="the normalized record wrong",
         points=2,
-        questions=RIGHT_QUESTIONS,
+        questions=right_questions,
     ),
     value_spec(
         "eps_effect",
@@ -405,7 +418,7 @@ CHECKS = registry(
         "r normalized with eps = 1e-5",
         misconception="eps outside the square root, or its effect rounded away",
         points=2,
-        questions=RIGHT_QUESTIONS,
+        questions=right_questions,
     ),
     value_spec(
         "param_counts",
@@ -414,6 +427,6 @@ CHECKS = registry(
         "the learned entries of three layers",
         misconception="parameter counts of the wrong convention",
         points=3,
-        questions=RIGHT_QUESTIONS,
+        questions=right_questions,
     ),
 )

@@ -6,6 +6,8 @@ graders' trusted callable. A student download has none of it (`make student`,
 `normlab.course.download`); it carries `recorded.json` beside this module instead:
 
 - `cases`: the visible battery of every check, `spec.make_cases(DEFAULT_SEED, hidden=False)`;
+  for a check that varies per student (`CheckSpec.varies`: ps1), one per variant of the pool,
+  by slot (the pool holds inputs only; the answers below make it checkable offline);
 - `answers`, by the fingerprint of the question (`oracle.fingerprint`): the answers to the
   questions each check declares for those cases (`CheckSpec.questions`), so the recording is
   complete by construction; and, for ps3's witness, what each trusted LayerNorm a visible
@@ -117,7 +119,7 @@ def norm_question(name: str, x) -> tuple:
 class Recording:
     """What a download replays (see the module docstring)."""
 
-    cases: dict  # assignment -> grade_id -> [Case]
+    cases: dict  # assignment -> grade_id -> [Case] (a check that varies: {slot: [Case]})
     answers: dict  # fingerprint -> answer (storable)
     refs: list  # the trusted LayerNorms' Ref names a visible case hands over
 
@@ -204,7 +206,7 @@ def replayed(spec: CheckSpec, cases: list) -> CheckSpec:
     """`spec` on its recorded visible battery: hidden=True (or another seed) is refused, and a
     run that asked a replayed LayerNorm about an unrecorded input is not judged."""
 
-    def make_cases(seed: int = DEFAULT_SEED, hidden: bool = True) -> list:
+    def make_cases(seed: int = DEFAULT_SEED, hidden: bool = True, variant=None) -> list:
         if hidden:
             raise NotRecorded(
                 "the hidden battery is not in the student download: it runs when your "
@@ -212,7 +214,11 @@ def replayed(spec: CheckSpec, cases: list) -> CheckSpec:
             )
         if seed != DEFAULT_SEED:
             raise NotRecorded(f"the download recorded the visible battery of seed {DEFAULT_SEED}")
-        return list(cases)
+        if not spec.varies:
+            return list(cases)
+        if variant is None or variant.get("slot") not in cases:
+            raise NotRecorded("this check runs on your own variant: the download has no other")
+        return list(cases[variant["slot"]])
 
     def judge(cases, results, oracle) -> Verdict:
         missed = [r.probe(NOT_RECORDED) for r in results if r.probe(NOT_RECORDED)]
@@ -260,10 +266,10 @@ def answer_key_batteries(checks: dict) -> dict:
     """`checks` each on its battery in the answer key (`normlab.answer_key.batteries`)."""
 
     def battery(assignment: str, spec: CheckSpec):
-        def make_cases(seed: int = DEFAULT_SEED, hidden: bool = True) -> list:
+        def make_cases(seed: int = DEFAULT_SEED, hidden: bool = True, variant=None) -> list:
             from ..answer_key.batteries import make_cases_of
 
-            return make_cases_of(assignment, spec)(seed, hidden)
+            return make_cases_of(assignment, spec)(seed, hidden, variant)
 
         return make_cases
 

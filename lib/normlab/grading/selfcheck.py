@@ -1,6 +1,7 @@
 """What a notebook calls in the student's kernel: `use_assignment`, `check`, `try_it`, `summary`.
 
     use_assignment("ps2_layer_norm")          # once, in the notebook's locked setup cell
+    r, d_model = my_variant()                 # ps1: the student's own numbers (`pools`)
     try_it(layer_norm, x, gamma, beta)        # a "try it" cell: the output, or the error shown
     check("axis", layer_norm)                 # a test cell: the visible battery
     check("axis", layer_norm, hidden=True)    # the same cell's hidden battery (autograde only)
@@ -39,12 +40,16 @@ import traceback
 from dataclasses import replace
 from functools import partial
 
+from normlab_sandbox import student_variant
+
+from . import pools
 from .catalog import CHECKS, GRADED, MANUAL, REAL_TORCH, cells_of, reuse_cell
+from .normchecks.reference_reuse import hands_over
 from .oracle import DeclaredOracle
 from .recording import ORACLE
 from .runner import run_case
 from .spec import DEFAULT_SEED, CheckSpec
-from .verdict import CRASHED, NOT_JUDGED, Verdict
+from .verdict import CRASHED, NOT_JUDGED, NOT_WRITTEN, Verdict
 
 _current: dict[str, str] = {}
 
@@ -52,19 +57,26 @@ _current: dict[str, str] = {}
 REUSE_VOIDS = ("function", "cell")  # the course's reuse policies (nbgrader_config.py)
 
 
-def use_assignment(assignment: str, reuse_voids: str = "function") -> None:
+def use_assignment(assignment: str, reuse_voids: str = "function", student: str = "") -> None:
     """Say which assignment's checks `check` runs (the notebook's setup cell calls this), and
     the course's reuse policy: "function" (a function that hands its work to a library
     earns nothing: every cell of it scores 0) or "cell" (its reuse cell alone); `make
-    release` writes the course's into the setup cell. An assignment that grades torch code
-    (ps8) raises ModuleNotFoundError, saying how to install torch, in a Python without it:
-    the other problem sets run without torch."""
+    release` writes the course's into the setup cell. An assignment with a pool of
+    per-student variants (ps1) takes the notebook's STUDENT too (`pools.student_id`: while
+    nbgrader grades, the submitter's id wins). An assignment that grades torch code (ps8)
+    raises ModuleNotFoundError, saying how to install torch, in a Python without it: the
+    other problem sets run without torch."""
     if assignment not in CHECKS:
         raise KeyError(f"unknown assignment {assignment!r}; expected one of {', '.join(CHECKS)}")
     if reuse_voids not in REUSE_VOIDS:
         raise ValueError(f"reuse_voids must be one of {REUSE_VOIDS}; got {reuse_voids!r}")
+    _current.clear()
     _current["assignment"] = assignment
     _current["reuse_voids"] = reuse_voids
+    if assignment in pools.POOLS:
+        found, how = pools.student_id(student.strip())
+        _current.update(student=found, how=how, claimed=student.strip())
+        _current["variant"] = pools.variant(assignment, found) if found else None
     if assignment in REAL_TORCH and importlib.util.find_spec("torch") is None:
         raise ModuleNotFoundError(
             f"{assignment} needs torch, which this Python does not have. Install its CPU "
@@ -76,6 +88,12 @@ def use_assignment(assignment: str, reuse_voids: str = "function") -> None:
 
 
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def my_variant():
+    """The student's own numbers for the assignment (ps1): (r, d_model), shown; (None, None)
+    after asking for the student's id when it is not known (the notebook runs on)."""
+    return student_variant.my_variant(_current)
 
 
 def find_check(assignment: str, grade_id: str, count: int) -> CheckSpec:
@@ -100,14 +118,24 @@ class CheckerError(Exception):
 
 
 def judge_battery(
-    spec: CheckSpec, run_one, *, hidden: bool = False, seed: int = DEFAULT_SEED, oracle=ORACLE
+    spec: CheckSpec,
+    run_one,
+    *,
+    hidden: bool = False,
+    seed: int = DEFAULT_SEED,
+    oracle=ORACLE,
+    variant: dict | None = None,
 ) -> Verdict:
     """The judge's `Verdict` on one battery of `spec`, alone; run_one(case) -> Result runs
     each case wherever the student's code lives (its exceptions pass through); expectations
     come from `oracle`, held to the questions the check declares for these cases
-    (`oracle.DeclaredOracle`)."""
+    (`oracle.DeclaredOracle`); a check with per-student variants (`spec.varies`) runs on
+    `variant`'s battery, and without one asks for the student's id."""
+    if spec.varies and variant is None:
+        return Verdict(NOT_WRITTEN, f"not checked yet: {student_variant.ASK}")
     try:
-        cases = spec.make_cases(seed, hidden=hidden)
+        own = {"variant": variant} if spec.varies else {}
+        cases = spec.make_cases(seed, hidden=hidden, **own)
         declared = DeclaredOracle(oracle, [q for case in cases for q in spec.questions(case)])
     except Exception as exc:
         raise CheckerError(f"the check could not build its cases: {exc}") from exc
@@ -126,8 +154,10 @@ def run_check(
     seed: int = DEFAULT_SEED,
     oracle=ORACLE,
     reuse_voids: str | None = None,
+    variant: dict | None = None,
 ) -> Verdict:
-    """The `Verdict` of one battery of `spec`, with the course's rules across cells:
+    """The `Verdict` of one battery of `spec`, with the course's rules across cells (`variant`:
+    the student's own numbers, for an assignment with a pool; by default the notebook's):
 
     - reuse voids a function's own work (policy "function", the default; `reuse_voids` or
       the notebook's `use_assignment`): each cell of a function first runs its reuse cell's
@@ -139,7 +169,11 @@ def run_check(
       that shows it, in the notebook's order, and "same cause as <cell>" by the others.
     """
     policy = reuse_voids or _current.get("reuse_voids", REUSE_VOIDS[0])
-    judge = partial(judge_battery, run_one=run_one, hidden=hidden, seed=seed, oracle=oracle)
+    if variant is None and spec.assignment in pools.POOLS:
+        variant = _current.get("variant")
+    judge = partial(
+        judge_battery, run_one=run_one, hidden=hidden, seed=seed, oracle=oracle, variant=variant
+    )
     reuse = reuse_cell(spec)
     if reuse is not None and policy == "function":
         found = judge(reuse)
@@ -164,7 +198,11 @@ def run_check(
 
 def _hands_over(reuse: CheckSpec, verdict: Verdict) -> bool:
     """Does a reuse cell's verdict find that its function hands its work to a library?"""
-    return verdict.category == reuse.category and verdict.cause is not None
+    return (
+        verdict.category == reuse.category
+        and verdict.cause is not None
+        and (hands_over(verdict.message))
+    )
 
 
 _POLICY = {
@@ -314,6 +352,22 @@ _LIBRARY_ROOTS = tuple(
 )
 
 
+def whose_numbers() -> str:
+    """The summary's line on whose variant the checks ran on, with a warning when that id is
+    not the hub's user (the notebook's STUDENT names someone else)."""
+    student = _current.get("student")
+    if not student:
+        return student_variant.ASK
+    line = f"These checks ran on the numbers of {student} (from {_current['how']})."
+    hub = os.environ.get("JUPYTERHUB_USER", "")
+    if hub and hub != student:
+        line += (
+            f" Careful: you are logged in as {hub}. When your notebook is graded, it runs on "
+            f"the numbers of the student who submits it."
+        )
+    return line
+
+
 def summary(namespace: dict) -> None:
     """Print how many visible checks pass on `namespace` (the notebook's `globals()`) and
     the points they cover, with a line per check; never raises."""
@@ -344,5 +398,7 @@ def summary(namespace: dict) -> None:
             "Grading runs the same checks on more inputs (hidden ones), so a check that "
             "passes here can still fail there: a failed check's message says what to fix."
         )
+        if "how" in _current:
+            print(whose_numbers())
     except Exception as exc:  # noqa: BLE001 (a summary must never stop a notebook)
         print(f"The summary could not run ({type(exc).__name__}: {exc}).")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from normlab_sandbox.cases import Case, Result
 
+from .pools import POOLS
 from .verdict import Verdict, as_verdict
 
 DEFAULT_SEED = 0
@@ -25,7 +26,7 @@ def no_questions(case: Case) -> list:
     return []
 
 
-def _unbound(seed: int = DEFAULT_SEED, hidden: bool = True) -> list[Case]:
+def _unbound(seed: int = DEFAULT_SEED, hidden: bool = True, variant=None) -> list[Case]:
     raise LookupError("this check has no battery bound (normlab.grading.catalog binds them)")
 
 
@@ -53,9 +54,12 @@ class CheckSpec:
     hidden_by     the cells whose misconceptions may hide what this one reads ("not judged:
                   fix axis first"); with the two above, the rubric (`rubric`)
     assignment    the assignment the cell belongs to (bound by the catalog)
-    make_cases    make_cases(seed, hidden=True) -> list[Case]; pure. hidden=False is the
-                  visible battery of the released notebook; hidden=True is the autograde
-                  battery, which starts with the visible cases. Bound by the catalog.
+    make_cases    make_cases(seed, hidden=True, variant=None) -> list[Case]; pure.
+                  hidden=False is the visible battery of the released notebook; hidden=True
+                  is the autograde battery, which starts with the visible cases. A check of
+                  an assignment with per-student variants (`varies`: ps1) runs on the
+                  student's `variant` (`pools.variant`), which it requires. Bound by the
+                  catalog.
     """
 
     grade_id: str
@@ -73,8 +77,13 @@ class CheckSpec:
     assignment: str = ""
     make_cases: Callable[..., list[Case]] = field(default=_unbound, compare=False)
 
+    @property
+    def varies(self) -> bool:
+        """Does the check run on each student's own variant (`pools.POOLS`)?"""
+        return self.assignment in POOLS
+
     def with_cases(self, make_cases) -> CheckSpec:
-        """This check on battery `make_cases(seed, hidden)`."""
+        """This check on battery `make_cases(seed, hidden, variant)`."""
         return replace(self, make_cases=make_cases)
 
 

@@ -1,6 +1,8 @@
 """Every check's battery: the cases it runs on, visible and hidden. Never shipped.
 
     BATTERIES[assignment][grade_id] -> make(rng, hidden) -> [Case]
+                                        make(rng, hidden, variant) for a check that
+                                        varies per student (`CheckSpec.varies`)
 
 one module per assignment, named as the assignment, beside the shared `norm` (the
 normalization cells), `gradients` (the backward passes') and `values` (cells that read typed
@@ -24,10 +26,15 @@ BATTERIES = {a: importlib.import_module(f"{__name__}.{a}").BATTERIES for a in AS
 
 
 def make_cases_of(assignment: str, spec: CheckSpec):
-    """`spec`'s make_cases(seed, hidden): its battery, with a random stream of its own."""
+    """`spec`'s make_cases(seed, hidden, variant): its battery, with a random stream of its
+    own; on the student's variant for a check that varies (which refuses to run without)."""
     make = BATTERIES[assignment][spec.grade_id]
 
-    def made(seed: int = DEFAULT_SEED, hidden: bool = True):
-        return make(rng_for(seed, spec.salt), hidden)
+    def made(seed: int = DEFAULT_SEED, hidden: bool = True, variant: dict | None = None):
+        if not spec.varies:
+            return make(rng_for(seed, spec.salt), hidden)
+        if variant is None:
+            raise ValueError(f"{assignment}'s checks run on a student's variant: pass one")
+        return make(rng_for(seed, spec.salt), hidden, variant)
 
     return made

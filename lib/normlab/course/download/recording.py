@@ -3,7 +3,8 @@
 `record()` runs in the full normlab (`make student`, `download.source`), over whatever `CHECKS`
 holds, and returns the `normlab.grading.recording.Recording` the download replays:
 
-- for every check, its visible battery, `spec.make_cases(DEFAULT_SEED, hidden=False)`;
+- for every check, its visible battery, `spec.make_cases(DEFAULT_SEED, hidden=False)`; for
+  a check that varies per student (ps1), the battery of every variant of the pool, by slot;
 - for every case of it, the live answer to each question the check declares
   (`CheckSpec.questions`): the judge can ask nothing else, so the recording is complete by
   construction;
@@ -21,6 +22,7 @@ import contextlib
 import importlib
 import inspect
 import io
+import re
 from pathlib import Path
 
 import nbformat
@@ -29,7 +31,7 @@ import numpy as np
 import normlab
 from normlab.answer_key import reference, trusted
 from normlab.answer_key.oracle import LIVE
-from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, recording, scripted_timer
+from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, pools, recording, scripted_timer
 from normlab_sandbox import guarded
 from normlab_sandbox.cases import Ref
 
@@ -48,12 +50,22 @@ def answer_cells(nb) -> list[str]:
     return cells
 
 
-def solution_namespace(assignment: str) -> dict:
-    """The course's solution: the source notebook's cells run here (their output kept quiet)."""
+STUDENT_LINE = re.compile(r"^STUDENT = .*$", re.MULTILINE)
+
+
+def as_student(source: str, student: str) -> str:
+    """A cell's source with its `STUDENT = ...` line (ps1's first cell) naming `student`."""
+    return STUDENT_LINE.sub(f"STUDENT = {student!r}", source)
+
+
+def solution_namespace(assignment: str, student: str = "") -> dict:
+    """The course's solution: the source notebook's cells run here (their output kept quiet);
+    for an assignment with per-student variants, as `student` (ps1's STUDENT line)."""
     path = REPO / "solutions" / assignment / f"{assignment}.ipynb"
     namespace: dict = {}
     with contextlib.redirect_stdout(io.StringIO()):
         for source in answer_cells(nbformat.read(path, as_version=4)):
+            source = as_student(source, student) if student else source
             exec(compile(source, f"<{path.name}>", "exec"), namespace)  # noqa: S102 (ours)
     return namespace
 
@@ -135,8 +147,16 @@ def record() -> recording.Recording:
         for assignment in ASSIGNMENTS:
             cases[assignment] = {}
             for grade_id, spec in CHECKS[assignment].items():
-                battery = spec.make_cases(DEFAULT_SEED, hidden=False)
-                cases[assignment][grade_id] = battery
+                if spec.varies:
+                    by_slot = {
+                        v["slot"]: spec.make_cases(DEFAULT_SEED, hidden=False, variant=v)
+                        for v in pools.variants(assignment)
+                    }
+                    cases[assignment][grade_id] = by_slot
+                    battery = [case for slot_cases in by_slot.values() for case in slot_cases]
+                else:
+                    battery = spec.make_cases(DEFAULT_SEED, hidden=False)
+                    cases[assignment][grade_id] = battery
                 for case in battery:
                     for question in spec.questions(case):
                         key = recording.fingerprint(question)

@@ -17,6 +17,8 @@ What ships is an include list of folders and files, copied as they are (`SHIPS`)
   own torch; the wheel does not require it);
 - `normlab/grading/recorded.json`, the recording (`download.recording.record`:
   `normlab.grading.recording` replays it, and is what tells the package it is a download);
+- the pools of per-student variants (`normlab.grading.pools`: ps1's records and widths,
+  inputs only; the recording holds what each variant's visible checks expect);
 - `normlab/__init__.py` and, for each module of the reference, a module of the same name whose
   public functions are stubs with the reference's names and parameters that raise
   `NotInDownload` (so `import normlab` works as the notebooks use it, a student's function
@@ -38,12 +40,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-from normlab.grading import recording
+from normlab.grading import pools, recording
 
 from .recording import REPO, library_name, record, stub_functions
 
 LIB = REPO / "lib"
-SANDBOX = ("__init__", "cases", "guarded", "module_probes", "spirals", "tripwire", "wire")
+SANDBOX = (
+    "__init__",
+    "cases",
+    "guarded",
+    "module_probes",
+    "spirals",
+    "student_variant",
+    "tripwire",
+    "wire",
+)
 # what ships, under lib/: whole folders (their .py files), and the sandbox's modules
 SHIPS = ("normlab/grading", *(f"normlab_sandbox/{name}.py" for name in SANDBOX))
 
@@ -63,7 +74,7 @@ def _stub(fn, module: str) -> str:
             f"class {fn.__name__}:\n"
             f'    """{what} is not in the student download: it carries no implementation."""\n\n'
             f"    def __init__(self, *args, **kwargs):\n"
-            f"        raise recording.NotRecorded({what + ' is not in this student download'!r})\n"
+            f"        raise recording.NotInDownload({_not_here(what)!r})\n"
         )
     signature = inspect.signature(fn)
     params = []
@@ -147,14 +158,15 @@ dependencies = [{deps}]
 where = ["lib"]
 
 [tool.setuptools.package-data]
-"normlab.grading" = ["recorded.json"]
+"normlab.grading" = ["*.json"]
 """
 
 
 README = """# normlab for students
 
 The LayerNorm course's checks, as the problem sets' notebooks call them:
-`from normlab.grading import check, summary, use_assignment`. Every visible check runs on
+`from normlab.grading import check, summary, use_assignment` (and ps1's `my_variant`: your
+own record and width, by your student id). Every visible check runs on
 inputs and expectations recorded from the course's reference when this package was built; the
 reference and the hidden checks stay with the graders. Needs only NumPy; ps8_in_a_model also
 needs torch (its checks run your module with it).
@@ -181,6 +193,8 @@ def write_source(out: Path) -> Path:
         stubs = "\n\n".join(_stub(fn, module) for fn in objects)
         _write(lib / "normlab" / f"{module}.py", STUB_HEADER.format(module=module) + "\n" + stubs)
     (lib / "normlab" / "grading" / recording.DATA.name).write_bytes(record().dumps())
+    for pool in pools.POOLS.values():
+        shutil.copy2(LIB / "normlab" / "grading" / pool, lib / "normlab" / "grading" / pool)
     _write(out / "pyproject.toml", pyproject())
     _write(out / "README.md", README)
     self_check(lib)

@@ -28,7 +28,7 @@ from nbgrader.exchange.default.exchange import Exchange
 from nbgrader.preprocessors import Execute
 from traitlets import Any, Float, Integer, Unicode
 
-from normlab.grading import REAL_TORCH
+from normlab.grading import REAL_TORCH, pools
 
 from . import isolation as iso
 from . import notebook_record
@@ -64,15 +64,20 @@ class SandboxExecute(Execute):
         budget = self.notebook_budget or max(BUDGET_CELL_TIMEOUTS * timeout, MIN_BUDGET_S)
         started = time.monotonic()
         folder = resources["metadata"]["path"]
-        kernel = KernelSession(lambda: start_kernel(isolation, self.slot, folder), timeout)
+        variant = submitters_variant(info["assignment"], info["student"])
+        kernel = KernelSession(
+            lambda: start_kernel(isolation, self.slot, folder, info["student"], variant), timeout
+        )
         try:
-            record = NotebookRun(kernel, info["assignment"], timeout, budget).run(nb)
+            run = NotebookRun(kernel, info["assignment"], timeout, budget, variant)
+            record = run.run(nb)
         finally:
             kernel.close()
         record.update(
             student=info["student"],
             assignment=info["assignment"],
             notebook=info["notebook"],
+            variant=variant,
             isolation=isolation.mode,
             seconds=round(time.monotonic() - started, 3),
             kernel_cpu_seconds=kernel.cpu_used,
@@ -82,6 +87,12 @@ class SandboxExecute(Execute):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(record, indent=1))
         return nb, resources
+
+
+def submitters_variant(assignment: str, student: str) -> dict | None:
+    """The submitter's own variant, for an assignment with a pool (ps1): the student id is
+    nbgrader's, whatever the notebook's STUDENT line says."""
+    return pools.variant(assignment, student) if assignment in pools.POOLS else None
 
 
 def auto_isolation(config, assignment: str) -> tuple[iso.Isolation, str]:

@@ -308,8 +308,15 @@ class Kernel:
         shutil.rmtree(self.home, ignore_errors=True)
 
 
-def start_kernel(isolation: Isolation, slot: int, files_dir: str | None) -> Kernel:
-    """A ready kernel for grading slot `slot`, holding the files of `files_dir`."""
+def start_kernel(
+    isolation: Isolation,
+    slot: int,
+    files_dir: str | None,
+    student: str = "",
+    variant: dict | None = None,
+) -> Kernel:
+    """A ready kernel for grading slot `slot`, holding the files of `files_dir`; `variant`:
+    `student`'s own numbers, for an assignment with a pool (the setup sends them)."""
     files = read_files(files_dir) if files_dir else []
     home = tempfile.mkdtemp(prefix="normlab-kernel-")
     launch = isolation.launch(slot, home)
@@ -333,5 +340,5 @@ def start_kernel(isolation: Isolation, slot: int, files_dir: str | None) -> Kern
     finally:
         theirs.close()
     kernel = Kernel(proc, ours, home, launch.via_bwrap, isolation.limits.cpu_seconds)
-    kernel._ready(launch.setup, files)
+    kernel._ready({**launch.setup, "student": student, "variant": variant}, files)
     return kernel

@@ -82,14 +82,22 @@ class NotebookRun:
     """The run of one notebook in one kernel; `record` is what the report reads."""
 
     def __init__(
-        self, kernel: KernelSession, assignment: str, timeout: float, budget: float
+        self,
+        kernel: KernelSession,
+        assignment: str,
+        timeout: float,
+        budget: float,
+        variant: dict | None = None,
     ) -> None:
+        """`variant`: the submitter's own numbers, for an assignment with a pool (ps1), which
+        every check of it runs on (and the kernel's setup gave the notebook)."""
         self.kernel, self.assignment, self.timeout, self.budget = (
             kernel,
             assignment,
             timeout,
             budget,
         )
+        self.variant = variant
         self.answers = Answers()
         self.reuse_voids = REUSE_VOIDS[0]
         self.record: dict = {"kernel": "ok", "reason": None, "cells": []}
@@ -222,6 +230,7 @@ class NotebookRun:
                 hidden=call.hidden,
                 seed=call.seed,
                 reuse_voids=self.reuse_voids,
+                variant=self.variant,
             )
         except CheckerError as exc:  # a checker bug scores 0, as in the kernel
             return out.error(type(exc.__cause__).__name__, str(exc)), CRASHED

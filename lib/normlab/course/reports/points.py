@@ -58,13 +58,13 @@ def _heading_level(cell) -> str | None:
     return None
 
 
-SETUP = re.compile(r'use_assignment\("(\w+)"(?:, reuse_voids="(\w+)")?\)')
+SETUP = re.compile(r'use_assignment\("(\w+)"(?:, reuse_voids="\w+")?((?:, student=\w+)?)\)')
 
 
 def _setup_call(match: re.Match, reuse_voids: str) -> str:
-    if reuse_voids == REUSE_VOIDS[0]:
-        return f'use_assignment("{match[1]}")'
-    return f'use_assignment("{match[1]}", reuse_voids="{reuse_voids}")'
+    """The setup call with the policy (none for the default), its `student=` kept (ps1)."""
+    policy = "" if reuse_voids == REUSE_VOIDS[0] else f', reuse_voids="{reuse_voids}"'
+    return f'use_assignment("{match[1]}"{policy}{match[2]})'
 
 
 def sync_notebook(nb, checks: dict, reuse_voids: str = REUSE_VOIDS[0]) -> None:
