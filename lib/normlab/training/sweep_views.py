@@ -59,6 +59,8 @@ class Sweep:
         self.settings = record["settings"]
         self.rates = tuple(self.settings["learning_rates"])
         self._runs: dict[tuple, list[dict]] = {}
+        self._best: dict[tuple, Best] = {}  # each computed once: a page asks many times
+        self._outcomes: dict[tuple, str] = {}
         for run in record["runs"]:
             key = (run["task"], run["norm"], run["depth"], run["init_scale"], run["lr"])
             self._runs.setdefault(key, []).append(run)
@@ -92,12 +94,12 @@ class Sweep:
 
     def best(self, task, norm, depth, scale) -> Best:
         """The rate with the highest mean validation accuracy (the smaller on a tie)."""
-        val = [
-            self.values(task, norm, depth, scale, lr, "val_accuracy").mean() for lr in self.rates
-        ]
-        i = int(np.argmax(val))  # the first maximum: rates are recorded smallest first
-        lr = self.rates[i]
-        return Best(lr, float(val[i]), self.values(task, norm, depth, scale, lr))
+        key = (task, norm, depth, scale)
+        if key not in self._best:
+            val = [self.values(*key, lr, "val_accuracy").mean() for lr in self.rates]
+            i = int(np.argmax(val))  # the first maximum: rates are recorded smallest first
+            self._best[key] = Best(self.rates[i], float(val[i]), self.values(*key, self.rates[i]))
+        return self._best[key]
 
     def steps(self, task, norm, depth, scale, lr, target=TARGET) -> np.ndarray:
         """(seeds,) the first evaluated step at `target` validation accuracy (inf: never)."""
@@ -107,7 +109,10 @@ class Sweep:
 
     def outcome(self, task, norm, depth, scale, lr) -> str:
         """What the setting's runs did by the last step, one of OUTCOMES (`outcome_of`)."""
-        return outcome_of(self.runs(task, norm, depth, scale, lr), chance(task))
+        key = (task, norm, depth, scale, lr)
+        if key not in self._outcomes:
+            self._outcomes[key] = outcome_of(self.runs(*key), chance(task))
+        return self._outcomes[key]
 
 
 def steps_to(run: dict, target: float = TARGET) -> float:
