@@ -12,6 +12,7 @@ ISOLATION ?= auto
 PORT   ?= 8000
 
 .PHONY: install lock student book check test lint release grade report export bench serve clean
+.PHONY: hub-demo hub hub-clean hub-root hub-roster
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -52,8 +53,8 @@ book: install student
 	@echo "The book is built: open file://$(CURDIR)/_build/html/index.html (or: make serve)"
 
 lint: install
-	$(PY) -m ruff check lib tests _ext scripts
-	$(PY) -m ruff format --check lib tests _ext scripts
+	$(PY) -m ruff check lib tests _ext scripts hub
+	$(PY) -m ruff format --check lib tests _ext scripts hub
 
 # pytest on every core with pytest-xdist (WORKERS=auto: one worker per core). A worker that
 # needs a build or a graded course another worker is making waits for it (tests/run_once.py);
@@ -101,3 +102,32 @@ serve:
 
 clean:
 	rm -rf _build test-artifacts .pytest_cache
+
+# The course on a JupyterHub, as root (instructors/hub.md; hub/): `make hub-demo` serves it on
+# http://127.0.0.1:$HUB_PORT to the accounts instructor, alice and bob (password
+# $HUB_DEMO_PASSWORD, generated and printed when unset) with ps1_by_hand and ps2_layer_norm
+# released; `make hub ROSTER=roster.csv` serves it to a class (an account made for a student gets
+# a generated password, listed in $HUB_ROOT/passwords.csv; HUB_INSTRUCTOR names the
+# instructor's), nothing released; Ctrl-C stops either and keeps its state; `make hub-clean`
+# removes what they made. Everything but the accounts lies under HUB_ROOT.
+export HUB_ROOT ?= /srv/layernorm-hub
+export HUB_PORT ?= 8000
+
+hub-root:
+	@test "$$(id -u)" -eq 0 || { echo "make $(MAKECMDGOALS) needs root: it makes local accounts" \
+		"(PAM logins) and runs each user's server as that user (sudo make $(MAKECMDGOALS))" >&2; exit 1; }
+
+hub-demo: hub-root install student
+	hub/setup demo
+	hub/serve
+
+hub-roster:
+	@test -n "$(ROSTER)" || { echo "make hub needs ROSTER=file.csv (columns id,first_name,last_name,email)" >&2; exit 1; }
+	@python3 hub/roster.py "$(ROSTER)" "$${HUB_INSTRUCTOR:-instructor}" >/dev/null
+
+hub: hub-root hub-roster install student
+	hub/setup roster "$(ROSTER)"
+	hub/serve
+
+hub-clean: hub-root
+	hub/clean

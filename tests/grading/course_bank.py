@@ -10,6 +10,8 @@ have one planted bug per misconception, each losing exactly its own cell.
 
 from __future__ import annotations
 
+from course_helpers import cells_lost
+
 ROW, LN = "row_stats_answer", "layer_norm_answer"
 BN, WIT = "batch_norm_answer", "witness_answer"
 BWD = "backward_answer"
@@ -239,7 +241,8 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                     "(centred * centred).mean(axis=0, keepdims=True)",
                 ),
             ],
-            {"stats_shape", "axis", "independence"},
+            # an axis of one value (a batch of one) hides centring and eps: not judged
+            {"stats_shape", "axis", "independence", "centering", "eps_placement"},
         ),
         "sample-variance-twice": (
             [
@@ -534,4 +537,11 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
         ]
     },
     "ps8_in_a_model": {name: (PS8_BUGS[name], {lost}) for lost, name in PS8_CELLS.items()},
+}
+# what each loses under the course's reuse policy: a reuse cell costs its function's every cell
+BANK = {
+    assignment: {
+        bug: (edits, set(cells_lost(assignment, lost))) for bug, (edits, lost) in bugs.items()
+    }
+    for assignment, bugs in BANK.items()
 }

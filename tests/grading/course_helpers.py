@@ -149,3 +149,18 @@ def submit(course: Path, student: str, assignment: str, nb) -> None:
     folder = course / "submitted" / student / assignment
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, folder / f"{assignment}.ipynb")
+
+
+def cells_lost(assignment: str, cells) -> frozenset:
+    """The grade cells a submission loses when it holds the misconceptions of `cells`: under the
+    course's reuse policy (the default, "function"), a reuse cell costs every cell of its
+    function (`normlab.grading.selfcheck.run_check`)."""
+    from normlab.grading import CHECKS
+    from normlab.grading.catalog import cells_of
+
+    lost = set(cells)
+    for grade_id in cells:
+        spec = CHECKS[assignment][grade_id]
+        if spec.voids:
+            lost |= {other.grade_id for other in cells_of(spec)}
+    return frozenset(lost)

@@ -19,7 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from course_bank import BWD_RETURN, DY_IN_PLACE, PS7_BUGS, PS8_BUGS, PS8_CELLS
-from course_helpers import nbgrader_meta, read, release_path, source_path, with_bug
+from course_helpers import (
+    cells_lost,
+    nbgrader_meta,
+    read,
+    release_path,
+    source_path,
+    with_bug,
+)
 
 from normlab.grading import CHECKS
 
@@ -33,10 +40,12 @@ class Mutant:
     values: dict = field(default_factory=dict)  # ps1: name -> the expression typed instead
     also: frozenset = frozenset()  # the other grade cells it loses
     says: str = ""  # words the message of `cell` contains
+    hidden_also: frozenset = frozenset()  # cells only the hidden battery loses (not judged)
 
     @property
     def lost(self) -> frozenset:
-        return self.also | {self.cell}
+        """The cells it loses (a reuse cell's costs its function's every cell)."""
+        return cells_lost(self.assignment, self.also | {self.cell})
 
     @property
     def id(self) -> str:
@@ -178,8 +187,16 @@ def _before(cell: str, anchor: str, new: str) -> tuple[str, str, str]:
     return (cell, anchor, new + anchor)
 
 
-def _m(assignment, name, cell, *edits, also=(), says="") -> Mutant:
-    return Mutant(assignment, name, cell, edits=edits, also=frozenset(also), says=says)
+def _m(assignment, name, cell, *edits, also=(), says="", hidden_also=()) -> Mutant:
+    return Mutant(
+        assignment,
+        name,
+        cell,
+        edits=edits,
+        also=frozenset(also),
+        says=says,
+        hidden_also=frozenset(hidden_also),
+    )
 
 
 PS2 = "ps2_layer_norm"
@@ -244,7 +261,8 @@ FUNCTIONS = [
             "(centred * centred).mean(axis=-1, keepdims=True)",
             "(centred * centred).mean(axis=0, keepdims=True)",
         ),
-        also={"independence"},
+        also={"independence", "centering"},  # the seed's record alone: axis 0 hides centring
+        hidden_also={"eps_placement"},  # a batch of one: axis 0 hides eps too
         says="Wrong axis",
     ),
     _m(PS2, "no centring", "centering", (LN, "centred = x64 - mu", "centred = x64")),
@@ -477,6 +495,8 @@ FUNCTIONS = [
             "(x64 * x64).mean(axis=-1, keepdims=True)",
             "(x64 * x64).mean(axis=0, keepdims=True)",
         ),
+        also={"rms_no_centering"},  # the seed's record alone: axis 0 hides centring
+        hidden_also={"rms_eps"},  # a batch of one: axis 0 hides eps too
         says="Wrong axis",
     ),
     _m(

@@ -11,20 +11,26 @@ unchanged (a cell past it is interrupted, as with `interrupt_on_timeout`; the ke
 `c.SandboxExecute.notebook_budget`, the seconds a whole notebook may take (default: three
 cell timeouts, at least 60 s), and what the grading worker sets in its copy of the config
 (the run's isolation, the worker's slot, the course root for the records). For each notebook
-it writes a record (see `records`): the isolation used, whether the kernel was replaced or
-died and why (see `kernel_session`), each test cell's status, message and seconds, and the
-kernel's CPU seconds and peak resident memory.
+it writes a record (`notebook_record`, in the grader's package): the isolation used, whether
+the kernel was replaced or died and why (see `kernel_session`), each test cell's status,
+message and seconds, and the kernel's CPU seconds and peak resident memory.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 
 from nbgrader.converters import Autograde
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.exchange.default.exchange import Exchange
 from nbgrader.preprocessors import Execute
 from traitlets import Any, Float, Integer, Unicode
 
+from normlab.grading import REAL_TORCH
+
+from . import isolation as iso
 from . import notebook_record
 from .kernel_process import start_kernel
 from .kernel_session import KernelSession
@@ -50,14 +56,15 @@ class SandboxExecute(Execute):
     )
 
     def preprocess(self, nb, resources):
-        if self.isolation is None:
-            raise RuntimeError("SandboxExecute runs inside `python -m normlab.course grade`")
         info = resources["nbgrader"]
+        isolation, records_root = self.isolation, self.records_root
+        if isolation is None:  # nbgrader's own autograde, e.g. the formgrader's (hub/)
+            isolation, records_root = auto_isolation(self.config, info["assignment"])
         timeout = float(self.timeout) if self.timeout else NO_TIMEOUT_CAP_S
         budget = self.notebook_budget or max(BUDGET_CELL_TIMEOUTS * timeout, MIN_BUDGET_S)
         started = time.monotonic()
         folder = resources["metadata"]["path"]
-        kernel = KernelSession(lambda: start_kernel(self.isolation, self.slot, folder), timeout)
+        kernel = KernelSession(lambda: start_kernel(isolation, self.slot, folder), timeout)
         try:
             record = NotebookRun(kernel, info["assignment"], timeout, budget).run(nb)
         finally:
@@ -66,17 +73,32 @@ class SandboxExecute(Execute):
             student=info["student"],
             assignment=info["assignment"],
             notebook=info["notebook"],
-            isolation=self.isolation.mode,
+            isolation=isolation.mode,
             seconds=round(time.monotonic() - started, 3),
             kernel_cpu_seconds=kernel.cpu_used,
             kernel_peak_mib=None if kernel.peak_memory is None else kernel.peak_memory >> 20,
         )
-        path = notebook_record(
-            self.records_root, info["assignment"], info["student"], info["notebook"]
-        )
+        path = notebook_record(records_root, info["assignment"], info["student"], info["notebook"])
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(record, indent=1))
         return nb, resources
+
+
+def auto_isolation(config, assignment: str) -> tuple[iso.Isolation, str]:
+    """The isolation `python -m normlab.course grade --isolation auto` chooses (strict, or a
+    refusal that says why), for one kernel at a time, and the course root for the records:
+    what nbgrader's own autograde gets when its config puts this step in place of Execute."""
+    coursedir = CourseDirectory(config=config)
+    exchange = Exchange(config=config).root
+    chosen = iso.choose(
+        "auto",
+        coursedir,
+        exchange if os.path.isdir(exchange) else None,
+        1,
+        iso.Limits(),
+        real_torch=assignment in REAL_TORCH,
+    )
+    return chosen, coursedir.root
 
 
 def autograde_preprocessors(config) -> list:
