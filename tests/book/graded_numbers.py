@@ -3,7 +3,7 @@
 An autograded value answer is a name that a solution cell binds to a number (`var_r = ...`, not
 a `def`) and that an autograded test cell passes to `check(...)`. `numeric_answers()` yields each
 one's numbers, computed by running the solution notebook's cells
-(`normlab.course.student_recording.solution_namespace`).
+(`normlab.course.download.recording.solution_namespace`).
 
 `answer_namespaces(assignment)` is the one place that says where the answers are read from:
 today the solution notebook's namespace; when an assignment draws a variant per student (issue
@@ -74,7 +74,7 @@ def answer_namespaces(assignment: str) -> Iterator[dict]:
 
     Issue 30 (ps1 per student): yield one namespace per variant of the assignment's pool here.
     """
-    from normlab.course.student_recording import solution_namespace
+    from normlab.course.download.recording import solution_namespace
 
     yield solution_namespace(assignment)
 
