@@ -311,3 +311,34 @@ def draw_stream_rms(ax, stream: dict[str, np.ndarray]) -> None:
     ax.set(xlabel="block (1 = nearest the input)", ylabel="RMS of the residual stream")
     ax.set_ylim(0, None)
     ax.legend()
+
+
+# -- chapter 9: the recorded training sweep, one norm's settings at a glance --------------------
+
+
+def draw_heatmap(ax, values, rows, columns, *, vmin=0.0, vmax=1.0, cmap="viridis", fmt="{:.2f}"):
+    """`values` (len(rows), len(columns)) as coloured cells, each value written in its cell.
+
+    Viridis runs from dark (vmin) to light (vmax) and stays readable in grey and under the
+    common colour-vision deficiencies; the text is white on the dark half, black on the light.
+    Returns the image, for a colour bar.
+    """
+    values = np.asarray(values, dtype=float)
+    if values.shape != (len(rows), len(columns)):
+        raise ValueError(f"values of shape {values.shape} for {len(rows)} x {len(columns)} cells")
+    image = ax.imshow(values, cmap=cmap, vmin=vmin, vmax=vmax, origin="lower", aspect="auto")
+    for (i, j), value in np.ndenumerate(values):
+        dark = (value - vmin) / (vmax - vmin) < 0.6
+        ax.text(
+            j,
+            i,
+            fmt.format(value),
+            ha="center",
+            va="center",
+            fontsize=7,
+            color="white" if dark else "black",
+        )
+    ax.set_xticks(range(len(columns)), columns)
+    ax.set_yticks(range(len(rows)), rows)
+    ax.grid(False)
+    return image
