@@ -16,7 +16,7 @@ twins live in `normlab.torch_twins`, imported only when asked for.
 
 from . import audit, red_team
 from .backward import batch_norm_backward, layer_norm_backward
-from .batch_norm import BatchNorm, batch_norm
+from .batch_norm import BatchNorm, batch_norm, batch_norm_forward
 from .group_norm import group_norm
 from .layer_norm import layer_norm
 from .params import param_count
@@ -28,6 +28,7 @@ __all__ = [
     "audit",
     "batch_norm",
     "batch_norm_backward",
+    "batch_norm_forward",
     "group_norm",
     "layer_norm",
     "layer_norm_backward",

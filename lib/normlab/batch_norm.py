@@ -80,6 +80,63 @@ def raise_if_constant_feature(var: np.ndarray, eps: float) -> None:
     )
 
 
+def batch_norm_forward(
+    x,
+    gamma,
+    beta,
+    running_mean,
+    running_var,
+    momentum: float = 0.1,
+    training: bool = True,
+    eps: float = 1e-5,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One batch-norm step with running statistics, in torch's convention:
+    `(y, new_running_mean, new_running_var)`.
+
+    Ioffe and Szegedy (2015, arXiv:1502.03167), Algorithm 1 in training and section 3.1 at
+    inference. Features on the last axis, statistics over every other axis. In training,
+    `x` is normalized with the batch's mean and population variance, and each running
+    statistic moves toward the batch's, `(1 - momentum) * running + momentum * batch`, where
+    the batch's variance is the unbiased one (divide by n - 1), as `torch.nn.BatchNorm1d`
+    keeps it; a batch of one record raises (nothing to average over). In eval mode `x` is
+    normalized with the running statistics, which come back unchanged, so a batch of one
+    works. No argument is written into: the running statistics returned are new arrays.
+    `gamma`, `beta`: shape (d,) or None; running statistics: shape (d,).
+    """
+    arr, out_dtype, flat = _records_of(x)
+    d = arr.shape[-1]
+    gamma = as_feature_param(gamma, d, arr.dtype, name="gamma")
+    beta = as_feature_param(beta, d, arr.dtype, name="beta")
+    running_mean = _running(running_mean, d, "running_mean")
+    running_var = _running(running_var, d, "running_var")
+    eps = check_eps(eps)
+    if not 0.0 <= float(momentum) <= 1.0:
+        raise ValueError(f"momentum must be in [0, 1]; got {momentum!r}")
+    if training:
+        n = require_a_crowd(arr.shape, "batch_norm_forward")
+        mean, var = feature_stats(flat)  # (d,), (d,): population variance, to normalize
+        m = float(momentum)
+        new_mean = (1 - m) * running_mean + m * mean
+        new_var = (1 - m) * running_var + m * var * n / (n - 1)  # unbiased, as torch keeps it
+    else:
+        mean, var = running_mean, running_var
+        new_mean, new_var = running_mean.copy(), running_var.copy()
+    raise_if_constant_feature(var, eps)
+    xhat = (flat - mean.astype(arr.dtype)) / np.sqrt(var.astype(arr.dtype) + eps)  # (n, d)
+    y = _affine(xhat, gamma, beta).reshape(arr.shape).astype(out_dtype, copy=False)
+    return y, new_mean, new_var
+
+
+def _running(stat, d: int, name: str) -> np.ndarray:
+    """A running statistic of shape (d,), as a new float array (never the caller's)."""
+    arr = np.array(stat, dtype=np.result_type(np.asarray(stat).dtype, np.float32))
+    if arr.dtype.kind != "f":
+        raise TypeError(f"{name} must hold real numbers; got dtype {np.asarray(stat).dtype}")
+    if arr.shape != (d,):
+        raise ValueError(f"{name} has shape {arr.shape}, but the records have d = {d} features")
+    return arr
+
+
 class BatchNorm:
     """A small stateful batch-norm with running statistics, like `torch.nn.BatchNorm1d`.
 
@@ -127,25 +184,21 @@ class BatchNorm:
         return self.train(False)
 
     def __call__(self, x) -> np.ndarray:
-        arr, out_dtype, flat = _records_of(x)
-        if arr.shape[-1] != self.num_features:
+        """Normalize `x` (..., num_features) with `batch_norm_forward`, keeping its running
+        statistics (momentum None: their cumulative average, as torch's)."""
+        arr = np.asarray(x)
+        if arr.ndim >= 1 and arr.shape[-1] != self.num_features:
             raise ValueError(
                 f"x has shape {arr.shape} but this BatchNorm was built for "
                 f"{self.num_features} features (last axis)"
             )
+        tracked = self.num_batches_tracked + self.training
+        m = 1.0 / tracked if self.momentum is None else float(self.momentum)
+        y, mean, var = batch_norm_forward(
+            x, self.weight, self.bias, self.running_mean, self.running_var,
+            momentum=m, training=self.training, eps=self.eps,
+        )  # fmt: skip
         if self.training:
-            n = require_a_crowd(arr.shape, "BatchNorm")
-            mean, var = feature_stats(flat)
-            self._update_running(mean, var * n / (n - 1))
-        else:
-            mean, var = self.running_mean, self.running_var
-        raise_if_constant_feature(var, self.eps)
-        xhat = (flat - mean.astype(arr.dtype)) / np.sqrt(var.astype(arr.dtype) + self.eps)
-        out = _affine(xhat, self.weight, self.bias)
-        return out.reshape(arr.shape).astype(out_dtype, copy=False)
-
-    def _update_running(self, mean: np.ndarray, var_unbiased: np.ndarray) -> None:
-        self.num_batches_tracked += 1
-        m = 1.0 / self.num_batches_tracked if self.momentum is None else float(self.momentum)
-        self.running_mean = (1 - m) * self.running_mean + m * mean
-        self.running_var = (1 - m) * self.running_var + m * var_unbiased
+            self.num_batches_tracked = tracked
+            self.running_mean, self.running_var = mean, var
+        return y
