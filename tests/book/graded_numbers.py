@@ -131,17 +131,31 @@ def _rounded(value: float) -> float:
 
 
 def shown_answers_in(text: str, answers) -> list[str]:
-    """'name = value (as written)' for every answer whose numbers `text` all shows (the ones
-    looked for: at least one)."""
+    """'name = value (as written)' for every answer that `text` shows: a number anywhere; a
+    vector (the values looked for: at least one) only whole, its numbers one after the other
+    in the text's order, so a page whose simple numbers (0.5, 1.5, ...) are scattered does not
+    show every pleasant record that has them."""
+    sequence = [
+        (as_written, _rounded(v)) for as_written, v, percent, _ in numbers(text) if not percent
+    ]
     written = {}
-    for as_written, value, percent, _ in numbers(text):
-        if not percent:
-            written.setdefault(_rounded(value), as_written)
+    for as_written, rounded in sequence:
+        written.setdefault(rounded, as_written)
+    values = [rounded for _, rounded in sequence]
     found = set()
     for a in answers:
-        wanted = [v for v in a.values if looked_for(v)]
-        if wanted and all(_rounded(v) in written for v in wanted):
-            page = ", ".join(written[_rounded(v)] for v in wanted)
-            shown = ", ".join(f"{v:.6g}" for v in a.values)
-            found.add(f"{a.check}: {a.name} = {shown} (the page writes {page})")
+        wanted = [_rounded(v) for v in a.values if looked_for(v)]
+        if not wanted or not all(w in written for w in wanted):
+            continue
+        if len(a.values) > 1 and not _in_order([_rounded(v) for v in a.values], values):
+            continue
+        page = ", ".join(written[w] for w in wanted)
+        shown = ", ".join(f"{v:.6g}" for v in a.values)
+        found.add(f"{a.check}: {a.name} = {shown} (the page writes {page})")
     return sorted(found)
+
+
+def _in_order(wanted: list, values: list) -> bool:
+    """Do the `wanted` numbers appear one after the other somewhere in `values`?"""
+    n = len(wanted)
+    return any(values[i : i + n] == wanted for i in range(len(values) - n + 1))

@@ -115,8 +115,9 @@ def solution_filled(released, assignment: str):
     return filled
 
 
-def execute(nb, python: Path, cwd: Path, kernels: Path, timeout: int = 600):
-    """Run every cell of nb in a kernel of `python` (cwd `cwd`), errors recorded, not raised."""
+def execute(nb, python: Path, cwd: Path, kernels: Path, timeout: int = 600, hub_user: str = ""):
+    """Run every cell of nb in a kernel of `python` (cwd `cwd`), errors recorded, not raised;
+    `hub_user`: the kernel runs on a JupyterHub as that user (JUPYTERHUB_USER: ps1's student)."""
     spec = kernels / "student"
     spec.mkdir(parents=True, exist_ok=True)
     argv = [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
@@ -134,7 +135,10 @@ def execute(nb, python: Path, cwd: Path, kernels: Path, timeout: int = 600):
         resources={"metadata": {"path": str(cwd)}},
     )
     # cleanup_kc: shut the kernel down and close its sockets (nbclient leaves a km it was given)
-    client.execute(cleanup_kc=True, env=clean_env(python.parent))
+    env = clean_env(python.parent)
+    if hub_user:
+        env["JUPYTERHUB_USER"] = hub_user
+    client.execute(cleanup_kc=True, env=env)
     return nb
 
 

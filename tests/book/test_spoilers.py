@@ -472,6 +472,8 @@ def test_a_vector_answer_is_shown_only_whole():
     vector = Answer("ps0", "normalized", "z", (-1.5, -1 / 3, 1 / 3, 1.5))
     assert not shown_answers_in("a third, 0.3333, is everywhere", [vector])
     assert shown_answers_in("z = [-1.5, -0.3333, 0.3333, 1.5]", [vector])
+    scattered = "0.3333 here, 1.5 there, -1.5 below and -0.3333 at the end"
+    assert not shown_answers_in(scattered, [vector])  # its numbers, not the vector
     whole = Answer("ps0", "normalized", "z", (-1.0, 0.0, 1.0))  # nothing looked for
     assert not shown_answers_in("-1, 0 and 1", [whole])
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from course_helpers import TEST_STUDENT
 from notebook_secrets import secret_lines_of
 from student_route import (
     BUNDLE,
@@ -250,6 +251,7 @@ def test_the_notebook_cell_installs_normlab_and_nothing_heavy(hub):
 # the hub has no torch, as the download needs none: every problem set but those about torch
 # (ps8, which Getting started says how to add torch for) runs there
 WITHOUT_TORCH = [a for a in ASSIGNMENTS if a not in REAL_TORCH]
+HUB_USER = TEST_STUDENT  # the hub's user (JUPYTERHUB_USER): whose ps1 numbers the notebook works
 
 
 @pytest.mark.network
@@ -258,7 +260,8 @@ WITHOUT_TORCH = [a for a in ASSIGNMENTS if a not in REAL_TORCH]
 def test_each_problem_set_filled_with_the_solution_runs_clean_in_the_hub(hub, assignment, tmp_path):
     folder = hub.parents[2] / BUNDLE
     released = nbformat.read(folder / f"{assignment}.ipynb", as_version=4)
-    nb = execute(solution_filled(released, assignment), hub, folder, tmp_path / "kernels")
+    kernels = tmp_path / "kernels"
+    nb = execute(solution_filled(released, assignment), hub, folder, kernels, hub_user=HUB_USER)
     assert errors(nb) == []
     checks = [c for c in nb.cells if is_check(c)]
     assert checks and all(c.execution_count for c in checks), "a check did not run"
@@ -276,7 +279,7 @@ def test_a_blank_problem_set_says_what_is_not_written_yet(hub, assignment, tmp_p
     stdout: nothing raises, so Run All reaches the summary."""
     folder = hub.parents[2] / BUNDLE
     released = nbformat.read(folder / f"{assignment}.ipynb", as_version=4)
-    nb = execute(released, hub, folder, tmp_path / "kernels")
+    nb = execute(released, hub, folder, tmp_path / "kernels", hub_user=HUB_USER)
     assert errors(nb) == []
     unfriendly = []
     for cell in nb.cells:
