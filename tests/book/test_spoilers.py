@@ -74,7 +74,7 @@ ANSWERS = {
 
 # Functions that DESIGN.md's contracts give to a problem set whose notebook is not written yet:
 # their reference is folded already. Drop an entry once solutions/<ps>/ defines the function.
-ANNOUNCED: dict[str, set[str]] = {"batch_norm_forward": {"ps3_axes"}}  # issue 31: Part C
+ANNOUNCED: dict[str, set[str]] = {}
 
 FENCE = re.compile(r"^\s{0,3}(?P<fence>`{3,}|:{3,})(?P<info>.*)$")
 DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<arg>.*)$")

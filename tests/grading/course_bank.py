@@ -122,6 +122,99 @@ PS8_CELLS = {  # the cell each loses
     "training": "weight-starts-at-zero",
 }
 
+# ps3 Part C's planted bugs in batch_norm_forward, one misconception each, and the cell each
+# loses: the bank plants each alone, mutants.py holds them as the cells' mutants
+BNF = "batch_norm_forward_answer"
+BNF_MEAN = "new_mean = (1 - momentum) * running_mean + momentum * mean"
+BNF_CHECK = """    if training:
+        if n < 2:
+            raise ValueError(
+                f"batch_norm_forward in training needs at least two records per feature; "
+                f"x has shape {x.shape}"
+            )
+"""
+PS3C_BUGS: dict[str, list[tuple[str, str, str]]] = {
+    "momentum the wrong way round": [
+        (BNF, BNF_MEAN, "new_mean = momentum * running_mean + (1 - momentum) * mean"),
+        (
+            BNF,
+            "new_var = (1 - momentum) * running_var + momentum * unbiased",
+            "new_var = momentum * running_var + (1 - momentum) * unbiased",
+        ),
+    ],
+    "running variance biased": [(BNF, "momentum * unbiased", "momentum * var")],
+    "normalized with the unbiased variance": [
+        (
+            BNF,
+            "var = (centred * centred).mean(axis=0)  #",
+            "var = (centred * centred).sum(axis=0) / (n - 1)  #",
+        ),
+        (BNF, "unbiased = var * (n / (n - 1))", "unbiased = var"),
+    ],
+    "eval with the batch's statistics": [
+        (
+            BNF,
+            "mean, var = running_mean, running_var  #",
+            "mean = flat.mean(axis=0)\n        var = ((flat - mean) ** 2).mean(axis=0)  #",
+        )
+    ],
+    "eval updates the running mean": [
+        (
+            BNF,
+            "new_mean, new_var = running_mean.copy(), running_var.copy()",
+            "new_mean = (1 - momentum) * running_mean + momentum * flat.mean(axis=0)\n"
+            "        new_var = running_var.copy()",
+        )
+    ],
+    "running mean in place": [
+        (
+            BNF,
+            BNF_MEAN,
+            "running_mean *= 1 - momentum\n        running_mean += momentum * mean\n"
+            "        new_mean = running_mean",
+        )
+    ],
+    "batch_norm_forward float64 output": [
+        (
+            BNF,
+            "return out.reshape(x.shape).astype(dtype), new_mean",
+            "return out.reshape(x.shape), new_mean",
+        )
+    ],
+    "batch of one trained on": [(BNF, "if n < 2:", "if n < 1:")],
+    "batch of one refused in eval": [
+        (
+            BNF,
+            BNF_CHECK,
+            "    if n < 2:\n"
+            '        raise ValueError("batch_norm_forward needs two records per feature")\n'
+            "    if training:\n",
+        )
+    ],
+    "normlab's batch_norm_forward": [
+        (BNF, "^", "import normlab\n\n\n"),
+        (
+            BNF,
+            "    x = np.asarray(x)\n    dtype",
+            "    return normlab.batch_norm_forward(\n"
+            "        x, gamma, beta, running_mean, running_var, momentum, training, eps\n"
+            "    )\n    x = np.asarray(x)\n    dtype",
+        ),
+    ],
+}
+PS3C_CELLS = {  # the cell each loses
+    "bnf_momentum": "momentum the wrong way round",
+    "bnf_running_var_unbiased": "running variance biased",
+    "bnf_train_population_variance": "normalized with the unbiased variance",
+    "bnf_eval_running_stats": "eval with the batch's statistics",
+    "bnf_eval_frozen": "eval updates the running mean",
+    "bnf_input_untouched": "running mean in place",
+    "bnf_dtype_and_shape": "batch_norm_forward float64 output",
+    "bnf_batch_of_one_training": "batch of one trained on",
+    "bnf_batch_of_one_eval": "batch of one refused in eval",
+    "bnf_reference_reuse": "normlab's batch_norm_forward",
+}
+
 # ps7's planted bugs, one misconception each: mutants.py holds one per cell; the bank pairs
 # one of group_norm's with one of batch_norm_backward's, or plants one alone
 BWD_RETURN = "return dx.astype(dtype), dgamma.astype(dtype), dbeta.astype(dtype)"
@@ -427,7 +520,8 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
             [(BN, "return out.reshape(x.shape).astype(dtype)", "return out.reshape(x.shape)")],
             {"bn_dtype_and_shape"},
         ),
-    },
+    }
+    | {"bnf:" + name: (PS3C_BUGS[name], {lost}) for lost, name in PS3C_CELLS.items()},
     "ps5_backward": {
         "dbeta-averaged": (
             [(BWD, "dbeta = dy64.sum(axis=lead)", "dbeta = dy64.mean(axis=lead)")],

@@ -3,8 +3,9 @@
 Every check of every assignment has at least one mutant whose misconception it names (its
 `cell`); a mutant may cost more cells than that one (`lost`: every grade cell it must lose,
 `cell` included), as a student's mistake can. ps1's mutants are its table of typical wrong
-answers, several per question, each with words its message must contain (`says`); ps7's
-and ps8's are course_bank's planted bugs (`PS7_BUGS`, `PS8_BUGS`), one per cell.
+answers, several per question, each with words its message must contain (`says`); ps3 Part
+C's, ps7's and ps8's are course_bank's planted bugs (`PS3C_BUGS`, `PS7_BUGS`, `PS8_BUGS`), one
+per cell.
 
 The tests run them in-process (test_mutants.py: each loses exactly `lost`, in the visible
 battery as in the hidden one, and no message gives an answer away), in a real kernel as a
@@ -18,7 +19,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from course_bank import BWD_RETURN, DY_IN_PLACE, PS7_BUGS, PS8_BUGS, PS8_CELLS
+from course_bank import (
+    BWD_RETURN,
+    DY_IN_PLACE,
+    PS3C_BUGS,
+    PS3C_CELLS,
+    PS7_BUGS,
+    PS8_BUGS,
+    PS8_CELLS,
+)
 from course_helpers import (
     cells_lost,
     nbgrader_meta,
@@ -710,6 +719,24 @@ FUNCTIONS = [
     ),
 ]
 
+# ps3 Part C: course_bank's planted bug of each cell (PS3C_CELLS), and words of its message
+PS3C_SAYS = {
+    "bnf_momentum": "Momentum the wrong way round",
+    "bnf_running_var_unbiased": "Running variance biased",
+    "bnf_train_population_variance": "Unbiased variance in the output",
+    "bnf_eval_running_stats": "Eval with the batch's statistics",
+    "bnf_eval_frozen": "Eval updates the running statistics",
+    "bnf_input_untouched": "wrote into its argument running_mean",
+    "bnf_dtype_and_shape": "dtype",
+    "bnf_batch_of_one_training": "Batch of one in training",
+    "bnf_batch_of_one_eval": "Batch of one in eval",
+    "bnf_reference_reuse": "Reference reuse",
+}
+PS3C_MUTANTS = [
+    Mutant("ps3_axes", name, cell, edits=tuple(PS3C_BUGS[name]), says=PS3C_SAYS[cell])
+    for cell, name in PS3C_CELLS.items()
+]
+
 # ps7: course_bank's planted bug that holds each cell's misconception, and words of its message
 PS7_CELLS = {
     "gn_contiguous_groups": ("strided groups", "Strided groups"),
@@ -757,7 +784,8 @@ PS8_MUTANTS = [
     for cell, name in PS8_CELLS.items()
 ]
 
-MUTANTS: list[Mutant] = PS1 + FUNCTIONS + PS7_MUTANTS + PS8_MUTANTS
+# ps3 Part C's last, so that the earlier mutants keep their student ids (`mutant_student`)
+MUTANTS: list[Mutant] = PS1 + FUNCTIONS + PS7_MUTANTS + PS8_MUTANTS + PS3C_MUTANTS
 
 
 def run_as_students() -> list[Mutant]:

@@ -8,6 +8,9 @@ graded by running it on a correct LayerNorm (it must say True) and on planted
 wrong ones (each must make it say False). The planted ones are normlab's red team
 (visible) and a few more that exist only in the graders (hidden), so a witness
 that recognises the published red team by name cannot pass.
+Part C, `batch_norm_forward(x, gamma, beta, running_mean, running_var, momentum=0.1,
+training=True, eps=1e-5)`, adds the running statistics batch-norm keeps for inference, in
+torch's convention; its cells are in `ps3_running`.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from dataclasses import replace
 
 from normlab_sandbox.cases import Case
 
-from . import normchecks
+from . import normchecks, ps3_running
 from .evidence import failure_of_call, shown_type
 from .judges import each_case, returned
 from .normchecks import BATCH_NORM
@@ -139,4 +142,5 @@ CHECKS = registry(
         points=2,
         voids=True,
     ),
+    *ps3_running.SPECS,
 )
