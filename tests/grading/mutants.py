@@ -57,6 +57,11 @@ class Mutant:
         return cells_lost(self.assignment, self.also | {self.cell})
 
     @property
+    def lost_at_grading(self) -> frozenset:
+        """The cells it loses when graded: the visible battery's and the hidden battery's."""
+        return self.lost | self.hidden_also
+
+    @property
     def id(self) -> str:
         return f"{self.assignment}:{self.name}"
 

@@ -78,7 +78,7 @@ def test_a_mutant_loses_exactly_its_cells(graded_course, mutant):
     scores = graded_course.scores(mutant.assignment, mutant_student(mutant))
     auto = autograded_cells(read(source_path(mutant.assignment)))
     lost = {g for g, (s, m, _) in scores.items() if g in auto and s != m}
-    assert lost == mutant.lost
+    assert lost == mutant.lost_at_grading
     assert all(scores[g][0] == 0.0 for g in lost)
 
 
