@@ -25,12 +25,11 @@ import numpy as np
 from normlab_sandbox.cases import Case
 
 from . import normchecks
-from .evidence import arrays_output, failure_of_call, shown_type, undefined, where, worst
+from .evidence import arrays_output, shown_type, undefined, where, worst
 from .judges import each_case, must_raise, returned
 from .oracle import ASK
 from .qualified import Apart, qualified_judge
 from .spec import check_spec
-from .verdict import NOT_WRITTEN, Verdict
 
 FUNCTION = "batch_norm_forward"
 PARTS = ("y", "running_mean", "running_var")
@@ -242,24 +241,14 @@ def _eval_frozen(seen):
 # -- a batch of one ----------------------------------------------------------------------------
 
 
-def _one_in_training(seen):
-    case, error = seen.case, seen.value
-    if case.tag == "two" or (error and error[0] == "NotImplementedError"):
-        return failure_of_call(FUNCTION, case, seen.result)
-    if error is None:
-        return (
-            f"Batch of one in training: for {where(case)}, {FUNCTION} returned an output. One "
-            f"record per feature has nothing to average over (every output would be beta, "
-            f"and the unbiased variance divides by n - 1 = 0): raise ValueError with a "
-            f"message, as torch does in training."
-        )
-    if error[0] != "ValueError":
-        message = (
-            f"Batch of one in training: for {where(case)}, {FUNCTION} raised {error[0]} "
-            f"({error[1]}); raise ValueError saying the batch is too small."
-        )
-        return Verdict(NOT_WRITTEN, message) if undefined(case, seen.result) else message
-    return None
+_one_in_training = normchecks.refuses_one_record(
+    FUNCTION,
+    "Batch of one in training",
+    "One record per feature has nothing to average over (every output would be beta, and the "
+    "unbiased variance divides by n - 1 = 0): raise ValueError with a message, as torch does "
+    "in training.",
+    sep=", ",
+)
 
 
 def _read_one_in_eval(case: Case, result):

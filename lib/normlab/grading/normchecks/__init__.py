@@ -31,7 +31,7 @@ normalizations called otherwise (ps7's group norm, ps5's and ps7's gradients).
 from __future__ import annotations
 
 from .axis import axis_spec
-from .batch_of_one import batch_of_one_spec
+from .batch_of_one import batch_of_one_spec, refuses_one_record
 from .centering import centering_spec
 from .dtype_and_shape import dtype_and_shape_spec, like_the_input
 from .eps_placement import eps_placement_spec
@@ -50,6 +50,7 @@ __all__ = [
     "NormKind",
     "axis_spec",
     "batch_of_one_spec",
+    "refuses_one_record",
     "centering_spec",
     "dtype_and_shape_spec",
     "eps_placement_spec",
