@@ -270,3 +270,10 @@ def warned(result: Result) -> str:
         if category in ("RuntimeWarning", "FloatingPointError"):
             return f" (NumPy warned: {message})"
     return ""
+
+
+# what `Result.output_type` reads for three NumPy arrays, returned as a tuple or a list (a
+# gradient triple, a batch-norm step)
+THREE_ARRAYS = tuple(
+    f"{kind}(numpy.ndarray, numpy.ndarray, numpy.ndarray)" for kind in ("tuple", "list")
+)

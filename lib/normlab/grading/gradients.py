@@ -18,16 +18,12 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from .evidence import arrays_output, shown_type, where
+from .evidence import THREE_ARRAYS, arrays_output, shown_type, where
 from .judges import each_case, returned
 from .oracle import ASK
 from .spec import CheckSpec, check_spec
 
 NAMES = ("dy", "x", "gamma", "eps")
-# what `Result.output_type` reads for three NumPy arrays, returned as a tuple or a list
-THREE_ARRAYS = tuple(
-    f"{kind}(numpy.ndarray, numpy.ndarray, numpy.ndarray)" for kind in ("tuple", "list")
-)
 
 
 def call(function: str, dy, x, gamma=None, eps=None, *, tag="", label="", **meta) -> Case:

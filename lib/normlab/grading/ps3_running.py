@@ -25,7 +25,7 @@ import numpy as np
 from normlab_sandbox.cases import Case
 
 from . import normchecks
-from .evidence import arrays_output, shown_type, undefined, where, worst
+from .evidence import THREE_ARRAYS, arrays_output, shown_type, undefined, where, worst
 from .judges import each_case, must_raise, returned
 from .oracle import ASK
 from .qualified import Apart, qualified_judge
@@ -264,10 +264,6 @@ def _read_one_in_eval(case: Case, result):
 
 
 # -- dtype and shape, arguments ----------------------------------------------------------------
-
-THREE_ARRAYS = tuple(
-    f"{kind}(numpy.ndarray, numpy.ndarray, numpy.ndarray)" for kind in ("tuple", "list")
-)
 
 
 def _dtype(seen):
