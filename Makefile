@@ -69,10 +69,11 @@ PYTEST  := PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(WORKERS) --dist loadgro
 check: lint
 	$(PYTEST) -q -m "not slow and not network" $(PYTEST_ARGS)
 
-# everything CI checks, the 25 slowest steps listed at the end. Tests marked `network` reach
+# everything CI checks, the 25 slowest steps listed at the end (every test's seconds in
+# test-artifacts/junit.xml). Tests marked `network` reach
 # PyPI, as `make install` does; offline: make test PYTEST_ARGS='-m "not network"'
 test: lint
-	$(PYTEST) --durations=25 $(PYTEST_ARGS)
+	$(PYTEST) --durations=25 --junitxml=test-artifacts/junit.xml $(PYTEST_ARGS)
 
 # a check's points come from its CheckSpec (`normlab.course points` writes them into solutions/);
 # the assignment ids come from normlab.grading.ASSIGNMENTS (read once installed);

@@ -1,5 +1,6 @@
-"""The parallel sandboxed grader gives exactly nbgrader's scores, grades every assignment,
-reruns one student, skips what is graded, and survives a locked SQLite gradebook."""
+"""The parallel sandboxed grader gives exactly nbgrader's scores (every assignment's class:
+tests/grading/test_sandbox_class.py), reruns one student, skips what is graded, and survives
+a locked SQLite gradebook."""
 
 from __future__ import annotations
 
@@ -9,24 +10,19 @@ import sqlite3
 import subprocess
 import threading
 
-import nbformat
 import pytest
 from demo_course import (
     PS2,
     PS2_ANSWERS,
-    REPO,
-    build_course,
     course_env,
     fill,
     nbgrader_command,
     released_notebook,
     write_submission,
 )
-from nbgrader.api import Gradebook
-from security_course import CONFIG_EXTRA, HONEST, Graded, honest_student, normlab_course, run_grader
+from security_course import HONEST, Graded, honest_student, normlab_course, run_grader
 
 from normlab.course.grader import run_record
-from normlab.grading import ASSIGNMENTS
 
 pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 
@@ -78,30 +74,6 @@ def test_grading_survives_a_locked_gradebook(course_copy):
         release.join()
         holder.close()
     assert course_copy.scores() == before
-
-
-def test_every_assignment_grades_its_source_full_and_its_release_zero(tmp_path):
-    """Every assignment through the sandbox: the instructor's source notebook scores every
-    autograded point, the blank release none, and the written answer waits for a human."""
-    course = build_course(tmp_path / "course", ASSIGNMENTS, config_extra=CONFIG_EXTRA)
-    for assignment in ASSIGNMENTS:
-        source = nbformat.read(REPO / "solutions" / assignment / f"{assignment}.ipynb", 4)
-        write_submission(course, "source", source, assignment)
-        write_submission(course, "blank", released_notebook(course, assignment), assignment)
-        done = normlab_course(course, "grade", assignment, "--jobs", "2", "--no-progress")
-        assert done.returncode == 0, done.stdout + done.stderr
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        for assignment in ASSIGNMENTS:
-            for submission in gb.assignment_submissions(assignment):
-                for notebook in submission.notebooks:
-                    for grade in notebook.grades:
-                        where = (assignment, submission.student.id, grade.name)
-                        if grade.needs_manual_grade:
-                            assert grade.auto_score is None, where
-                        elif submission.student.id == "source":
-                            assert grade.auto_score == grade.max_score, where
-                        else:
-                            assert grade.auto_score == 0, where
 
 
 def test_feedback_shows_the_judges_message_and_no_grader_records(course_copy):

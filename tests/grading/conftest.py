@@ -1,9 +1,10 @@
 """One temporary nbgrader course, generated, submitted to and autograded once per test run.
 
 Students: "honest" submits each source notebook as is, "blank" each released notebook
-unfilled, the bank (course_bank.BANK) one student per planted-bug submission, and the
-mutants (mutants.run_as_students) one student each, the released notebook with the mutant's
-answers (`mutant_student` names them). All students of an assignment are graded by one
+unfilled, the bank (course_bank.BANK) one student per planted-bug submission, and the kernel
+witnesses among the mutants (mutants.KERNEL_WITNESSES) one student each, the released
+notebook with the mutant's answers (`mutant_student` names them; every mutant is graded cell
+by cell in process by test_mutants.py). All students of an assignment are graded by one
 `nbgrader autograde` call. Everything lives under pytest's tmp folder: the repo never gets a
 gradebook or a submitted/ folder.
 """
@@ -26,7 +27,7 @@ from course_helpers import (
     submit,
     with_bug,
 )
-from mutants import answers, mutant_student, released_with, run_as_students
+from mutants import answers, kernel_witnesses, mutant_student, released_with
 from run_once import once
 
 from normlab.grading import ASSIGNMENTS
@@ -58,7 +59,7 @@ def _graded_course(folder: Path) -> GradedCourse:
         submit(course.root, "blank", assignment, read(release_path(assignment)))
         for bug, (edits, _) in BANK.get(assignment, {}).items():
             submit(course.root, bug, assignment, with_bug(read(source_path(assignment)), edits))
-        for mutant in run_as_students():
+        for mutant in kernel_witnesses():
             if mutant.assignment == assignment:
                 nb = released_with(assignment, answers(mutant))
                 submit(course.root, mutant_student(mutant), assignment, nb)

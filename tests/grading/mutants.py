@@ -7,11 +7,13 @@ answers, several per question, each with words its message must contain (`says`)
 C's, ps7's and ps8's are course_bank's planted bugs (`PS3C_BUGS`, `PS7_BUGS`, `PS8_BUGS`), one
 per cell.
 
-The tests run them in-process (test_mutants.py: each loses exactly `lost`, in the visible
-battery as in the hidden one, and no message gives an answer away), in a real kernel as a
-student runs them (test_run_all.py: "Restart and Run All" reaches the summary, which counts
-what the checks say) and through `nbgrader autograde` (test_nbgrader.py: a failing check
-zeroes exactly its cell). `answers(mutant)` is the answer cells' sources by grade_id, the
+Each property is proven once for every mutant, in process (test_mutants.py: each loses
+exactly `lost`, in the visible battery as in the hidden one, no message gives an answer away,
+and its whole notebook, run cell by cell as nbgrader grades it and as a student's Run All
+runs it (in_process.py), loses exactly its cells and reaches the summary), and again in real
+kernels for the kernel witnesses (`KERNEL_WITNESSES`: test_run_all.py's Restart and Run All,
+test_nbgrader.py's `nbgrader autograde`), which show that a kernel adds nothing the
+in-process run misses. `answers(mutant)` is the answer cells' sources by grade_id, the
 instructor's where the mutant changes nothing.
 """
 
@@ -798,6 +800,39 @@ def run_as_students() -> list[Mutant]:
     question, every other one (raising answers included)."""
     firsts = first_per_cell()
     return [m for m in MUTANTS if m.assignment != "ps1_by_hand" or m in firsts]
+
+
+# The mutants real kernels run (Run All, plain nbgrader, the sandboxed grader's class): each
+# mutant whose verdicts carry a rule across cells (a function voided by its reuse cell, "not
+# judged", "same cause as"), on which plain nbgrader and the course's grader must agree, and
+# ps1's first, so that every assignment has one. test_mutants.py checks the first part
+# against the live verdicts: a new mutant that exercises such a rule must be listed here.
+KERNEL_WITNESSES = (
+    "ps1_by_hand:sum divided by d - 1",
+    "ps2_layer_norm:row_stats returns lists",
+    "ps2_layer_norm:row_stats from normlab",
+    "ps2_layer_norm:layer_norm over axis 0",
+    "ps2_layer_norm:normlab's layer_norm",
+    "ps2_layer_norm:no keepdims (raises)",
+    "ps3_axes:normlab's batch_norm",
+    "ps3_axes:witness from the audit",
+    "ps3_axes:normlab's batch_norm_forward",
+    "ps4_rmsnorm:rms over axis 0",
+    "ps4_rmsnorm:normlab's rms_norm",
+    "ps5_backward:normlab's gradient",
+    "ps6_stability_speed:np.var",
+    "ps7_family:normlab's group_norm, captured",
+    "ps7_family:normlab's batch_norm_backward",
+    "ps8_in_a_model:affine-flag-ignored",
+    "ps8_in_a_model:functional-layer-norm",
+)
+
+
+def kernel_witnesses() -> list[Mutant]:
+    """The mutants of KERNEL_WITNESSES, in MUTANTS' order."""
+    missing = set(KERNEL_WITNESSES) - {m.id for m in MUTANTS}
+    assert not missing, f"KERNEL_WITNESSES names no mutant {sorted(missing)}"
+    return [m for m in MUTANTS if m.id in KERNEL_WITNESSES]
 
 
 def mutant_student(mutant: Mutant) -> str:

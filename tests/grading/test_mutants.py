@@ -1,5 +1,9 @@
 """The mutants (mutants.py) in-process: each loses exactly its cells, the visible battery sees
-what the hidden one sees, and no message gives an answer away.
+what the hidden one sees, and no message gives an answer away; its whole notebook, run cell
+by cell as nbgrader autogrades it (in_process.py), loses exactly those cells, the hidden
+battery's included, and writes nothing to stderr elsewhere; and every mutant whose verdicts
+carry a rule across cells is a kernel witness (mutants.KERNEL_WITNESSES), graded by plain
+nbgrader and the course's grader alike.
 
 A value check (ps1's cells, ps4's parameter counts: cases that read a value) and a check of a
 number the student's code returns for a scripted case (ps6's timer) must never print the
@@ -17,13 +21,30 @@ from functools import cache, partial
 
 import numpy as np
 import pytest
-from course_helpers import nbgrader_meta, read, run_in_process, source_path, variant_for
-from mutants import MUTANTS, PS1, answers, released_with
+from course_helpers import (
+    TEST_STUDENT,
+    autograded_cells,
+    nbgrader_meta,
+    read,
+    run_in_process,
+    source_path,
+    variant_for,
+)
+from in_process import graded, run_cells, scores
+from mutants import (
+    KERNEL_WITNESSES,
+    MUTANTS,
+    PS1,
+    answers,
+    kernel_witnesses,
+    released_with,
+    run_as_students,
+)
 from test_verdicts import SNAPSHOT
 
 from normlab.answer_key.oracle import LIVE
 from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, run_case, run_check
-from normlab.grading.verdict import NOT_WRITTEN, PASSED
+from normlab.grading.verdict import NOT_JUDGED, NOT_WRITTEN, PASSED
 
 
 def mutant_namespace(mutant) -> dict:
@@ -86,6 +107,34 @@ def test_a_mutant_loses_exactly_its_cells_and_no_message_gives_an_answer_away(mu
 
 NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e-?\d+)?")
 FRACTION = re.compile(r"(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)")
+
+
+@pytest.mark.parametrize("mutant", run_as_students(), ids=lambda m: m.id)
+def test_a_mutant_graded_cell_by_cell_loses_exactly_its_cells(mutant):
+    """nbgrader's rule on the notebook it grades: a test cell that raises or writes to stderr
+    scores 0, every other keeps its points."""
+    points = autograded_cells(read(source_path(mutant.assignment)))
+    nb = graded(released_with(mutant.assignment, answers(mutant)), mutant.assignment)
+    found = scores(run_cells(nb, grading=True, student=TEST_STUDENT), points)
+    assert set(found) == set(points)
+    assert {g for g, score in found.items() if score != points[g]} == mutant.lost_at_grading
+
+
+def crosses_cells(mutant) -> bool:
+    """Does a verdict of the mutant carry a rule across cells (`selfcheck.run_check`)?"""
+    for verdicts in verdicts_of(mutant).values():
+        for grade_id, verdict in verdicts.items():
+            voided = CHECKS[mutant.assignment][grade_id].voids and not verdict.passed
+            same_cause = (verdict.message or "").startswith("same cause as ")
+            if voided or same_cause or verdict.category == NOT_JUDGED:
+                return True
+    return False
+
+
+def test_every_mutant_with_a_rule_across_cells_is_a_kernel_witness():
+    across = {m.id for m in run_as_students() if crosses_cells(m)}
+    assert across <= set(KERNEL_WITNESSES), sorted(across - set(KERNEL_WITNESSES))
+    assert {m.assignment for m in kernel_witnesses()} == set(ASSIGNMENTS)
 
 
 def _digits4(value: float) -> float:

@@ -4,8 +4,10 @@
 - each source notebook, submitted as is, scores full marks on every autograded cell;
 - each released notebook, submitted unfilled, scores 0 on every autograded cell;
 - each planted-bug submission loses exactly the cells of its misconceptions, and so does each
-  mutant, submitted as a student's released notebook: nbgrader sets NBGRADER_EXECUTION, so
-  a failing check raises there and zeroes exactly its cell;
+  kernel witness among the mutants (mutants.KERNEL_WITNESSES), submitted as a student's
+  released notebook: nbgrader sets NBGRADER_EXECUTION, so a failing check raises there and
+  zeroes exactly its cell (every mutant is graded so cell by cell in process:
+  test_mutants.py);
 - generate_feedback's HTML holds no hidden test and no reference source.
 """
 
@@ -25,7 +27,7 @@ from course_helpers import (
     secret_region_lines,
     source_path,
 )
-from mutants import mutant_student, run_as_students
+from mutants import kernel_witnesses, mutant_student
 
 from normlab.grading import ASSIGNMENTS
 
@@ -70,7 +72,7 @@ def test_planted_bug_loses_exactly_its_points(graded_course, assignment, bug):
     assert all(scores[g][0] == 0.0 for g in expected)
 
 
-MUTANTS = run_as_students()
+MUTANTS = kernel_witnesses()
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)

@@ -1,12 +1,17 @@
 """Restart and Run All, as a student does it: every released notebook runs to its summary.
 
-Each released notebook runs in a fresh kernel with nbclient and `allow_errors=False`, as
-JupyterLab's *Kernel > Restart Kernel and Run All Cells…* would (a cell that raises stops the
-run, and fails the test): blank, filled with the instructor's answers, and filled with each
-mutant (mutants.py; ps1: one per question, the rest: every mutant, raising ones included).
-The kernel's environment has no NBGRADER_EXECUTION, as a student's. Then every check cell
-printed its line on stdout, ✓ or ✗ by what the checks conclude, a ✗ with its message, and
-the summary counts the checks that pass and the points the failing ones lose.
+A student's Run All runs every cell in order, the first error fatal, in a kernel without
+NBGRADER_EXECUTION. Then every check cell printed its line on stdout, and nothing on stderr,
+✓ or ✗ by what the checks conclude, a ✗ with its message, a ✓ with its qualification as the
+in-process check gives it, and the summary counts the checks that pass and the points the
+failing ones lose. Proven at two layers with one assertion (`assert_reaches_the_summary`):
+
+- every mutant (mutants.run_as_students), its notebook run cell by cell in this process
+  (in_process.py), the cheap layer;
+- real kernels (nbclient, `allow_errors=False`, as JupyterLab's *Kernel > Restart Kernel
+  and Run All Cells…*): each notebook blank and with the instructor's answers, and the kernel
+  witnesses (mutants.KERNEL_WITNESSES), which show that a kernel adds nothing the in-process
+  run misses.
 """
 
 from __future__ import annotations
@@ -26,21 +31,21 @@ from course_helpers import (
     summary_counts,
     with_student,
 )
-from mutants import MUTANTS, answers, released_with, run_as_students
+from in_process import run_cells
+from mutants import MUTANTS, answers, kernel_witnesses, released_with, run_as_students
 from nbclient import NotebookClient
 from test_mutants import verdicts_of
 
 from normlab.grading import ASSIGNMENTS, CHECKS, pools, selfcheck
 from normlab_sandbox import student_variant
 
-pytestmark = pytest.mark.slow
-
 BLANK, SOLUTION = "blank", "solution"
-RUNS = [
+KERNEL_RUNS = [
     *((a, BLANK) for a in ASSIGNMENTS),
     *((a, SOLUTION) for a in ASSIGNMENTS),
-    *((m.assignment, m.name) for m in run_as_students()),
+    *((m.assignment, m.name) for m in kernel_witnesses()),
 ]
+IN_PROCESS_RUNS = [(m.assignment, m.name) for m in run_as_students()]
 
 
 def filled(assignment: str, which: str):
@@ -98,22 +103,43 @@ def stdout(cell) -> str:
     return "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
 
 
-@pytest.mark.parametrize(("assignment", "which"), RUNS, ids=[f"{a}:{w}" for a, w in RUNS])
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("assignment", "which"), KERNEL_RUNS, ids=[f"{a}:{w}" for a, w in KERNEL_RUNS]
+)
 def test_restart_and_run_all_reaches_the_summary_and_counts_the_points_lost(assignment, which):
     nb = run_all(nbformat.from_dict(filled(assignment, which)))
+    shown = {}
+    for cell in nb.cells:
+        kinds = {(o.output_type, o.get("name")) for o in cell.outputs}
+        clean = kinds <= {("stream", "stdout")}  # nothing on stderr, no error, no value
+        shown[nbgrader_meta(cell).get("grade_id")] = (stdout(cell), clean)
+    assert_reaches_the_summary(assignment, which, shown)
+
+
+@pytest.mark.parametrize(
+    ("assignment", "which"), IN_PROCESS_RUNS, ids=[f"{a}:{w}" for a, w in IN_PROCESS_RUNS]
+)
+def test_run_all_in_process_reaches_the_summary_and_counts_the_points_lost(assignment, which):
+    runs = run_cells(filled(assignment, which), grading=False)
+    assert all(run.error is None for run in runs), [r.error for r in runs if r.error]
+    shown = {run.grade_id: (run.stdout, not run.stderr and run.value is None) for run in runs}
+    assert_reaches_the_summary(assignment, which, shown)
+
+
+def assert_reaches_the_summary(assignment: str, which: str, shown: dict) -> None:
+    """`shown`: grade_id -> (the cell's stdout, whether it showed nothing else), of a run that
+    reached its last cell."""
     checks = CHECKS[assignment]
     lost = lost_cells(assignment, which)
-    by_id = {nbgrader_meta(c).get("grade_id"): c for c in nb.cells}
     for grade_id, spec in checks.items():
-        cell = by_id[grade_id]
-        kinds = {(o.output_type, o.get("name")) for o in cell.outputs}
-        assert kinds == {("stream", "stdout")}, (grade_id, cell.outputs)  # nothing on stderr
-        shown = stdout(cell)
+        text, clean = shown[grade_id]
+        assert clean, (grade_id, text)
         if grade_id in lost:
-            assert shown.startswith(selfcheck.check_line(spec, "✗") + "\n  "), shown
+            assert text.startswith(selfcheck.check_line(spec, "✗") + "\n  "), text
         else:  # a tick says what else is wrong, as the in-process check says it
-            assert shown == selfcheck.passed_line(spec, note(assignment, which, grade_id)) + "\n"
-    summary = stdout(by_id[SUMMARY_CELL])
+            assert text == selfcheck.passed_line(spec, note(assignment, which, grade_id)) + "\n"
+    summary = shown[SUMMARY_CELL][0]
     total = sum(spec.points for spec in checks.values())
     lost_points = sum(checks[g].points for g in lost)
     assert summary_counts(summary) == (
@@ -124,7 +150,7 @@ def test_restart_and_run_all_reaches_the_summary_and_counts_the_points_lost(assi
     )
     assert points_lost(summary) == lost_points
     if assignment in pools.POOLS and which == BLANK:  # no id: every check asks for it
-        assert all(student_variant.ASK in stdout(by_id[g]) for g in checks)
+        assert all(student_variant.ASK in shown[g][0] for g in checks)
         assert student_variant.ASK in summary
     elif assignment in pools.POOLS:
         assert f"These checks ran on the numbers of {TEST_STUDENT}" in summary

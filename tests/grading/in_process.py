@@ -1,0 +1,126 @@
+"""A whole notebook run in this process, every cell in order, as a kernel runs it: the cheap
+layer that proves, for every mutant, what plain nbgrader and Restart and Run All would show.
+
+`run_cells(nb, grading=...)` executes each code cell (test cells and the summary included) in
+one namespace and records, per cell, what a kernel would send: its stdout, its stderr (text
+written there and each warning Python shows by default, as a kernel prints them there), the
+error it raised and the value of its last expression (a kernel's execute_result, which
+nbgrader reads as partial credit). `grading=True` is nbgrader's autograde: NBGRADER_EXECUTION
+is set, a failing check raises, and the run goes on after an error (nbgrader's
+allow_errors). `grading=False` is a student's Run All: the first error ends the run.
+
+`graded(nb)` is the notebook nbgrader grades: the submission's cells with the source's test
+cells (hidden tests back, as autograde's overwrite of locked cells puts them).
+`scores(runs)` is then nbgrader's rule: a test cell that raised or wrote to stderr scores 0.
+
+What a real kernel adds (a fresh interpreter, IPython's display, nbgrader's own bookkeeping)
+is proven on the kernel witnesses (mutants.KERNEL_WITNESSES) by test_nbgrader.py and
+test_run_all.py, which compare the same assertions on real kernels.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import os
+import warnings
+from dataclasses import dataclass
+
+import nbformat
+from course_helpers import as_student, nbgrader_meta, read, source_path
+
+# the warnings a fresh Python does not show (its default filters)
+_HIDDEN_BY_DEFAULT = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
+
+
+@dataclass
+class CellRun:
+    grade_id: str | None
+    stdout: str
+    stderr: str
+    error: BaseException | None
+    value: object = None
+
+
+def is_test_cell(cell) -> bool:
+    meta = nbgrader_meta(cell)
+    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def graded(nb, assignment: str):
+    """The notebook nbgrader autogrades: `nb`'s cells, its test cells the source's."""
+    nb = nbformat.from_dict(nb)  # deep copy
+    source = read(source_path(assignment))
+    tests = {nbgrader_meta(c)["grade_id"]: c.source for c in source.cells if is_test_cell(c)}
+    for cell in nb.cells:
+        if is_test_cell(cell):
+            cell.source = tests[nbgrader_meta(cell)["grade_id"]]
+    return nb
+
+
+def run_cells(nb, *, grading: bool, student: str | None = None) -> list[CellRun]:
+    """Every code cell of `nb` run in order in one namespace (see the module's docstring),
+    ps1's STUDENT line naming `student` when given (as nbgrader names the submitter)."""
+    namespace: dict = {"__name__": "__main__"}
+    runs = []
+    saved = os.environ.get("NBGRADER_EXECUTION")
+    if grading:
+        os.environ["NBGRADER_EXECUTION"] = "autograde"
+    else:
+        os.environ.pop("NBGRADER_EXECUTION", None)
+    try:
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            source = as_student(cell.source, student) if student else cell.source
+            run = _run_cell(source, namespace)
+            run.grade_id = nbgrader_meta(cell).get("grade_id")
+            runs.append(run)
+            if run.error is not None and not grading:
+                break
+    finally:
+        if saved is None:
+            os.environ.pop("NBGRADER_EXECUTION", None)
+        else:
+            os.environ["NBGRADER_EXECUTION"] = saved
+    return runs
+
+
+def _run_cell(source: str, namespace: dict) -> CellRun:
+    out, err = io.StringIO(), io.StringIO()
+    error, value = None, None
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.resetwarnings()
+        warnings.simplefilter("default")
+        for category in _HIDDEN_BY_DEFAULT:
+            warnings.filterwarnings("ignore", category=category)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                value = _exec_like_a_kernel(source, namespace)
+            except Exception as exc:  # noqa: BLE001 - a cell's error is what the run records
+                error = exc
+    stderr = err.getvalue() + "".join(f"{w.category.__name__}: {w.message}\n" for w in shown)
+    return CellRun(None, out.getvalue(), stderr, error, value)
+
+
+def _exec_like_a_kernel(source: str, namespace: dict):
+    """Run a cell; return its last expression's value (None when it ends in a statement)."""
+    tree = ast.parse(source)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, "<cell>", "exec"), namespace)  # noqa: S102 - a notebook cell
+    if last is None:
+        return None
+    return eval(compile(ast.Expression(last.value), "<cell>", "eval"), namespace)  # noqa: S307
+
+
+def scores(runs: list[CellRun], points: dict[str, float]) -> dict[str, float]:
+    """grade_id -> score of each autograded cell, by nbgrader's rule: 0 for a cell that raised
+    or wrote to stderr, else its points. A cell whose last expression has a value (which
+    nbgrader would read as partial credit) scores 0 here too: `check` returns None."""
+    found = {}
+    for run in runs:
+        if run.grade_id in points:
+            failed = run.error is not None or run.stderr or run.value is not None
+            found[run.grade_id] = 0.0 if failed else points[run.grade_id]
+    return found
