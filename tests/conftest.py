@@ -16,7 +16,9 @@ that records trouble.
   yield the base URL, ending in "/". `serve(directory)` (also the `serve_folder` fixture) does
   the same for any folder, as a context manager.
 - `site_visits`, `term_visits`: every page of a build opened once per run, in one Chromium
-  visit that records what every browser test of the book asserts about it (site_visit.py).
+  visit that records what every browser test of the book asserts about it (site_visit.py);
+  of the term build, the pages it changes (`term_changed_pages`): the others are the default
+  build's bytes, seen by its visit.
 - `browser_page`: a `BrowserPage` (Playwright sync API, Debian's Chromium, a fresh context per
   test; `open_page(browser)` is the same as a context manager). It records console errors,
   page errors, failed requests (network failures and HTTP status >= 400) and every request
@@ -379,15 +381,29 @@ def site_visits(built_site, site_url, chromium_browser, tmp_path_factory) -> dic
     return once(tmp_path_factory, "site-visits", visit_all)
 
 
+def term_changed_pages(term_html: Path) -> list[str]:
+    """The TOC files whose page the term build writes otherwise than the default build: the
+    others are the same bytes, which the default build's visit has seen."""
+    from book_pages import html_path, toc_files
+
+    changed = []
+    for toc_file in toc_files():
+        default, term = HTML / html_path(toc_file), term_html / html_path(toc_file)
+        if default.read_bytes() != term.read_bytes():
+            changed.append(toc_file)
+    return changed
+
+
 @pytest.fixture(scope="session")
 def term_visits(term_site, term_site_url, chromium_browser, tmp_path_factory) -> dict:
-    """{toc file: site_visit.Visit}: every page of the term build opened once per run."""
+    """{toc file: site_visit.Visit}: every page the term build changes (`term_changed_pages`)
+    opened once per run."""
     import site_visit
-    from book_pages import toc_files
 
     def visit_all(_folder):
         new_page = functools.partial(open_page, chromium_browser)
         probes = lambda _toc_file: site_visit.TERM_PROBES  # noqa: E731 (the same for every page)
-        return site_visit.visit_pages(new_page, term_site_url, toc_files(), probes, False)
+        pages = term_changed_pages(term_site)
+        return site_visit.visit_pages(new_page, term_site_url, pages, probes, False)
 
     return once(tmp_path_factory, "term-visits", visit_all)

@@ -18,8 +18,8 @@ from normlab.bench import BenchConfig, latest_result, run_bench, summarize
 from normlab.bench.__main__ import config_from, parse_args
 from normlab.bench.cuda import make_inputs, time_cuda, torch_device_impls
 from normlab.bench.impls import time_cpu, to_float64
-from normlab.bench.memory import minor_page_faults
 from normlab.bench.report import format_table, write_files
+from normlab.bench.timing import minor_page_faults
 from normlab.bench.verify import CheckFailed, check_layer_norm
 
 REPO = Path(__file__).resolve().parents[2]
@@ -149,7 +149,7 @@ def test_latest_result_is_the_newest_file_of_its_kind(tmp_path):
 
 
 def test_memory_helpers_report_what_they_did():
-    code = "from normlab.bench.memory import keep_freed_memory as k; print(k())"
+    code = "from normlab.bench.timing import keep_freed_memory as k; print(k())"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     applies = sys.platform.startswith("linux")  # glibc; elsewhere it must say False
     assert done.stdout.strip() == ("True" if applies else "False")

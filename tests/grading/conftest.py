@@ -1,12 +1,12 @@
 """One temporary nbgrader course, generated, submitted to and autograded once per test run.
 
 Students: "honest" submits each source notebook as is, "blank" each released notebook
-unfilled, the bank (course_bank.BANK) one student per planted-bug submission, and the kernel
-witnesses among the mutants (mutants.KERNEL_WITNESSES) one student each, the released
-notebook with the mutant's answers (`mutant_student` names them; every mutant is graded cell
-by cell in process by test_mutants.py). All students of an assignment are graded by one
-`nbgrader autograde` call. Everything lives under pytest's tmp folder: the repo never gets a
-gradebook or a submitted/ folder.
+unfilled, and the kernel witnesses among the mutants (mutants.KERNEL_WITNESSES) one student
+each, the released notebook with the mutant's answers (`mutant_student` names them). Every
+mutant and every planted bug of the bank is graded cell by cell in process, as nbgrader
+grades it (test_mutants.py); this course shows that nbgrader itself agrees. All students of
+an assignment are graded by one `nbgrader autograde` call. Everything lives under pytest's
+tmp folder: the repo never gets a gradebook or a submitted/ folder.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from course_bank import BANK
 from course_helpers import (
     nbgrader,
     new_course,
@@ -25,7 +24,6 @@ from course_helpers import (
     release_path,
     source_path,
     submit,
-    with_bug,
 )
 from mutants import answers, kernel_witnesses, mutant_student, released_with
 from run_once import once
@@ -57,8 +55,6 @@ def _graded_course(folder: Path) -> GradedCourse:
         course.seconds[f"generate {assignment}"] = time.perf_counter() - start
         submit(course.root, "honest", assignment, read(source_path(assignment)))
         submit(course.root, "blank", assignment, read(release_path(assignment)))
-        for bug, (edits, _) in BANK.get(assignment, {}).items():
-            submit(course.root, bug, assignment, with_bug(read(source_path(assignment)), edits))
         for mutant in kernel_witnesses():
             if mutant.assignment == assignment:
                 nb = released_with(assignment, answers(mutant))

@@ -840,6 +840,11 @@ def mutant_student(mutant: Mutant) -> str:
     return f"mutant{run_as_students().index(mutant):02d}"
 
 
+def witness_students(assignment: str) -> list[str]:
+    """The student ids of the assignment's kernel witnesses."""
+    return [mutant_student(m) for m in kernel_witnesses() if m.assignment == assignment]
+
+
 def first_per_cell() -> list[Mutant]:
     """One mutant per misconception: the first listed for each grade cell."""
     seen, chosen = set(), []

@@ -13,14 +13,15 @@ import re
 import shutil
 
 import pytest
-from course_bank import BANK
 from course_helpers import nbgrader
+from mutants import witness_students
 
 from normlab.grading import CHECKS
 from normlab.grading.verdict import HIDDEN_LABEL
 
 PS2 = "ps2_layer_norm"
-STUDENTS = ["honest", "blank", *BANK[PS2]]
+FAILING = witness_students(PS2)  # each fails some check of ps2
+STUDENTS = ["honest", "blank", *FAILING]
 WIDTHS = (1280, 390)
 
 
@@ -60,7 +61,7 @@ def mark_line(marks: list[str], grade_id: str) -> str:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("student", ["honest", "blank", *list(BANK[PS2])[:3]])
+@pytest.mark.parametrize("student", ["honest", "blank", *FAILING[:3]])
 def test_a_page_reads_alone_at_any_width(pages, serve_folder, browser_page, student, width):
     requests = []
     browser_page.page.on("request", lambda request: requests.append(request.url))
@@ -96,12 +97,12 @@ def test_the_header_names_every_check_with_its_mark_and_points(pages, serve_fold
 
 def test_a_failed_message_says_which_input_showed_it(pages, serve_folder, browser_page):
     labels = []
-    for student in BANK[PS2]:
+    for student in FAILING:
         with serve_folder(pages[student]) as url:
             browser_page.goto(url + "index.html")
             labels += [
                 re.split(r":", e, maxsplit=1)[0] for e in measure(browser_page.page)["errors"]
             ]
-    assert labels, "the planted bugs fail no check"
+    assert labels, "the witnesses fail no check"
     allowed = {"On an input of the visible check", HIDDEN_LABEL.rstrip(": ")}
     assert set(labels) <= allowed, set(labels) - allowed

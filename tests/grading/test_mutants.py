@@ -1,9 +1,9 @@
 """The mutants (mutants.py) in-process: each loses exactly its cells, the visible battery sees
 what the hidden one sees, and no message gives an answer away; its whole notebook, run cell
 by cell as nbgrader autogrades it (in_process.py), loses exactly those cells, the hidden
-battery's included, and writes nothing to stderr elsewhere; and every mutant whose verdicts
-carry a rule across cells is a kernel witness (mutants.KERNEL_WITNESSES), graded by plain
-nbgrader and the course's grader alike.
+battery's included, as does each planted bug of the bank (course_bank.BANK); and every
+mutant whose verdicts carry a rule across cells is a kernel witness
+(mutants.KERNEL_WITNESSES), graded by plain nbgrader and the course's grader alike.
 
 A value check (ps1's cells, ps4's parameter counts: cases that read a value) and a check of a
 number the student's code returns for a scripted case (ps6's timer) must never print the
@@ -21,6 +21,7 @@ from functools import cache, partial
 
 import numpy as np
 import pytest
+from course_bank import BANK
 from course_helpers import (
     TEST_STUDENT,
     autograded_cells,
@@ -29,6 +30,7 @@ from course_helpers import (
     run_in_process,
     source_path,
     variant_for,
+    with_bug,
 )
 from in_process import graded, run_cells, scores
 from mutants import (
@@ -118,6 +120,35 @@ def test_a_mutant_graded_cell_by_cell_loses_exactly_its_cells(mutant):
     found = scores(run_cells(nb, grading=True, student=TEST_STUDENT), points)
     assert set(found) == set(points)
     assert {g for g, score in found.items() if score != points[g]} == mutant.lost_at_grading
+
+
+def is_a_mutant(assignment: str, edits, lost) -> bool:
+    """Is a planted bug a mutant's (ps3 Part C's, ps7's and ps8's are made from the bank),
+    with the same cells lost? It is then graded cell by cell as that mutant."""
+    return any(
+        m.assignment == assignment and m.edits == tuple(edits) and m.lost_at_grading == lost
+        for m in run_as_students()
+    )
+
+
+BUGS = [
+    (a, name)
+    for a, bank in BANK.items()
+    for name, (edits, lost) in bank.items()
+    if not is_a_mutant(a, edits, lost)
+]
+
+
+@pytest.mark.parametrize(("assignment", "bug"), BUGS, ids=[f"{a}:{b}" for a, b in BUGS])
+def test_a_planted_bug_graded_cell_by_cell_loses_exactly_its_points(assignment, bug):
+    """The bank's planted bugs (course_bank.BANK), the source notebook edited, by the same
+    rule."""
+    edits, expected = BANK[assignment][bug]
+    points = autograded_cells(read(source_path(assignment)))
+    nb = with_bug(read(source_path(assignment)), edits)
+    found = scores(run_cells(nb, grading=True, student=TEST_STUDENT), points)
+    assert set(found) == set(points)
+    assert {g for g, score in found.items() if score != points[g]} == expected
 
 
 def crosses_cells(mutant) -> bool:

@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.kernels]
 
 
 def _gradebook_scores(course, assignment: str) -> dict[str, dict[str, tuple]]:
-    """student -> grade_id -> (score, needs_manual_grade)."""
+    """student -> grade_id -> (score, auto_score, needs_manual_grade)."""
     from nbgrader.api import Gradebook
 
     found: dict[str, dict[str, tuple]] = {}
@@ -40,7 +40,11 @@ def _gradebook_scores(course, assignment: str) -> dict[str, dict[str, tuple]]:
                 cells = found.setdefault(submission.student.id, {})
                 for notebook in submission.notebooks:
                     for grade in notebook.grades:
-                        cells[grade.name] = (grade.score, grade.needs_manual_grade)
+                        cells[grade.name] = (
+                            grade.score,
+                            grade.auto_score,
+                            grade.needs_manual_grade,
+                        )
     return found
 
 
@@ -73,11 +77,11 @@ def test_the_sandboxed_grader_scores_every_class_as_nbgrader_does(graded_course,
         assert set(sandboxed) == set(class_), assignment
         for student in class_:
             plain = graded_course.scores(assignment, student)
-            assert {g: s for g, (s, _) in sandboxed[student].items()} == {
+            assert {g: s for g, (s, _, _) in sandboxed[student].items()} == {
                 g: score for g, (score, _, _) in plain.items()
             }, (assignment, student)
-            manual = {g for g, (_, waits) in sandboxed[student].items() if waits}
-            assert all(sandboxed[student][g][0] is None for g in manual), (assignment, student)
+            manual = [auto for _, auto, waits in sandboxed[student].values() if waits]
+            assert manual.count(None) == len(manual), (assignment, student)
         autograded = CHECKS[assignment]
         honest = sum(sandboxed["honest"][gid][0] for gid in autograded)
         assert honest == sum(spec.points for spec in autograded.values()), assignment

@@ -9,7 +9,7 @@ Outputs. numpy_fast and the copies write into one buffer allocated here, once.
 numpy_naive is the reference as written: it allocates its result and temporaries.
 torch has no out= for layer_norm (`native_layer_norm.out` allocates, then copies),
 so torch's results are fresh tensors; the previous result is dropped before the
-next call so its memory can be reused (see memory.py), and on the CPU each call
+next call so its memory can be reused (see timing.py), and on the CPU each call
 covers the input in slices of TORCH_CPU_SLICE_BYTES, all kept until the call ends,
 so every output lands in distinct, already-touched memory.
 """

@@ -19,8 +19,7 @@ import numpy as np
 from . import cuda as cuda_side
 from .impls import Impl, idx_tensor, numpy_impls, to_float64, torch_cpu_impls
 from .machine import describe_machine, load_average
-from .memory import keep_freed_memory
-from .timing import time_interleaved, warm_up
+from .timing import keep_freed_memory, time_interleaved, warm_up
 from .verify import check_copy, check_layer_norm, rows_to_check
 
 ITEMSIZE = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2}
