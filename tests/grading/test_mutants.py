@@ -48,6 +48,10 @@ from normlab.answer_key.oracle import LIVE
 from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, run_case, run_check
 from normlab.grading.verdict import NOT_JUDGED, NOT_WRITTEN, PASSED
 
+# the mutants' in-process verdicts are computed once per worker (`_verdicts`): this module and
+# test_run_all.py, which reads them, run on one worker
+pytestmark = pytest.mark.xdist_group("mutant-verdicts")
+
 
 def mutant_namespace(mutant) -> dict:
     """The mutant's notebook (the release, its answer cells filled) run in this process."""

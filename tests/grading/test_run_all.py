@@ -39,6 +39,8 @@ from test_mutants import verdicts_of
 from normlab.grading import ASSIGNMENTS, CHECKS, pools, selfcheck
 from normlab_sandbox import student_variant
 
+pytestmark = pytest.mark.xdist_group("mutant-verdicts")  # with test_mutants.py, which says why
+
 BLANK, SOLUTION = "blank", "solution"
 KERNEL_RUNS = [
     *((a, BLANK) for a in ASSIGNMENTS),
