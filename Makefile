@@ -56,16 +56,13 @@ lint: install
 	$(PY) -m ruff check lib tests _ext scripts hub
 	$(PY) -m ruff format --check lib tests _ext scripts hub
 
-# pytest with pytest-xdist, one worker more than the machine has cores: much of a test's time
-# is waiting (a kernel's timeout, a browser, a package index, a build or a graded course
-# another worker is making), and with one worker per core CI's two cores sat a third idle
-# (WORKERS=auto: one per core). A worker that
+# pytest on every core with pytest-xdist (WORKERS=auto: one worker per core). A worker that
 # needs a build or a graded course another worker is making waits for it (tests/run_once.py);
 # the tests of one xdist_group run on one worker (--dist loadgroup). .pyc files are allowed
 # even where the environment forbids them (PYTHONDONTWRITEBYTECODE): pytest then keeps its
 # rewritten test modules, and the processes the tests start reuse lib/'s compiled modules.
 # PYTEST_ARGS goes to pytest as is.
-WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)' 2>/dev/null || echo auto)
+WORKERS ?= auto
 PYTEST  := PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(WORKERS) --dist loadgroup
 
 # the maintainer's loop: lint, and every test that is neither slow nor needs the network
