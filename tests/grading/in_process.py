@@ -30,6 +30,8 @@ from dataclasses import dataclass
 import nbformat
 from course_helpers import as_student, nbgrader_meta, read, source_path
 
+from normlab.course.plugins import is_check_cell
+
 # the warnings a fresh Python does not show (its default filters)
 _HIDDEN_BY_DEFAULT = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
 
@@ -43,18 +45,13 @@ class CellRun:
     value: object = None
 
 
-def is_test_cell(cell) -> bool:
-    meta = nbgrader_meta(cell)
-    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
-
-
 def graded(nb, assignment: str):
     """The notebook nbgrader autogrades: `nb`'s cells, its test cells the source's."""
     nb = nbformat.from_dict(nb)  # deep copy
     source = read(source_path(assignment))
-    tests = {nbgrader_meta(c)["grade_id"]: c.source for c in source.cells if is_test_cell(c)}
+    tests = {nbgrader_meta(c)["grade_id"]: c.source for c in source.cells if is_check_cell(c)}
     for cell in nb.cells:
-        if is_test_cell(cell):
+        if is_check_cell(cell):
             cell.source = tests[nbgrader_meta(cell)["grade_id"]]
     return nb
 

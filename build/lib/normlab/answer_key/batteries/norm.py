@@ -1,0 +1,205 @@
+"""The batteries of the normalization cells (`normlab.grading.normchecks`), for any `NormKind`.
+
+One function per cell, named as its builder without `_spec`: `axis(kind)` is the battery of
+`normchecks.axis_spec(kind)`, a `make(rng, hidden) -> [Case]` whose visible cases come first.
+LayerNorm (ps2), batch-norm (ps3) and RMSNorm (ps4) share them (Ba, Kiros and Hinton, 2016,
+arXiv:1607.06450; Ioffe and Szegedy, 2015; Zhang and Sennrich, 2019).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from normlab_sandbox.cases import Case
+
+from ...grading.normchecks.kind import NormKind, call
+from ..random_inputs import messy
+
+
+def axis(kind: NormKind):
+    # every shape, in the order they are drawn; the visible battery is the first two, and
+    # for a per-record norm also the square input (where a wrong axis keeps the shape) and
+    # the single record (where x.shape[:-1] is ())
+    first = (4, 5) if kind.leading_axes else (3, 5)
+    records = [] if kind.leading_axes else [(7,), (1, 6)]
+    shapes = [first, (2, 3, 4), (6, 6), (2, 3, 2, 5), (3, 1, 7), *records]
+    visible = [first, (2, 3, 4)] if kind.leading_axes else [first, (2, 3, 4), (6, 6), (7,)]
+
+    def make(rng, hidden: bool) -> list[Case]:
+        drawn = {s: call(kind, messy(rng, s), tag="axis") for s in shapes}
+        rest = [drawn[s] for s in shapes if s not in visible]
+        return [drawn[s] for s in visible] + (rest if hidden else [])
+
+    return make
+
+
+def centering(kind: NormKind):
+    def make(rng, hidden: bool) -> list[Case]:
+        # records whose mean is far from zero relative to their spread: centring shows
+        shapes = [(3, 5)] + ([(2, 3, 6), (5, 5)] if hidden else [])
+        cases = [call(kind, messy(rng, s, offset=6.0), tag="centering") for s in shapes]
+        return [call(kind, np.array([[1.0, 2.0, 3.0, 4.0]]), tag="centering"), *cases]
+
+    return make
+
+
+def population_variance(kind: NormKind):
+    def make(rng, hidden: bool) -> list[Case]:
+        # large spread: eps is negligible, only the divisor shows
+        shapes = [(3, 4), (2, 3, 5)] + ([(8, 8), (2, 2, 3, 6)] if hidden else [])
+        return [call(kind, messy(rng, s, spread=(2.0, 40.0)), tag="divisor") for s in shapes]
+
+    return make
+
+
+def _eps_block(rng, kind: NormKind) -> np.ndarray:
+    """Three records of variance 1e-6, one constant record, two ordinary ones.
+
+    For batch-norm the same block is transposed: the features carry the tiny and
+    the zero variance. RMSNorm's tiny records sit at zero (its statistic is the
+    mean square), LayerNorm's anywhere.
+    """
+    d = 6 if not kind.leading_axes else 5
+    base = rng.uniform(-5, 5, size=(3, 1)) if kind.center else 0.0
+    tiny = base + 1e-3 * rng.standard_normal((3, d))  # variance about 1e-6 < eps = 1e-5
+    constant = np.full((1, d), 3.0 if kind.center else 0.0)
+    normal = messy(rng, (2, d), spread=(0.5, 5.0))
+    block = np.concatenate([tiny, constant, normal])  # (6, d)
+    return block.T.copy() if kind.leading_axes else block
+
+
+def eps_placement(kind: NormKind):
+    def make(rng, hidden: bool) -> list[Case]:
+        block = _eps_block(rng, kind)
+        small = "features" if kind.leading_axes else "records"
+        label = f"{small} of variance 1e-6 and 0, shape {block.shape}"
+        cases = [
+            call(kind, block, tag="eps", label=label),
+            call(kind, messy(rng, (4, 3), spread=(0.05, 0.2)), eps=0.1, tag="eps"),
+        ]
+        if hidden:
+            cases += [
+                call(kind, block * 10.0, eps=1e-3, tag="eps"),
+                call(kind, messy(rng, (2, 3, 5), spread=(0.01, 0.05)), eps=1e-3, tag="eps"),
+                call(kind, block.reshape(1, *block.shape), tag="eps"),
+            ]
+        return cases
+
+    return make
+
+
+def gain_and_bias(kind: NormKind):
+    def make(rng, hidden: bool) -> list[Case]:
+        # the seed's example: gamma_1 = 2 doubles only the first normalized feature
+        gamma = np.array([2.0, 1.0, 1.0, 1.0])
+        beta = np.array([0.0, 0.0, 0.0, 0.5]) if kind.has_beta else None
+        setups = [(messy(rng, (3, 4)), gamma, beta)]
+        if hidden:
+            for shape in [(5, 5), (2, 3, 6)]:
+                d = shape[-1]
+                g = rng.uniform(0.5, 3.0, size=d) * rng.choice([-1.0, 1.0], size=d)
+                b = rng.normal(size=d) if kind.has_beta else None
+                setups.append((messy(rng, shape), g, b))
+        cases = []
+        for pair, (x, g, b) in enumerate(setups):
+            cases.append(call(kind, x, tag="plain", pair=pair))
+            cases.append(call(kind, x, gamma=g, beta=b, tag="affine", pair=pair))
+        return cases
+
+    return make
+
+
+def independence(kind: NormKind):
+    def make(rng, hidden: bool) -> list[Case]:
+        shapes = [(3, 3, 5)] + ([(3, 4, 4)] if hidden else [])
+        cases = []
+        for block, shape in enumerate(shapes):
+            x = messy(rng, shape)
+            b, t, d = shape
+            cases.append(call(kind, x, tag="base", block=block))
+            cases.append(call(kind, messy(rng, shape) * 100.0, tag="other", block=block))
+            cases.append(call(kind, x, tag="again", block=block))
+            for target in ((0, t - 1), (b - 1, 0)):
+                x2 = x.copy()
+                x2[target] = x2[target] * 7.0 + 10.0 * np.arange(d)  # not a shift or scale
+                cases.append(call(kind, x2, tag="changed", block=block, record=target))
+            alone = (b - 1, t - 1)
+            cases.append(
+                call(kind, x[alone][None, None, :], tag="alone", block=block, record=alone)
+            )
+            if hidden:
+                cases.append(call(kind, x[(0, 0)], tag="alone", block=block, record=(0, 0)))
+        return cases
+
+    return make
+
+
+def dtype_and_shape(kind: NormKind):
+    def make(rng, hidden: bool) -> list[Case]:
+        specs = [((5, 7), np.float64), ((2, 3, 6), np.float32)]
+        if hidden:
+            specs += [((2, 3, 2, 5), np.float64), ((6, 6), np.float32), ((4, 3, 5), np.float64)]
+        return [
+            call(kind, messy(rng, shape, spread=(0.5, 5.0)).astype(dtype), tag="dtype")
+            for shape, dtype in specs
+        ]
+
+    return make
+
+
+def input_untouched(kind: NormKind):
+    def make(rng, hidden: bool) -> list[Case]:
+        shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
+        cases = []
+        for shape in shapes:
+            d = shape[-1]
+            beta = rng.normal(size=d) if kind.has_beta else None
+            cases.append(
+                call(kind, messy(rng, shape), gamma=rng.uniform(0.5, 2, d), beta=beta, tag="io")
+            )
+        return cases
+
+    return make
+
+
+def numerics(kind: NormKind):
+    def make(rng, hidden: bool) -> list[Case]:
+        setups = [((3, 4, 8), 1e4)]
+        if hidden:
+            setups += [((6, 16), 1e4), ((4, 5, 12), -3e4)]
+        cases = []
+        for pair, (shape, offset) in enumerate(setups):
+            far32 = (offset + rng.normal(size=shape)).astype(np.float32)
+            far64 = far32.astype(np.float64)  # exactly the same numbers
+            label = f"float32 records at offset {offset:g} with spread 1, shape {shape}"
+            cases.append(call(kind, far64, tag="float64", pair=pair, label=label))
+            cases.append(call(kind, far32, tag="float32", pair=pair, label=label))
+        return cases
+
+    return make
+
+
+def reference_reuse(kind: NormKind):
+    def make(rng, hidden: bool) -> list[Case]:
+        shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
+        return [call(kind, messy(rng, s), tag="reuse") for s in shapes]
+
+    return make
+
+
+def batch_of_one(kind: NormKind):
+    def make(rng, hidden: bool) -> list[Case]:
+        cases = [
+            call(kind, messy(rng, (1, 5)), tag="one"),
+            call(kind, messy(rng, (2, 5)), tag="two"),
+        ]
+        if hidden:
+            cases += [call(kind, messy(rng, (1, 1, 4)), tag="one")]
+        return cases
+
+    return make
+
+
+def for_kind(kind: NormKind, cells: dict[str, str]) -> dict:
+    """{grade_id: battery} for a kind's cells, given as {grade_id: battery name}."""
+    return {grade_id: globals()[name](kind) for grade_id, name in cells.items()}

@@ -1,0 +1,54 @@
+"""ps2_layer_norm's batteries: row_stats' cases, and LayerNorm's cells (`norm`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from normlab_sandbox.cases import Case
+
+from ...grading.evidence import fmt
+from ...grading.normchecks import LAYER_NORM
+from ..random_inputs import messy
+from . import norm
+
+
+def _stats_case(x, tag="stats", label="") -> Case:
+    x = np.asarray(x, dtype=np.float64)
+    if not label:
+        label = f"x of shape {x.shape}" if x.ndim > 1 else f"x = {fmt(x)}"
+    return Case("row_stats", "call", (x,), tag=tag, label=label)
+
+
+def _stats_cases(rng, hidden: bool) -> list[Case]:
+    cases = [
+        _stats_case(np.array([[1.0, 2.0, 3.0, 4.0], [10.0, 0.0, 5.0, 9.0]])),
+        _stats_case(messy(rng, (2, 3, 5))),
+        _stats_case(np.array([1.0, 2.0, 3.0, 4.0])),  # one record: x.shape[:-1] is ()
+        _stats_case(messy(rng, (5, 5))),  # square: the wrong axis keeps the shape
+    ]
+    if hidden:
+        cases += [_stats_case(messy(rng, (2, 2, 3, 4)))]
+    return cases
+
+
+BATTERIES = {
+    "stats_axis": _stats_cases,
+    "stats_population_variance": _stats_cases,
+    "stats_shape": _stats_cases,
+    "stats_reference_reuse": _stats_cases,
+    **norm.for_kind(
+        LAYER_NORM,
+        {
+            "axis": "axis",
+            "centering": "centering",
+            "population_variance": "population_variance",
+            "eps_placement": "eps_placement",
+            "gain_and_bias": "gain_and_bias",
+            "independence": "independence",
+            "dtype_and_shape": "dtype_and_shape",
+            "input_untouched": "input_untouched",
+            "numerics": "numerics",
+            "reference_reuse": "reference_reuse",
+        },
+    ),
+}

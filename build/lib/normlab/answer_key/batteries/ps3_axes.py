@@ -1,0 +1,184 @@
+"""ps3_axes' batteries: batch-norm's cells (`norm`), the witness's, and Part C's running
+statistics (`batch_norm_forward`, in training and in eval).
+
+A witness is run on a correct LayerNorm and on planted wrong ones, each a `Ref` resolved where
+the student's code runs (`normlab.answer_key.trusted`): normlab's red team in the visible
+battery, and in the hidden one a second correct LayerNorm and further planted ones that exist
+only in the answer key, so a witness that recognises the published red team by name cannot
+pass.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from normlab_sandbox.cases import Case, Ref
+
+from ...grading.normchecks import BATCH_NORM
+from ...grading.ps3_axes import CATCHES
+from ...grading.ps3_running import call as forward_call
+from ..random_inputs import messy
+from . import norm
+
+_PLANTED_WORDS = {
+    "red_team.wrong_axis": "normalizes down the token axis",
+    "red_team.batch_axes": "normalizes each feature across the batch (batch-norm)",
+    "red_team.joint_token_feature": "shares one mean and variance across a sequence",
+    "red_team.sample_variance": "divides by d - 1",
+    "red_team.eps_outside_sqrt": "adds eps to the standard deviation",
+    "red_team.one_pass_variance": "computes the variance as E[x^2] - E[x]^2",
+    "red_team.rms_in_place_of_ln": "skips subtracting the mean",
+}
+
+
+def _grader_only(rng, hidden: bool) -> dict[str, dict[str, str]]:
+    """What only the hidden battery runs: a second correct LayerNorm for
+    witness_accepts_layer_norm, and for each catch cell planted wrong LayerNorms that exist
+    only in the graders (`trusted`), with their words; {} for the visible battery."""
+    if not hidden:
+        return {}
+    return {
+        "witness_accepts_layer_norm": {"layer_norm_alt": ""},
+        "witness_catches_axis": {
+            "planted.first_axis": "normalizes down axis 0",
+            "planted.whole_tensor": "uses one mean and variance for the whole tensor",
+        },
+        "witness_catches_sample_variance": {
+            "planted.mean_abs_deviation": "divides by the mean absolute deviation"
+        },
+        "witness_catches_eps": {"planted.no_eps": "has no eps at all"},
+        "witness_catches_centering": {"planted.median_centred": "centres on the median"},
+        "witness_catches_cancellation": {
+            "planted.one_pass_float32": "computes E[x^2] - E[x]^2 in float32"
+        },
+    }
+
+
+def _witness_case(ref: str, tag: str, words: str = "") -> Case:
+    words = words or _PLANTED_WORDS.get(ref)
+    label = f"a LayerNorm that {words}" if words else "a correct LayerNorm"
+    return Case("witness", "call", (Ref(ref),), tag=tag, label=label, meta={"ref": ref})
+
+
+def _accepts_cases(rng, hidden: bool) -> list[Case]:
+    more = _grader_only(rng, hidden).get("witness_accepts_layer_norm", {})
+    return [_witness_case(ref, "correct") for ref in ("layer_norm", *more)]
+
+
+def _catch_battery(grade_id: str):
+    visible = CATCHES[grade_id][2]
+
+    def make(rng, hidden: bool) -> list[Case]:
+        planted = {ref: "" for ref in visible} | _grader_only(rng, hidden).get(grade_id, {})
+        cases = [_witness_case(ref, "planted", words) for ref, words in planted.items()]
+        return [_witness_case("layer_norm", "correct"), *cases]
+
+    return make
+
+
+def _reuse_cases(rng, hidden: bool) -> list[Case]:
+    return [_witness_case("layer_norm", "correct"), _witness_case("red_team.wrong_axis", "x")]
+
+
+BATTERIES = {
+    **norm.for_kind(
+        BATCH_NORM,
+        {
+            "bn_axis": "axis",
+            "bn_population_variance": "population_variance",
+            "bn_eps_placement": "eps_placement",
+            "bn_gain_and_bias": "gain_and_bias",
+            "bn_batch_of_one": "batch_of_one",
+            "bn_dtype_and_shape": "dtype_and_shape",
+            "bn_input_untouched": "input_untouched",
+            "bn_reference_reuse": "reference_reuse",
+        },
+    ),
+    "witness_accepts_layer_norm": _accepts_cases,
+    **{grade_id: _catch_battery(grade_id) for grade_id in CATCHES},
+    "witness_reference_reuse": _reuse_cases,
+}
+
+
+# -- Part C: batch_norm_forward, running statistics (`normlab.grading.ps3_running`) -----------
+
+
+def _forward(rng, shape, momentum, training, dtype=np.float64, tag=""):
+    """A call of batch_norm_forward on messy records, gamma of both signs, and running
+    statistics unlike the batch's (so eval with the batch's own shows)."""
+    d = shape[-1]
+    x = messy(rng, shape, spread=(0.5, 5.0)).astype(dtype)
+    gamma = (rng.uniform(0.5, 2.0, d) * rng.choice([-1.0, 1.0], d)).astype(dtype)
+    beta = rng.normal(size=d).astype(dtype)
+    running_mean = rng.normal(scale=3.0, size=d).astype(dtype)
+    running_var = rng.uniform(0.3, 4.0, d).astype(dtype)
+    return forward_call(
+        x, gamma, beta, running_mean, running_var, momentum=momentum, training=training, tag=tag
+    )
+
+
+def _forward_cases(visible, hidden_too, training):
+    """make(rng, hidden): one call per (shape, momentum); momentum never 0.5, where both
+    conventions agree."""
+
+    def make(rng, hidden: bool) -> list[Case]:
+        setups = visible + (hidden_too if hidden else [])
+        return [_forward(rng, s, m, training, tag="values") for s, m in setups]
+
+    return make
+
+
+TRAINING = (
+    [((6, 4), 0.1), ((2, 3, 5), 0.3)],
+    [((4, 4), 0.05), ((3, 2, 2, 3), 0.2), ((8, 6), 0.9), ((2, 5), 0.1)],
+)
+EVAL = (
+    [((5, 4), 0.1), ((2, 3, 3), 0.1)],
+    [((4, 4), 0.2), ((2, 2, 2, 5), 0.1), ((7, 3), 0.3)],
+)
+
+
+def _one_in_training(rng, hidden: bool) -> list[Case]:
+    cases = [
+        _forward(rng, (1, 5), 0.1, True, tag="one"),
+        _forward(rng, (2, 5), 0.1, True, tag="two"),
+    ]
+    return cases + ([_forward(rng, (1, 1, 4), 0.1, True, tag="one")] if hidden else [])
+
+
+def _one_in_eval(rng, hidden: bool) -> list[Case]:
+    shapes = [(1, 5)] + ([(1, 1, 4), (1, 3)] if hidden else [])
+    return [_forward(rng, s, 0.1, False, tag="one") for s in shapes]
+
+
+def _forward_dtypes(rng, hidden: bool) -> list[Case]:
+    setups = [((5, 4), np.float64, True), ((2, 3, 6), np.float32, True)]
+    setups += [((4, 3), np.float32, False)]
+    if hidden:
+        setups += [((3, 3), np.float32, False), ((2, 2, 5), np.float64, False)]
+        setups += [((6, 6), np.float32, True)]
+    return [_forward(rng, s, 0.1, t, dtype, tag="dtype") for s, dtype, t in setups]
+
+
+def _forward_untouched(rng, hidden: bool) -> list[Case]:
+    setups = [((3, 5), True), ((4, 3), False)] + ([((2, 3, 4), True)] if hidden else [])
+    return [_forward(rng, s, 0.1, t, tag="io") for s, t in setups]
+
+
+def _forward_reuse(rng, hidden: bool) -> list[Case]:
+    setups = [((3, 5), True), ((4, 4), False)] + ([((2, 3, 4), True)] if hidden else [])
+    return [_forward(rng, s, 0.1, t, tag="reuse") for s, t in setups]
+
+
+BATTERIES |= {
+    "bnf_momentum": _forward_cases(*TRAINING, training=True),
+    "bnf_running_var_unbiased": _forward_cases(*TRAINING, training=True),
+    "bnf_train_population_variance": _forward_cases(*TRAINING, training=True),
+    "bnf_eval_running_stats": _forward_cases(*EVAL, training=False),
+    "bnf_eval_frozen": _forward_cases(*EVAL, training=False),
+    "bnf_batch_of_one_training": _one_in_training,
+    "bnf_batch_of_one_eval": _one_in_eval,
+    "bnf_dtype_and_shape": _forward_dtypes,
+    "bnf_input_untouched": _forward_untouched,
+    "bnf_reference_reuse": _forward_reuse,
+}

@@ -1,0 +1,84 @@
+"""ps5_backward's batteries: layer_norm_backward's cases (Ba, Kiros and Hinton, 2016)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...grading.ps5_backward import FUNCTION, bcall
+from ..random_inputs import messy
+from . import gradients
+from .gradients import orthogonal_dy
+
+
+def _standard(rng, hidden, *, gamma=True):
+    shapes = [(3, 5), (2, 3, 6)] + ([(6, 6), (2, 2, 3, 4)] if hidden else [])
+    cases = []
+    for shape in shapes:
+        x = messy(rng, shape, spread=(2.0, 40.0))
+        g = rng.uniform(0.5, 2.0, shape[-1]) * rng.choice([-1.0, 1.0], shape[-1]) if gamma else None
+        cases.append(bcall(rng.normal(size=shape), x, g, tag="standard"))
+    return cases
+
+
+def _gamma_cases(rng, hidden):
+    cases = []
+    for pair, case in enumerate(_standard(rng, hidden)):
+        dy, x, gamma = case.args[:3]
+        cases.append(bcall(dy, x, gamma, tag="gamma", pair=pair, label=case.label))
+        cases.append(bcall(dy * gamma, x, None, tag="folded", pair=pair, label=case.label))
+    return cases
+
+
+def _scale_cases(rng, hidden):
+    shapes = [(3, 5), (2, 3, 6)] + ([(5, 5), (2, 2, 2, 7)] if hidden else [])
+    cases = []
+    for shape in shapes:
+        x = messy(rng, shape, spread=(2.0, 40.0))
+        cases.append(bcall(orthogonal_dy(rng, x, 1e-5), x, None, tag="scale"))
+    return cases
+
+
+def _eps_cases(rng, hidden):
+    d = 6
+    tiny = rng.uniform(-5, 5, (3, 1)) + 1e-3 * rng.standard_normal((3, d))  # var ~1e-6
+    block = np.concatenate([tiny, messy(rng, (2, d), spread=(0.5, 5.0))])
+    specs = [(block, None), (messy(rng, (3, 4), spread=(0.05, 0.2)), 0.1)]
+    if hidden:
+        specs += [(block * 10.0, 1e-3), (block.reshape(1, *block.shape), None)]
+    cases = []
+    for x, eps in specs:
+        dy = orthogonal_dy(rng, x, 1e-5 if eps is None else eps)
+        label = "records of variance about 1e-6" if eps is None and x is block else ""
+        cases.append(bcall(dy, x, None, eps, tag="eps", label=label))
+    return cases
+
+
+def _independence_cases(rng, hidden):
+    shapes = [(2, 3, 5)] + ([(3, 2, 4)] if hidden else [])
+    cases = []
+    for block, shape in enumerate(shapes):
+        x = messy(rng, shape)
+        dy = rng.normal(size=shape)
+        cases.append(bcall(dy, x, None, tag="base", block=block, label=f"x of shape {shape}"))
+        b, t, d = shape
+        for target in ((0, t - 1), (b - 1, 0)):
+            x2, dy2 = x.copy(), dy.copy()
+            x2[target] = x2[target] * 7.0 + 10.0 * np.arange(d)
+            dy2[target] = dy2[target][::-1] * 3.0
+            cases.append(bcall(dy2, x2, None, tag="changed", block=block, record=target))
+    return cases
+
+
+BATTERIES = {
+    "dbeta": _standard,
+    "dgamma": _standard,
+    "dx_mean_term": _standard,
+    "dx_variance_term": _standard,
+    "dx_gamma": _gamma_cases,
+    "dx_scale": _scale_cases,
+    "eps_placement": _eps_cases,
+    "independence": _independence_cases,
+    "dtype_and_shape": gradients.dtypes(FUNCTION),
+    "input_untouched": gradients.untouched(FUNCTION),
+    "reference_reuse": _standard,
+}

@@ -1,0 +1,79 @@
+"""ps7's batch-norm backward batteries (Ioffe and Szegedy, 2015, arXiv:1502.03167).
+
+Every cell runs on (n, d) inputs but the leading-axes cell, on ranks 3 to 5 (see
+`normlab.grading.ps7_backward`); the term cells get an upstream gradient for which the other
+term vanishes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...grading.gradients import x_hat
+from ...grading.ps7_backward import DEFAULT_EPS, FUNCTION, _lead, bcall
+from ..oracle import LIVE
+from ..random_inputs import messy
+from . import gradients
+
+
+def _x(rng, shape):
+    return messy(rng, shape, spread=(2.0, 40.0))
+
+
+def _gamma(rng, d):
+    return rng.uniform(0.5, 2.0, d) * rng.choice([-1.0, 1.0], d)
+
+
+def _cases(visible, hidden_too, dy_for=None):
+    """make(rng, hidden): one call per shape, x messy, gamma of both signs; dy random, or
+    dy_for(rng, x) when given."""
+
+    def make(rng, hidden: bool):
+        cases = []
+        for shape in visible + (hidden_too if hidden else []):
+            x = _x(rng, shape)
+            dy = rng.normal(size=shape) if dy_for is None else dy_for(rng, x)
+            cases.append(bcall(dy, x, _gamma(rng, shape[-1]), tag="grad"))
+        return cases
+
+    return make
+
+
+def _mean_free(rng, x):
+    """dy with mean zero over the batch, feature by feature: the mean term vanishes."""
+    dy = rng.normal(size=np.shape(x))
+    return dy - dy.mean(axis=_lead(x), keepdims=True)
+
+
+def _across_x_hat(rng, x):
+    """dy with a mean, but orthogonal to x_hat over the batch, feature by feature: the variance
+    term vanishes (x_hat has mean zero there, so the mean stays)."""
+    lead = _lead(x)
+    dy = rng.normal(size=np.shape(x)) + rng.normal(size=np.shape(x)[-1])
+    xh, _ = x_hat(LIVE, x, DEFAULT_EPS, lead)
+    return dy - xh * (dy * xh).sum(axis=lead, keepdims=True) / (xh * xh).sum(
+        axis=lead, keepdims=True
+    )
+
+
+# (visible, hidden too): (n, d) inputs but for the leading-axes cell (see the docstring)
+TWO_D = ([(6, 5), (8, 3)], [(8, 8), (12, 4), (5, 7)])
+RANK_3_AND_MORE = ([(4, 3, 5), (3, 4, 2)], ([(3, 2, 2, 4), (3, 2, 2, 2, 3), (5, 2, 6)]))
+
+
+BATTERIES = {
+    "bnb_axis": _cases(*TWO_D),
+    "bnb_mean_term": _cases(*TWO_D, _across_x_hat),
+    "bnb_variance_term": _cases(*TWO_D, _mean_free),
+    "bnb_dgamma_dbeta": _cases(*TWO_D),
+    "bnb_every_leading_axis": _cases(*RANK_3_AND_MORE),
+    "bnb_dtype_and_shape": gradients.dtypes(
+        FUNCTION,
+        (
+            [((4, 6), np.float64), ((5, 3), np.float32)],
+            [((6, 6), np.float64), ((5, 5), np.float32), ((9, 2), np.float32)],
+        ),
+    ),
+    "bnb_input_untouched": gradients.untouched(FUNCTION, ([(3, 5)], [(6, 4)])),
+    "bnb_reference_reuse": _cases([(6, 5)], [(8, 4)]),
+}

@@ -1,0 +1,169 @@
+"""ps8_in_a_model's batteries: probes of the student's LayerNorm module (`module_probes`).
+
+Each case is a probe of the class: a forward on x (with a weight, a bias and a dy put in),
+its parameters, its state_dict both ways, and one training run in the spirals network.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from normlab_sandbox.spirals import RUN
+
+from ...grading.ps8_probes import built, forward_case, probe_case
+from ..random_inputs import messy
+
+
+def _affine(rng, normalized_shape):
+    """A weight of size 0.5 to 2 and either sign, and a bias, of normalized_shape."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+    weight = rng.uniform(0.5, 2.0, size=shape) * rng.choice([-1.0, 1.0], size=shape)
+    return weight, rng.normal(size=shape)
+
+
+def _plain(normalized_shape):
+    """weight 1 and bias 0 of normalized_shape: the cells that read a choice of the formula
+    put these in, so that neither the module's own start nor its gain matters there."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+    return np.ones(shape), np.zeros(shape)
+
+
+def values_cases(rng, hidden: bool) -> list:
+    """One trailing axis, 2-D to 4-D x, a random weight and bias, and a dy (the gradient
+    cells use the same cases)."""
+    shapes = [(3, 8), (2, 3, 8)] + ([(4, 16), (2, 2, 3, 5), (1, 6), (5, 7)] if hidden else [])
+    cases = []
+    for shape in shapes:
+        x = messy(rng, shape, spread=(0.5, 5.0))
+        weight, bias = _affine(rng, shape[-1])
+        dy = rng.normal(size=shape)
+        cases.append(forward_case(shape[-1], x, weight=weight, bias=bias, dy=dy, tag="values"))
+    return cases
+
+
+def _trailing_cases(rng, hidden: bool) -> list:
+    setups = [((3, 4), (2, 3, 4))]
+    if hidden:
+        setups += [((5, 6), (4, 5, 6)), ((2, 7), (3, 2, 7)), ((6,), (3, 6))]
+    cases = []
+    for normalized_shape, shape in setups:
+        x = messy(rng, shape, spread=(0.5, 5.0))
+        weight, bias = _plain(normalized_shape)
+        case = forward_case(normalized_shape, x, weight=weight, bias=bias, tag="trailing")
+        cases.append(case)
+    return cases
+
+
+def _no_affine_cases(rng, hidden: bool) -> list:
+    setups = [(8, (3, 8))] + ([((3, 4), (2, 3, 4)), (16, (2, 2, 16))] if hidden else [])
+    cases = []
+    for normalized_shape, shape in setups:
+        label = f"a new {built(normalized_shape, affine=False)}"
+        cases.append(
+            probe_case(
+                "parameters",
+                normalized_shape,
+                tag="structure",
+                label=label,
+                elementwise_affine=False,
+            )
+        )
+        x = messy(rng, shape, spread=(0.5, 5.0))
+        cases.append(forward_case(normalized_shape, x, affine=False, tag="plain"))
+    return cases
+
+
+def _spread_cases(rng, hidden: bool) -> list:
+    # large spread: eps is negligible, only the divisor shows
+    setups = [(8, (3, 8)), (5, (2, 3, 5))]
+    if hidden:
+        setups += [(12, (4, 12)), ((3, 4), (2, 3, 4))]
+    cases = []
+    for normalized_shape, shape in setups:
+        x = messy(rng, shape, spread=(2.0, 40.0))
+        weight, bias = _plain(normalized_shape)
+        cases.append(forward_case(normalized_shape, x, weight=weight, bias=bias, tag="divisor"))
+    return cases
+
+
+def _eps_block(rng) -> np.ndarray:
+    """Three records of variance about 1e-6 (less than eps), a constant one, two ordinary."""
+    base = rng.uniform(-5, 5, size=(3, 1))
+    tiny = base + 1e-3 * rng.standard_normal((3, 6))
+    constant = np.full((1, 6), 3.0)
+    return np.concatenate([tiny, constant, messy(rng, (2, 6), spread=(0.5, 5.0))])
+
+
+def _eps_cases(rng, hidden: bool) -> list:
+    block = _eps_block(rng)
+    setups = [(block, None), (messy(rng, (4, 3), spread=(0.05, 0.2)), 0.1)]
+    if hidden:
+        setups += [
+            (block * 10.0, 1e-3),
+            (messy(rng, (2, 3, 5), spread=(0.01, 0.05)), 1e-3),
+            (block.reshape(1, *block.shape), None),
+        ]
+    cases = []
+    for x, eps in setups:
+        weight, bias = _plain(x.shape[-1])
+        cases.append(forward_case(x.shape[-1], x, weight=weight, bias=bias, eps=eps, tag="eps"))
+    return cases
+
+
+def _float32_cases(rng, hidden: bool) -> list:
+    setups = [(8, (3, 8)), ((3, 4), (2, 3, 4))] + ([(16, (2, 5, 16))] if hidden else [])
+    return [
+        forward_case(shape, messy(rng, x_shape, spread=(0.5, 5.0)).astype(np.float32), tag="f32")
+        for shape, x_shape in setups
+    ]
+
+
+def _reuse_cases(rng, hidden: bool) -> list:
+    return values_cases(rng, hidden)[: 4 if hidden else 2]
+
+
+def _registered_cases(rng, hidden: bool) -> list:
+    shapes = [8, (3, 4)] + ([16, (2, 3, 5)] if hidden else [])
+    return [
+        probe_case("parameters", shape, tag="registered", label=f"a new {built(shape)}")
+        for shape in shapes
+    ]
+
+
+def _state_cases(rng, hidden: bool) -> list:
+    setups = [(8, (3, 8)), ((3, 4), (2, 3, 4))]
+    if hidden:
+        setups += [(16, (2, 5, 16)), ((2, 6), (4, 2, 6))]
+    cases = []
+    for shape, x_shape in setups:
+        size = (shape,) if isinstance(shape, int) else shape
+        weight = rng.uniform(0.5, 2.0, size=size) * rng.choice([-1.0, 1.0], size=size)
+        bias = rng.normal(size=size)
+        x = rng.normal(size=x_shape) * 3.0 + 1.0
+        label = f"{built(shape)} and nn.LayerNorm({shape})"
+        cases.append(probe_case("state_dict", shape, x, weight, bias, tag="state", label=label))
+    return cases
+
+
+def _training_cases(rng, hidden: bool) -> list:
+    label = (
+        f"the spirals network ({RUN['depth']} layers of {RUN['width']}, Linear -> LayerNorm -> "
+        f"tanh) trained {RUN['steps']} Adam steps in float64 with your LayerNorm"
+    )
+    return [probe_case("training", tag="training", label=label, **RUN)]
+
+
+BATTERIES = {
+    "values": values_cases,
+    "trailing_axes": _trailing_cases,
+    "no_affine": _no_affine_cases,
+    "population_variance": _spread_cases,
+    "eps_placement": _eps_cases,
+    "float32": _float32_cases,
+    "reference_reuse": _reuse_cases,
+    "stats_in_graph": values_cases,
+    "parameter_gradients": values_cases,
+    "registered": _registered_cases,
+    "state_dict": _state_cases,
+    "training": _training_cases,
+}

@@ -1,0 +1,171 @@
+"""torch's LayerNorm and its family, in float64 with autograd: ps8's expectations.
+
+ps8 (`ps8_in_a_model`) grades a student's `LayerNorm` torch module against
+`torch.nn.LayerNorm` (Ba, Kiros and Hinton, 2016, arXiv:1607.06450: eqs. 3-4, statistics
+over the normalized trailing axes, population variance, eps inside the square root, then a
+gain and a bias per entry). This module computes what the judges compare with, through the
+oracle only (`oracle.torch_layer_norm`, `oracle.torch_layer_norm_state`,
+`oracle.training_losses`):
+
+- `layer_norm`: the output and the gradients of x, weight and bias for a given dy, by
+  `torch.nn.functional.layer_norm` (what `nn.LayerNorm.forward` calls) for the right formula,
+  or for another member of the family of `variants` (other axes, no centring, n - 1, eps
+  elsewhere) and with the mean or the variance cut from the graph (`detach`): a judge that
+  knows which member a student's output is asks for that member's gradients;
+- `fresh_state`: a new `nn.LayerNorm`'s state_dict;
+- `training_losses`: ps8's spirals run (`normlab_sandbox.spirals`) with `nn.LayerNorm` or a
+  member of the family in it (`FamilyLayerNorm`; `frozen`: weight and bias never trained).
+  Computed once per process for each member (the run is the same for every student).
+
+Everything runs on one thread (restored after), so a grading worker stays on its own CPU.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from functools import cache
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from normlab_sandbox import spirals
+
+DETACHABLE = ("mean", "var")
+
+
+@contextmanager
+def _one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _trailing(normalized_shape) -> tuple[int, ...]:
+    return (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+
+
+def member_output(x, weight, bias, eps, axes, center, divisor, eps_mode, fixed_eps, detach):
+    """y = weight * (x - mean) / scale + bias over `axes`, one member of `variants`' family
+    (mean 0 when not `center`; the sum of squares over n, n - 1 or 1; eps inside or outside
+    the root, none, or a fixed one), the mean or the variance detached as `detach` says."""
+    n = int(np.prod([x.shape[a] for a in axes]))
+    mean = x.mean(dim=axes, keepdim=True) if center else torch.zeros((), dtype=x.dtype)
+    if "mean" in detach:
+        mean = mean.detach()
+    centred = x - mean
+    m2 = (centred * centred).sum(dim=axes, keepdim=True) / {"n": n, "n-1": n - 1, "1": 1}[divisor]
+    if "var" in detach:
+        m2 = m2.detach()
+    scale = {
+        "inside": lambda: torch.sqrt(m2 + eps),
+        "outside": lambda: torch.sqrt(m2) + eps,
+        "none": lambda: torch.sqrt(m2),
+        "fixed": lambda: torch.sqrt(m2 + fixed_eps),
+    }[eps_mode]()
+    y = centred / scale
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+def _is_layer_norm(ndim, normalized_shape, axes, center, divisor, eps_mode, detach) -> bool:
+    trailing = tuple(range(ndim - len(_trailing(normalized_shape)), ndim))
+    right = axes is None or tuple(axes) == trailing
+    return right and center and divisor == "n" and eps_mode == "inside" and not detach
+
+
+def layer_norm(
+    x,
+    normalized_shape,
+    weight=None,
+    bias=None,
+    *,
+    eps=1e-5,
+    dy=None,
+    axes=None,
+    center=True,
+    divisor="n",
+    eps_mode="inside",
+    fixed_eps=0.0,
+    detach=(),
+) -> dict:
+    """{"y", "dx", "dweight", "dbias"} as float64 arrays (gradients None without dy; weight
+    and bias None: no gain and bias, as nn.LayerNorm(elementwise_affine=False)). The
+    defaults are nn.LayerNorm's formula; the keywords pick another member of the family."""
+    if any(part not in DETACHABLE for part in detach):
+        raise ValueError(f"detach names {DETACHABLE}; got {detach!r}")
+    with _one_thread():
+        xt = torch.tensor(np.asarray(x, dtype=np.float64), requires_grad=dy is not None)
+        params = [
+            None if p is None else torch.tensor(np.asarray(p, dtype=np.float64), requires_grad=True)
+            for p in (weight, bias)
+        ]
+        shape = _trailing(normalized_shape)
+        if _is_layer_norm(xt.ndim, shape, axes, center, divisor, eps_mode, detach):
+            y = F.layer_norm(xt, shape, *params, eps=eps)
+        else:
+            axes = tuple(axes) if axes is not None else tuple(range(xt.ndim - len(shape), xt.ndim))
+            y = member_output(xt, *params, eps, axes, center, divisor, eps_mode, fixed_eps, detach)
+        found = {"y": y.detach().numpy(), "dx": None, "dweight": None, "dbias": None}
+        if dy is not None:
+            y.backward(torch.tensor(np.asarray(dy, dtype=np.float64)))
+            found["dx"] = xt.grad.numpy()
+            for key, p in zip(("dweight", "dbias"), params, strict=True):
+                found[key] = None if p is None else p.grad.numpy()
+    return found
+
+
+def fresh_state(normalized_shape, elementwise_affine=True) -> dict:
+    """A new nn.LayerNorm's state_dict, {key: float64 array}."""
+    fresh = nn.LayerNorm(normalized_shape, elementwise_affine=elementwise_affine)
+    return {key: value.double().numpy() for key, value in fresh.state_dict().items()}
+
+
+class FamilyLayerNorm(nn.Module):
+    """A member of the family as a module for ps8's network: nn.LayerNorm's parameters and
+    initial values, `member_output`'s formula; `frozen`: weight and bias are plain tensors,
+    registered nowhere, so they never train."""
+
+    def __init__(self, width: int, *, member: dict, frozen: bool) -> None:
+        super().__init__()
+        self.member = member
+        weight, bias = torch.ones(width), torch.zeros(width)
+        if frozen:
+            self.weight, self.bias = weight, bias
+        else:
+            self.weight, self.bias = nn.Parameter(weight), nn.Parameter(bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        weight, bias = self.weight.to(x.dtype), self.bias.to(x.dtype)
+        return member_output(x, weight, bias, 1e-5, **self.member)
+
+
+@cache
+def _losses(run: tuple, member: tuple, frozen: bool) -> np.ndarray:
+    if not member and not frozen:
+        norm = nn.LayerNorm
+    else:
+        choices = {"axes": (1,), "center": True, "divisor": "n", "eps_mode": "inside"}
+        choices.update({"fixed_eps": 0.0, "detach": ()}, **dict(member))
+
+        def norm(width):
+            return FamilyLayerNorm(width, member=choices, frozen=frozen)
+
+    losses = spirals.train_losses(norm, **dict(run))  # on one thread
+    losses.flags.writeable = False
+    return losses
+
+
+def training_losses(run: dict, *, frozen: bool = False, **member) -> np.ndarray:
+    """The loss per step of ps8's spirals run with `run`'s settings and nn.LayerNorm in it,
+    or the member of the family that `member`'s choices pick (axes of the (B, width)
+    activations, center, divisor, eps_mode, detach), weight and bias `frozen` or trained."""
+    key = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in member.items()))
+    return _losses(tuple(sorted(run.items())), key, frozen).copy()

@@ -1,0 +1,63 @@
+"""What every member of the family computes, and the statistics judges compare with.
+
+The oracle's backing for `family(x, eps)` and `statistics(x)` (`normlab.grading.oracle`):
+the members are described in `variants` (four choices: axes, center, divisor, eps), and
+one of them is the correct LayerNorm, batch-norm or RMSNorm (Ba, Kiros and Hinton, 2016,
+arXiv:1607.06450), so this module stays with the graders: a student download replays its
+outputs for the visible cases (`normlab.grading.recording`).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..grading.variants import Variant, axis_subsets, members
+
+
+def _moments(x: np.ndarray, axes, center: bool, divisor: str):
+    n = int(np.prod([x.shape[a] for a in axes]))
+    c = x.mean(axis=axes, keepdims=True) if center else np.zeros((1,) * x.ndim)
+    xc = x - c
+    total = (xc * xc).sum(axis=axes, keepdims=True)
+    denominator = {"n": n, "n-1": n - 1, "1": 1}[divisor]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return xc, total / denominator
+
+
+def _scale(m2: np.ndarray, mode: str, eps: float, fixed: float) -> np.ndarray:
+    if mode == "inside":
+        return np.sqrt(m2 + eps)
+    if mode == "outside":
+        return np.sqrt(m2) + eps
+    if mode == "none":
+        return np.sqrt(m2)
+    return np.sqrt(m2 + fixed)
+
+
+def family(x, eps: float) -> dict[Variant, np.ndarray]:
+    """Every variant's output on x (float64, gamma = 1, beta = 0), in a fixed order: judges
+    pick the first of equally close ones."""
+    x = np.asarray(x, dtype=np.float64)
+    outputs, moments = {}, {}
+    for v in members(x.ndim):
+        if (v.axes, v.center, v.divisor) not in moments:
+            moments[v.axes, v.center, v.divisor] = _moments(x, v.axes, v.center, v.divisor)
+        xc, m2 = moments[v.axes, v.center, v.divisor]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            outputs[v] = xc / _scale(m2, v.eps_mode, eps, v.fixed_eps)
+    return outputs
+
+
+def statistics(x) -> dict[tuple[tuple[int, ...], int], tuple[np.ndarray, np.ndarray]]:
+    """(axes, ddof) -> (mean, variance) of x over those axes (float64), for every non-empty set
+    of axes and ddof 0 (the population variance) and 1 (the sample variance)."""
+    x = np.asarray(x, dtype=np.float64)
+    with warnings.catch_warnings():  # the sample variance of one number: NaN, not a warning
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return {
+            (axes, ddof): (x.mean(axis=axes), x.var(axis=axes, ddof=ddof))
+            for axes in axis_subsets(x.ndim)
+            for ddof in (0, 1)
+        }

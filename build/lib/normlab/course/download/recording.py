@@ -1,0 +1,174 @@
+"""What the student download records: every check's visible battery and its declared answers.
+
+`record()` runs in the full normlab (`make student`, `download.source`), over whatever `CHECKS`
+holds, and returns the `normlab.grading.recording.Recording` the download replays:
+
+- for every check, its visible battery, `spec.make_cases(DEFAULT_SEED, hidden=False)`; for
+  a check that varies per student (ps1), the battery of every variant of the pool, by slot;
+- for every case of it, the live answer to each question the check declares
+  (`CheckSpec.questions`): the judge can ask nothing else, so the recording is complete by
+  construction;
+- for ps3's witness, what each trusted LayerNorm a visible case hands over (`Ref`) returns on
+  every input the course's own witness (its solution, `solutions/ps3_axes/`) gives any of
+  them: a witness that probes as the course's does, in another order or fewer, is answered
+  whichever norm it is handed.
+
+`tests/grading/test_recording.py` replays the verdict bank on it against the live checks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import inspect
+import io
+import re
+from pathlib import Path
+
+import nbformat
+import numpy as np
+
+import normlab
+from normlab.answer_key import reference, trusted
+from normlab.answer_key.oracle import LIVE
+from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, pools, recording, scripted_timer
+from normlab_sandbox import guarded
+from normlab_sandbox.cases import Ref
+
+REPO = Path(normlab.__file__).resolve().parents[2]
+SUMMARY_CELL = "summary"  # the grade_id of each notebook's last cell, summary(globals())
+
+
+def answer_cells(nb) -> list[str]:
+    """The sources of a notebook's code cells but its test cells and its summary cell."""
+    cells = []
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        is_test = meta.get("grade") and not meta.get("solution")
+        if cell.cell_type == "code" and not is_test and meta.get("grade_id") != SUMMARY_CELL:
+            cells.append(cell.source)
+    return cells
+
+
+STUDENT_LINE = re.compile(r"^STUDENT = .*$", re.MULTILINE)
+
+
+def as_student(source: str, student: str) -> str:
+    """A cell's source with its `STUDENT = ...` line (ps1's first cell) naming `student`."""
+    return STUDENT_LINE.sub(f"STUDENT = {student!r}", source)
+
+
+def solution_namespace(assignment: str, student: str = "") -> dict:
+    """The course's solution: the source notebook's cells run here (their output kept quiet);
+    for an assignment with per-student variants, as `student` (ps1's STUDENT line)."""
+    path = REPO / "solutions" / assignment / f"{assignment}.ipynb"
+    namespace: dict = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        for source in answer_cells(nbformat.read(path, as_version=4)):
+            source = as_student(source, student) if student else source
+            exec(compile(source, f"<{path.name}>", "exec"), namespace)  # noqa: S102 (ours)
+    return namespace
+
+
+def library_name(fn) -> str:
+    """A reference function's name as a student calls it, after "normlab.": "layer_norm" for
+    what normlab exports, else "<module>.<function>" ("red_team.wrong_axis")."""
+    if getattr(normlab, fn.__name__, None) is fn:
+        return fn.__name__
+    return f"{fn.__module__.removeprefix('normlab.')}.{fn.__name__}"
+
+
+def stub_functions() -> dict[str, list]:
+    """Every public function of the reference's modules: the download's stubs, by module."""
+    found: dict[str, list] = {}
+    for name in reference_modules():
+        module = importlib.import_module(f"normlab.{name}")
+        found[name] = [
+            obj
+            for attr, obj in vars(module).items()
+            if not attr.startswith("_")
+            and (inspect.isfunction(obj) or inspect.isclass(obj))
+            and obj.__module__ == module.__name__
+        ]
+    return found
+
+
+def reference_modules() -> tuple[str, ...]:
+    """The modules normlab/__init__.py imports (with theirs), but the private ones."""
+    return tuple(m for m in reference.reference_modules() if not m.startswith("_"))
+
+
+def _answered(fn, *args) -> object:
+    """fn(*args), a live answer, as the recording stores it (`Raised` when it raised)."""
+    try:
+        return recording.storable(fn(*args))
+    except Exception as exc:  # noqa: BLE001 (recorded: the replay raises it too)
+        return recording.Raised(type(exc).__name__, str(exc))
+
+
+def _norm_refs(battery: list) -> list[str]:
+    """The trusted LayerNorms a battery's cases hand over (ps6's scripted timer is no norm)."""
+    refs = [
+        value.name
+        for case in battery
+        for value in (*case.args, *case.kwargs.values())
+        if isinstance(value, Ref)
+    ]
+    return [name for name in refs if not name.startswith(scripted_timer.PREFIX)]
+
+
+def _witness_inputs(assignment: str, battery: list) -> list[np.ndarray]:
+    """Every input the course's own solution gives the trusted LayerNorms of a battery."""
+    solution = solution_namespace(assignment)
+    seen: list[np.ndarray] = []
+
+    def resolve(ref: Ref, made: dict):
+        live = trusted.resolve(ref, made)
+
+        def norm_fn(x):
+            seen.append(np.array(x, copy=True))
+            return live(x)
+
+        return norm_fn
+
+    with np.errstate(all="ignore"):
+        for case in battery:
+            guarded.run_case(solution, case, resolve)
+    return seen
+
+
+def record() -> recording.Recording:
+    """The recording of every check's visible battery (see the module docstring)."""
+    cases: dict = {}
+    answers: dict = {}
+    refs: set[str] = set()
+    inputs: list[np.ndarray] = []
+    with np.errstate(all="ignore"):
+        for assignment in ASSIGNMENTS:
+            cases[assignment] = {}
+            for grade_id, spec in CHECKS[assignment].items():
+                if spec.varies:
+                    by_slot = {
+                        v["slot"]: spec.make_cases(DEFAULT_SEED, hidden=False, variant=v)
+                        for v in pools.variants(assignment)
+                    }
+                    cases[assignment][grade_id] = by_slot
+                    battery = [case for slot_cases in by_slot.values() for case in slot_cases]
+                else:
+                    battery = spec.make_cases(DEFAULT_SEED, hidden=False)
+                    cases[assignment][grade_id] = battery
+                for case in battery:
+                    for question in spec.questions(case):
+                        key = recording.fingerprint(question)
+                        if key not in answers:
+                            answers[key] = _answered(LIVE.answer, question)
+                norms = _norm_refs(battery)
+                if norms:
+                    refs.update(norms)
+                    inputs += _witness_inputs(assignment, battery)
+        for name in sorted(refs):
+            live = trusted.resolve(Ref(name), {})
+            for x in inputs:
+                question = recording.norm_question(name, x)
+                answers[recording.fingerprint(question)] = _answered(live, x)
+    return recording.Recording(cases, answers, sorted(refs))

@@ -1,0 +1,240 @@
+"""The student download: normlab's checks on recorded visible batteries, with no answer inside.
+
+`make student` builds it with the packaging tools (issue 19), into `_build/student/downloads/`,
+which the book publishes (`html_extra_path` in _config.yml) for exercises/getting_started.md:
+
+    python -m normlab.course student-source _build/student-src      # the source tree (here)
+    python -m build --wheel --no-isolation --outdir _build/student/downloads _build/student-src
+    python -m normlab.course student-bundle _build/student/downloads  # + notebooks, README
+
+What ships is an include list of folders and files, copied as they are (`SHIPS`):
+- `normlab/grading/`, the checks: what each check is (its judge, the questions it may ask, its
+  words and points), never what it runs on (the batteries) or what answers (the reference's
+  private copy, the family's outputs, ps8's torch family, the trusted callables): those live
+  in `normlab/answer_key/`, which is not in the list;
+- `normlab_sandbox`'s `SANDBOX` modules: a case run under guards, the wire's data codec,
+  ps8's probes and its spirals network (they import torch when a ps8 case runs: the student's
+  own torch; the wheel does not require it);
+- `normlab/grading/recorded.json`, the recording (`download.recording.record`:
+  `normlab.grading.recording` replays it, and is what tells the package it is a download);
+- the pools of per-student variants (`normlab.grading.pools`: ps1's records and widths,
+  inputs only; the recording holds what each variant's visible checks expect);
+- `normlab/__init__.py` and, for each module of the reference, a module of the same name whose
+  public functions are stubs with the reference's names and parameters that raise
+  `NotInDownload` (so `import normlab` works as the notebooks use it, a student's function
+  that calls one is reported by the tripwire exactly as at grading, and nothing calculates);
+- nothing of answer_key/, course/, bench/, training/ or the chapters' modules.
+
+The recording is made from whatever `CHECKS` holds (`download.recording`). A new check or a
+new visible case needs a rebuild, no more: make rebuilds the download when anything under lib/,
+solutions/ or exercises/ changes.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import inspect
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from normlab.grading import pools, recording
+
+from .recording import REPO, library_name, record, stub_functions
+
+LIB = REPO / "lib"
+SANDBOX = (
+    "__init__",
+    "cases",
+    "guarded",
+    "module_probes",
+    "spirals",
+    "student_variant",
+    "tripwire",
+    "wire",
+)
+# what ships, under lib/: whole folders (their .py files), and the sandbox's modules
+SHIPS = ("normlab/grading", *(f"normlab_sandbox/{name}.py" for name in SANDBOX))
+
+
+class BuildError(Exception):
+    """The download cannot be built as the course promises (the message says why)."""
+
+
+# --- the source tree ----------------------------------------------------------------------
+
+
+def _stub(fn, module: str) -> str:
+    """A stub of reference function or class `fn`: its name and parameters, no implementation."""
+    what = f"normlab.{library_name(fn)}"
+    if inspect.isclass(fn):
+        return (
+            f"class {fn.__name__}:\n"
+            f'    """{what} is not in the student download: it carries no implementation."""\n\n'
+            f"    def __init__(self, *args, **kwargs):\n"
+            f"        raise recording.NotInDownload({_not_here(what)!r})\n"
+        )
+    signature = inspect.signature(fn)
+    params = []
+    for p in signature.parameters.values():
+        if p.default is not p.empty and eval(repr(p.default)) != p.default:  # noqa: S307
+            raise BuildError(f"{what}: the default {p.default!r} does not read back")
+        params.append(p.replace(annotation=p.empty))
+    plain = signature.replace(parameters=params, return_annotation=signature.empty)
+    return (
+        f"def {fn.__name__}{plain}:\n"
+        f'    """{what}, as the student download has it: no implementation."""\n'
+        f"    raise recording.NotInDownload({_not_here(what)!r})\n"
+    )
+
+
+def _not_here(what: str) -> str:
+    return (
+        f"{what} is not part of the student download: it holds no implementation of what the "
+        f"problem sets ask you to write (the course's site shows the reference once a problem "
+        f"set is done)"
+    )
+
+
+STUB_HEADER = '''"""normlab.{module} in the student download: stubs, no implementation (issue 19).
+
+The course's reference stays with the graders. Each function here has the reference's name and
+parameters, and raises NotInDownload.
+"""
+
+from __future__ import annotations
+
+from .grading import recording
+
+'''
+
+INIT_DOC = '''"""normlab, as a student downloads it: the course's checks, and no answer.
+
+`from normlab.grading import check, summary, use_assignment` runs every visible check of the
+problem sets, on inputs and expectations recorded from the course's reference when this
+download was built. The reference itself (layer_norm, row_stats, ...) stays with the graders:
+its names here are stubs that raise NotInDownload. See the course's site, Exercises > Getting
+started.
+"""
+'''
+
+
+def init_source() -> str:
+    """The download's normlab/__init__.py: the full one's imports, __all__ and __version__."""
+    source = (LIB / "normlab" / "__init__.py").read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    kept = [
+        ast.get_source_segment(source, node)
+        for node in tree.body
+        if (isinstance(node, ast.ImportFrom) and node.level == 1)
+        or (isinstance(node, ast.Assign) and node.targets[0].id in ("__all__", "__version__"))
+    ]
+    imports = [k for k in kept if k.startswith("from")]
+    return INIT_DOC + "\n" + "\n".join(imports) + "\n\n" + "\n".join(kept[len(imports) :]) + "\n"
+
+
+def pyproject() -> str:
+    """The download's pyproject.toml: the installed normlab's name, version, Python and core
+    requirements (NumPy), from its metadata."""
+    meta = importlib.metadata.metadata("normlab")
+    core = [r for r in meta.get_all("Requires-Dist") or () if "extra ==" not in r]
+    deps = ", ".join(f'"{d}"' for d in core)
+    return f"""[build-system]
+requires = ["setuptools>=77"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "{meta["Name"]}"
+version = "{meta["Version"]}"
+description = "The LayerNorm course's checks for students: recorded visible batteries, no answers."
+readme = "README.md"
+requires-python = "{meta["Requires-Python"]}"
+license = "{meta["License-Expression"]}"
+dependencies = [{deps}]
+
+[tool.setuptools.packages.find]
+where = ["lib"]
+
+[tool.setuptools.package-data]
+"normlab.grading" = ["*.json"]
+"""
+
+
+README = """# normlab for students
+
+The LayerNorm course's checks, as the problem sets' notebooks call them:
+`from normlab.grading import check, summary, use_assignment` (and ps1's `my_variant`: your
+own record and width, by your student id). Every visible check runs on
+inputs and expectations recorded from the course's reference when this package was built; the
+reference and the hidden checks stay with the graders. Needs only NumPy; ps8_in_a_model also
+needs torch (its checks run your module with it).
+"""
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def write_source(out: Path) -> Path:
+    """Write the download's source tree into `out` (emptied first); returns `out`."""
+    out = out.resolve()
+    shutil.rmtree(out, ignore_errors=True)
+    lib = out / "lib"
+    for shipped in SHIPS:
+        for path in _python_files(LIB / shipped):
+            relative = path.relative_to(LIB)
+            _mkdir((lib / relative).parent)
+            shutil.copy2(path, lib / relative)
+    _write(lib / "normlab" / "__init__.py", init_source())
+    for module, objects in stub_functions().items():
+        stubs = "\n\n".join(_stub(fn, module) for fn in objects)
+        _write(lib / "normlab" / f"{module}.py", STUB_HEADER.format(module=module) + "\n" + stubs)
+    (lib / "normlab" / "grading" / recording.DATA.name).write_bytes(record().dumps())
+    for pool in pools.POOLS.values():
+        shutil.copy2(LIB / "normlab" / "grading" / pool, lib / "normlab" / "grading" / pool)
+    _write(out / "pyproject.toml", pyproject())
+    _write(out / "README.md", README)
+    self_check(lib)
+    return out
+
+
+def _python_files(path: Path) -> list[Path]:
+    """`path` itself (a .py file), or the .py files under it (a folder), caches left out."""
+    if path.is_file():
+        return [path]
+    return sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+SELF_CHECK = """
+import sys
+sys.path.insert(0, {lib!r})
+import normlab
+from functools import partial
+from normlab.grading import CHECKS, recording, run_case, run_check
+assert normlab.__file__.startswith({lib!r}), normlab.__file__
+assert recording.RECORDING is not None
+for assignment, specs in CHECKS.items():
+    for grade_id, spec in specs.items():
+        verdict = run_check(spec, partial(run_case, {{}}))
+        assert verdict.category == "not written", (assignment, grade_id, verdict)
+"""
+
+
+def self_check(lib: Path) -> None:
+    """Import the tree in a fresh interpreter and run every visible check on nothing."""
+    done = subprocess.run(
+        [sys.executable, "-I", "-B", "-c", SELF_CHECK.format(lib=str(lib))],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise BuildError(f"the student package does not run its checks:\n{done.stderr}")

@@ -1,0 +1,164 @@
+"""The grader's answers to the sandbox kernel's questions, and what the questions reveal.
+
+A question arrives when the student's code calls something that lives only in the grader (see
+`normlab_sandbox/channel.py`):
+
+- "ref": a trusted callable the running check handed over (a `Ref`: the correct LayerNorm or
+  a planted wrong one for ps3's witness, ps6's scripted clock). Answered with the grader's own
+  object, made per case exactly as `run_case` makes it in a notebook's kernel, so its
+  probes (a timer's call count) are the grader's observations, not the kernel's. A `Ref` that
+  does not belong to the running case (kept from an earlier check) is refused and noted.
+- "library": a normlab function. While a case runs, the reference functions are answered
+  with the real result, as in a notebook kernel, and the call is noted as reference reuse
+  with the label the in-kernel tripwire would give; anything else in normlab is refused and
+  noted. Between cases (a notebook cell) nothing is answered: the reference is not there to
+  precompute with.
+- "numpy" (a note, not a question): NumPy's var, std, nanvar or nanstd, computed in the kernel,
+  whose first call in a case the kernel reports; noted with the tripwire's labels.
+- "torch": torch is not in the sandbox; a call to one of its normalizations or its autograd is
+  noted, and every call is refused. (ps8's kernels import the real torch instead, and never
+  ask: there reuse is found in the kernel, see `normlab_sandbox.module_probes`.)
+
+The notes are made here, in the grader, so the kernel cannot hide them.
+"""
+
+from __future__ import annotations
+
+import types
+
+import normlab
+from normlab.answer_key import trusted
+from normlab_sandbox import protocol
+from normlab_sandbox.cases import Case, Ref
+from normlab_sandbox.tripwire import delegated, label_for
+
+ANSWERED = frozenset(
+    [
+        "layer_norm",
+        "row_stats",
+        "batch_norm",
+        "rms_norm",
+        "layer_norm_backward",
+        "param_count",
+        "group_norm",
+        "batch_norm_backward",
+        "batch_norm_forward",
+    ]
+)
+NUMPY_NOTED = frozenset(["numpy.var", "numpy.std", "numpy.nanvar", "numpy.nanstd"])
+TORCH_NOTED = (
+    "norm",
+    "Norm",
+    "backward",
+    "grad",
+)
+MAX_NOTES = 50
+
+
+def _refs_in(case: Case) -> list[Ref]:
+    values = list(case.args) + list(case.kwargs.values())
+    return [v for v in values if isinstance(v, Ref)]
+
+
+def _error(ename: str, message: str) -> tuple[None, tuple[str, str]]:
+    """An answer that makes the kernel raise `ename(message)`."""
+    return None, (ename, message[:500])
+
+
+def _library_label(path: str, fn) -> str:
+    if isinstance(fn, types.FunctionType):
+        label = label_for(fn.__code__.co_filename, fn.__code__.co_name)
+        if label:
+            return label
+    return path
+
+
+class Answers:
+    """Answers one kernel's questions; `begin_case`/`end_case` bracket each check case."""
+
+    def __init__(self) -> None:
+        self.case: Case | None = None
+        self.made: dict = {}
+        self.objects: dict[Ref, object] = {}
+        self.calls: list[str] = []
+        self.delegated: list[str] = []
+
+    def begin_case(self, case: Case) -> None:
+        """Make the case's trusted objects (as `run_case` would) and start taking notes."""
+        self.case, self.made, self.calls, self.delegated = case, {}, [], []
+        self.objects = {ref: trusted.resolve(ref, self.made) for ref in _refs_in(case)}
+
+    def end_case(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple]:
+        """(reference calls noted, those delegated to another graded function, probes of the
+        case's trusted objects); stop the case."""
+        probes = []
+        for obj in self.made.values():
+            probes.extend(getattr(obj, "probes", lambda: ())())
+        calls, delegated = tuple(self.calls), tuple(self.delegated)
+        self.case, self.made, self.objects, self.calls, self.delegated = None, {}, {}, [], []
+        return calls, delegated, tuple(probes)
+
+    def note(self, label: str, owner: str | None = None) -> None:
+        """Note a library call of the running case (`owner`: the graded function that made
+        it, as the kernel says; see `tripwire.delegated`)."""
+        if self.case is None:
+            return
+        found = self.delegated if delegated(label, owner, self.case.target) else self.calls
+        if label not in found and len(found) < MAX_NOTES:
+            found.append(label)
+
+    def __call__(self, question) -> tuple[object, tuple[str, str] | None]:
+        """(value, None), or (None, (exception name, message)) for the kernel to raise; a
+        `protocol.Note` is only noted."""
+        if isinstance(question, protocol.AskRef):
+            return self._ref(question.ref, question.attr, question.args, question.kwargs)
+        if isinstance(question, protocol.AskLibrary):
+            return self._library(question.path, question.args, question.kwargs, question.owner)
+        if isinstance(question, protocol.Note):  # no answer goes back
+            if question.kind == "numpy" and question.name in NUMPY_NOTED:
+                self.note(question.name)
+            return None, None
+        path = question.path  # protocol.AskTorch
+        if any(word in path.rsplit(".", 1)[-1] for word in TORCH_NOTED):
+            self.note(path)
+        return _error("Unavailable", f"{path}: torch is not available while grading")
+
+    def _ref(self, ref, attr: str, args, kwargs):
+        if not isinstance(ref, Ref) or ref not in self.objects:
+            name = ref.name if isinstance(ref, Ref) else "?"
+            self.note(f"normlab.{name} (a trusted function kept from an earlier check)")
+            return _error("Unavailable", "this function belongs to another check")
+        target = self.objects[ref]
+        if attr:
+            if attr.startswith("_"):
+                return _error("Unavailable", f"no attribute {attr!r}")
+            target = getattr(target, attr, None)
+        return _call(target, args, kwargs)
+
+    def _library(self, path: str, args, kwargs, owner: str | None = None):
+        parts = path.split(".")
+        fn = normlab
+        for part in parts[1:]:
+            fn = None if part.startswith("_") else getattr(fn, part, None)
+        if parts[0] != "normlab" or fn is None:
+            self.note(path)
+            return _error("AttributeError", f"{path} does not exist")
+        self.note(_library_label(path, fn), owner)
+        if self.case is None:
+            return _error(
+                "Unavailable",
+                f"{path}: normlab's reference is not available to notebook cells while "
+                "grading (the grader checks your own functions)",
+            )
+        if len(parts) != 2 or parts[1] not in ANSWERED:
+            return _error("Unavailable", f"{path} is not available while grading")
+        return _call(fn, args, kwargs)
+
+
+def _call(fn, args, kwargs) -> tuple[object, tuple[str, str] | None]:
+    if not callable(fn):
+        return _error("TypeError", f"{type(fn).__name__} object is not callable")
+    try:
+        return fn(*args, **kwargs), None
+    except Exception as exc:  # noqa: BLE001 (the reference's own errors go back as they are)
+        return _error(type(exc).__name__, str(exc))

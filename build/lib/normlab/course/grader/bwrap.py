@@ -1,0 +1,112 @@
+"""The strict sandbox: a bubblewrap (`bwrap`) command line, and whether bwrap works here.
+
+bubblewrap is the sandbox Flatpak uses (https://github.com/containers/bubblewrap; Debian's
+`bubblewrap` package). `command` builds the bwrap arguments that put one grading kernel in a
+world of its own:
+
+- new IPC, PID, network, UTS and cgroup namespaces: no other process to see or signal, no
+  network but a loopback of its own (bwrap brings `lo` up inside the namespace: 127.0.0.1
+  reaches the sandbox itself, nothing else); a normal user's bwrap also makes a user namespace (and
+  forbids the kernel to make more), root's is privileged and the kernel then takes the
+  grading slot's own uid (see `kernel.become`);
+- a root built from an allow-list, read-only: the operating system's /usr (and the /bin and
+  /lib links), a few files of /etc (the dynamic linker's cache, the time zone, fonts), a
+  minimal /dev, a /proc of its own, and the `expose`d folders (the Python installation, its
+  site-packages, normlab_sandbox); `hide` covers any course path that lies inside those;
+- private, size-limited tmpfs on /tmp (the kernel's home and working folder) and /dev/shm;
+- `--die-with-parent` (a killed grader leaves no kernel running) and `--new-session`.
+
+Folders that bwrap creates on the way to an exposed one get mode 755 (bwrap's own are 700,
+which the grading slot's uid could not walk through).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+OS_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "fonts", "mime.types")
+NAMESPACES = ("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts")
+PROBE_TIMEOUT_S = 60
+
+
+def _under(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+def _ancestors(path: str) -> list[str]:
+    """'/a/b/c' -> ['/a', '/a/b']."""
+    parts = path.strip("/").split("/")[:-1]
+    return ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def _mirror(path: str) -> list[str]:
+    """The same link, or `path` bound read-only, at the same place; nothing if it is absent."""
+    if os.path.islink(path):
+        return ["--symlink", os.readlink(path), path]
+    return ["--ro-bind", path, path] if os.path.exists(path) else []
+
+
+def _os_root() -> list[str]:
+    args = [arg for name in OS_DIRS for arg in _mirror("/" + name)]
+    args += ["--perms", "0755", "--dir", "/etc"]
+    return args + [arg for name in ETC_ENTRIES for arg in _mirror("/etc/" + name)]
+
+
+def command(expose, hide, tmp_bytes: int, privileged: bool) -> list[str]:
+    """bwrap's arguments, up to and including `--`, for one kernel (see the module docstring).
+    `privileged`: bwrap runs as root (no user namespace; the kernel drops to its uid)."""
+    args = ["bwrap", *NAMESPACES, "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+    if not privileged:
+        args += ["--unshare-user", "--disable-userns"]
+    args += _os_root()
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    for private in ("/tmp", "/dev/shm"):
+        args += ["--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", private]
+    args += ["--perms", "0755", "--dir", "/var", "--symlink", "/tmp", "/var/tmp"]
+    bound = ["/" + name for name in OS_DIRS if os.path.isdir("/" + name)]
+    made = {"/etc", "/var", "/tmp", "/dev", "/proc"}
+    for path in sorted({os.path.abspath(p) for p in expose if os.path.isdir(p)}):
+        if any(_under(os.path.realpath(path), done) for done in bound):
+            continue
+        for folder in _ancestors(path):
+            if folder not in made:
+                args += ["--perms", "0755", "--dir", folder]
+                made.add(folder)
+        args += ["--ro-bind", path, path]
+        bound.append(path)
+    for path in sorted({os.path.abspath(p) for p in hide}):
+        if not any(_under(path, done) and path != done for done in bound):
+            continue
+        if os.path.isdir(path):
+            args += ["--perms", "0000", "--tmpfs", path, "--remount-ro", path]
+        elif os.path.lexists(path):
+            args += ["--ro-bind", "/dev/null", path]
+    return [*args, "--chdir", "/tmp", "--"]
+
+
+def unavailable(expose, tmp_bytes: int) -> str | None:
+    """Why strict isolation cannot work here, in one line (None when it can): bwrap runs
+    this Python, exactly as it will run every kernel, once."""
+    if not sys.platform.startswith("linux"):
+        return "bubblewrap sandboxes need Linux"
+    if shutil.which("bwrap") is None:
+        return "bubblewrap is not installed (Debian: apt-get install bubblewrap)"
+    probe = command(expose, (), tmp_bytes, privileged=os.geteuid() == 0)
+    try:
+        done = subprocess.run(
+            [*probe, sys.executable, "-I", "-c", "import numpy"],
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_S,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap did not run: {exc}"
+    if done.returncode == 0:
+        return None
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    why = lines[-1] if lines else f"exit status {done.returncode}"
+    return f"bubblewrap cannot make a sandbox here ({why.strip()})"

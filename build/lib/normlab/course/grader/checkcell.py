@@ -1,0 +1,74 @@
+"""Read an autograded test cell as the check calls it makes, without running it.
+
+The course's test cells are a docstring and calls of the check interface (see
+`normlab.grading`), for example, with nbgrader's hidden-test markers (comments):
+
+    \"\"\"Check that each record is normalized over its own features.\"\"\"
+    check("axis", layer_norm)
+    ### BEGIN HIDDEN TESTS
+    check("axis", layer_norm, hidden=True)
+    ### END HIDDEN TESTS
+
+At autograde nbgrader restores this source from the gradebook, so it is the instructor's
+text, not the student's. `parse_test_cell` turns it into `CheckCall`s; a cell that is anything
+more (asserts, other statements, computed arguments) returns None and runs in the kernel
+like any other cell, its verdict then being only as trustworthy as that kernel.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from normlab.grading.spec import DEFAULT_SEED
+
+_KEYWORDS = {"hidden": bool, "seed": int, "assignment": str}
+
+
+@dataclass(frozen=True)
+class CheckCall:
+    """`check(grade_id, *names, hidden=..., seed=..., assignment=...)` as written in a cell."""
+
+    grade_id: str
+    names: tuple[str, ...]
+    hidden: bool = False
+    seed: int = DEFAULT_SEED
+    assignment: str | None = None
+
+
+def _check_call(node: ast.stmt) -> CheckCall | None:
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return None
+    call = node.value
+    if not (isinstance(call.func, ast.Name) and call.func.id == "check") or not call.args:
+        return None
+    first, rest = call.args[0], call.args[1:]
+    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+        return None
+    if not all(isinstance(arg, ast.Name) for arg in rest):
+        return None
+    options = {}
+    for keyword in call.keywords:
+        kind = _KEYWORDS.get(keyword.arg)
+        value = getattr(keyword.value, "value", None)
+        if kind is None or not isinstance(keyword.value, ast.Constant):
+            return None
+        if type(value) is not kind:
+            return None
+        options[keyword.arg] = value
+    return CheckCall(first.value, tuple(arg.id for arg in rest), **options)
+
+
+def parse_test_cell(source: str) -> list[CheckCall] | None:
+    """The check calls of a test cell, in order, or None if it is not only check calls."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return None
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        if isinstance(body[0].value.value, str):
+            body = body[1:]
+    calls = [_check_call(node) for node in body]
+    if not calls or any(call is None for call in calls):
+        return None
+    return calls

@@ -1,0 +1,126 @@
+"""`SandboxExecute`: nbgrader's Execute step, replaced by a run in a sandboxed kernel.
+
+Everything else in `nbgrader autograde` stays nbgrader's own: restoring locked and deleted
+test cells from the gradebook, checksums, output limits, `SaveAutoGrades`' scoring from the
+outputs, late penalties. `autograde_preprocessors(config)` swaps this class in for `Execute`,
+keeping any other step an instructor configured.
+
+It subclasses nbgrader's `Execute` so that `c.Execute.timeout` in `nbgrader_config.py` applies
+unchanged (a cell past it is interrupted, as with `interrupt_on_timeout`; the kernel options,
+`extra_arguments` and `execute_retries`, mean nothing to a sandbox kernel). Its own options:
+`c.SandboxExecute.notebook_budget`, the seconds a whole notebook may take (default: three
+cell timeouts, at least 60 s), and what the grading worker sets in its copy of the config
+(the run's isolation, the worker's slot, the course root for the records). For each notebook
+it writes a record (`notebook_record`, in the grader's package): the isolation used, whether
+the kernel was replaced or died and why (see `kernel_session`), each test cell's status,
+message and seconds, and the kernel's CPU seconds and peak resident memory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from nbgrader.converters import Autograde
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.exchange.default.exchange import Exchange
+from nbgrader.preprocessors import Execute
+from traitlets import Any, Float, Integer, Unicode
+
+from normlab.grading import REAL_TORCH, pools
+
+from . import isolation as iso
+from . import notebook_record
+from .kernel_process import start_kernel
+from .kernel_session import KernelSession
+from .notebook import NotebookRun
+
+NO_TIMEOUT_CAP_S = 600  # `Execute.timeout = None` still gets a bound
+BUDGET_CELL_TIMEOUTS = 3  # the default notebook budget, in cell timeouts ...
+MIN_BUDGET_S = 60.0  # ... and at least this
+
+
+class SandboxExecute(Execute):
+    """Run the notebook in a sandbox kernel; judge check cells in the grader."""
+
+    notebook_budget = Float(
+        None,
+        allow_none=True,
+        help="Seconds a whole notebook may take (default: 3 cell timeouts, at least 60 s)",
+    ).tag(config=True)
+    isolation = Any(None, help="The run's Isolation (set by the grading worker)").tag(config=True)
+    slot = Integer(0, help="The grading worker's slot (set by the worker)").tag(config=True)
+    records_root = Unicode("", help="Where the grading records go (the course root)").tag(
+        config=True
+    )
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        isolation, records_root = self.isolation, self.records_root
+        if isolation is None:  # nbgrader's own autograde, e.g. the formgrader's (hub/)
+            isolation, records_root = auto_isolation(self.config, info["assignment"])
+        timeout = float(self.timeout) if self.timeout else NO_TIMEOUT_CAP_S
+        budget = self.notebook_budget or max(BUDGET_CELL_TIMEOUTS * timeout, MIN_BUDGET_S)
+        started = time.monotonic()
+        folder = resources["metadata"]["path"]
+        variant = submitters_variant(info["assignment"], info["student"])
+        kernel = KernelSession(
+            lambda: start_kernel(isolation, self.slot, folder, info["student"], variant), timeout
+        )
+        try:
+            run = NotebookRun(kernel, info["assignment"], timeout, budget, variant)
+            record = run.run(nb)
+        finally:
+            kernel.close()
+        record.update(
+            student=info["student"],
+            assignment=info["assignment"],
+            notebook=info["notebook"],
+            variant=variant,
+            isolation=isolation.mode,
+            seconds=round(time.monotonic() - started, 3),
+            kernel_cpu_seconds=kernel.cpu_used,
+            kernel_peak_mib=None if kernel.peak_memory is None else kernel.peak_memory >> 20,
+        )
+        path = notebook_record(records_root, info["assignment"], info["student"], info["notebook"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record, indent=1))
+        return nb, resources
+
+
+def submitters_variant(assignment: str, student: str) -> dict | None:
+    """The submitter's own variant, for an assignment with a pool (ps1): the student id is
+    nbgrader's, whatever the notebook's STUDENT line says."""
+    return pools.variant(assignment, student) if assignment in pools.POOLS else None
+
+
+def auto_isolation(config, assignment: str) -> tuple[iso.Isolation, str]:
+    """The isolation `python -m normlab.course grade --isolation auto` chooses (strict, or a
+    refusal that says why), for one kernel at a time, and the course root for the records:
+    what nbgrader's own autograde gets when its config puts this step in place of Execute."""
+    coursedir = CourseDirectory(config=config)
+    exchange = Exchange(config=config).root
+    chosen = iso.choose(
+        "auto",
+        coursedir,
+        exchange if os.path.isdir(exchange) else None,
+        1,
+        iso.Limits(),
+        real_torch=assignment in REAL_TORCH,
+    )
+    return chosen, coursedir.root
+
+
+def autograde_preprocessors(config) -> list:
+    """nbgrader's autograde steps (as configured) with `SandboxExecute` in place of Execute."""
+    section = config["Autograde"] if "Autograde" in config else {}
+    if "autograde_preprocessors" in section:
+        steps = section["autograde_preprocessors"]
+    else:
+        steps = Autograde.class_traits()["autograde_preprocessors"].default()
+    names = (Execute, "nbgrader.preprocessors.Execute", "nbgrader.preprocessors.execute.Execute")
+    swapped = [SandboxExecute if step in names else step for step in steps]
+    if SandboxExecute not in swapped:
+        raise SystemExit("the configured Autograde.autograde_preprocessors has no Execute step")
+    return swapped

@@ -1,0 +1,203 @@
+"""How tightly a grading kernel is locked in: the level, the paths it must not see, its limits.
+
+`strict` runs each kernel in a bubblewrap sandbox (see `bwrap`): its own namespaces, a
+read-only root that holds only the operating system's /usr, the Python installation
+(`python_paths`) and `normlab_sandbox`, a private size-limited /tmp, no network. It sees
+neither the course directory (source, release, submitted, autograded, feedback, gradebook,
+.git), nor home folders, nor the exchange; the course's own folders and the exchange are
+named in `hide` too, in case one lies inside what is exposed. A normal user gets it wherever
+the system allows unprivileged user namespaces (Debian 11+, Fedora, RHEL 9, Arch); root gets
+it everywhere, and each grading slot's kernels then run as that slot's own unprivileged uid
+(`uid_base + slot`), so that the process limit counts one slot's processes only (root's own
+are not limited at all). `basic` is what any user can have without bubblewrap: a private
+working folder, a scrubbed environment and resource limits; it does not stop a submission
+from reading files the grader's user can read or from signalling the grader's processes.
+`auto` (the default) is strict: where bubblewrap cannot sandbox, the grader refuses to run
+untrusted code, in one line that says why and what to do; basic is only ever asked for.
+
+`real_torch` is the assignment's (`normlab.grading.REAL_TORCH`: ps8 grades a torch module):
+its kernels import the real torch, read from the same read-only Python installation, instead
+of the stand-in (see `normlab_sandbox.standins`); nothing else about the sandbox changes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pwd
+import site
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import normlab_sandbox
+
+from . import bwrap
+
+GIB = 1 << 30
+MIB = 1 << 20
+DEFAULT_UID_BASE = 64000  # Debian's range 60000-64999 is reserved, so no account owns these
+KERNEL_MODULE = "normlab_sandbox.kernel"
+STRICT_HOME = "/tmp"  # the kernel's private tmpfs, under strict isolation
+# one BLAS / OpenMP thread per kernel: the grader runs one kernel per CPU
+THREADS_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-kernel resource limits (see normlab_sandbox.kernel.set_limits)."""
+
+    memory_bytes: int = 2 * GIB  # address space: numpy + IPython use about 0.5 GiB of it
+    cpu_seconds: int = 600
+    file_bytes: int = 64 * MIB
+    open_files: int = 256
+    processes: int = 64  # per sandbox (strict only: otherwise the grader's own count too)
+    tmp_bytes: int = 256 * MIB  # each private tmpfs (strict only)
+
+
+def kernel_env(home: str) -> dict[str, str]:
+    """The kernel's whole environment; `home` is its private folder (work/ is its cwd)."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "USER": "student",
+        "HOME": f"{home}/work",
+        "TMPDIR": home,
+        "IPYTHONDIR": f"{home}/.ipython",
+        "MPLCONFIGDIR": f"{home}/.matplotlib",
+        "MPLBACKEND": "Agg",
+        "NBGRADER_EXECUTION": "autograde",
+        **THREADS_ENV,
+    }
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to start one kernel: its command (up to the socket's fd), environment and setup."""
+
+    argv: list[str]
+    env: dict[str, str]
+    setup: dict  # the kernel's setup message but the files (see normlab_sandbox.kernel)
+    via_bwrap: bool
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """Everything a worker needs to sandbox kernels for one course."""
+
+    mode: str  # "strict" or "basic"
+    hide: tuple[str, ...] = ()
+    expose: tuple[str, ...] = ()
+    limits: Limits = field(default_factory=Limits)
+    uid_base: int = DEFAULT_UID_BASE
+    real_torch: bool = False
+
+    def launch(self, slot: int, basic_home: str) -> Launch:
+        """How grading slot `slot` starts a kernel; `basic_home` is the empty private folder
+        the grader made for it (used under basic isolation; strict has its own /tmp)."""
+        limits = {
+            "memory_bytes": self.limits.memory_bytes,
+            "cpu_seconds": self.limits.cpu_seconds,
+            "file_bytes": self.limits.file_bytes,
+            "open_files": self.limits.open_files,
+        }
+        python = [sys.executable, "-I", "-m", KERNEL_MODULE]
+        if self.mode == "basic":
+            setup = {"uid": None, "workdir": f"{basic_home}/work", "limits": limits}
+            setup["torch"] = self.real_torch
+            return Launch(python, kernel_env(basic_home), setup, via_bwrap=False)
+        root = os.geteuid() == 0
+        sandbox = bwrap.command(self.expose, self.hide, self.limits.tmp_bytes, privileged=root)
+        setup = {
+            "uid": self.uid_base + slot if root else None,
+            "workdir": f"{STRICT_HOME}/work",
+            "limits": {**limits, "processes": self.limits.processes},
+            "torch": self.real_torch,
+        }
+        return Launch([*sandbox, *python], kernel_env(STRICT_HOME), setup, via_bwrap=True)
+
+
+def python_paths() -> list[str]:
+    """What the kernel needs to read to run: the Python installation, its site-packages, and
+    normlab_sandbox (outside site-packages in an editable install)."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    paths.update(p for p in site.getsitepackages() if os.path.isdir(p))
+    paths.update(p for p in sys.path if p.endswith(("site-packages", "dist-packages")))
+    paths.update(p for p in sys.path if p.startswith(sys.base_prefix) and os.path.isdir(p))
+    paths.add(str(Path(normlab_sandbox.__file__).parent))
+    return sorted({os.path.abspath(p) for p in paths})
+
+
+def sqlite_path(db_url: str) -> str | None:
+    """The file of an sqlite:/// URL, else None."""
+    parts = urlsplit(db_url)
+    if not parts.scheme.startswith("sqlite"):
+        return None
+    path = db_url.split(":///", 1)[-1].split("?", 1)[0]
+    return os.path.abspath(path) if path and path != ":memory:" else None
+
+
+def course_secrets(coursedir, exchange_root: str | None) -> list[str]:
+    """The paths a kernel must not see for this course (the course root and every nbgrader
+    folder that lives outside it, the sqlite gradebook and the exchange)."""
+    paths = [coursedir.root]
+    for name in ("source", "release", "submitted", "autograded", "feedback", "solution"):
+        folder = getattr(coursedir, f"{name}_directory", None)
+        if folder:
+            paths.append(os.path.join(coursedir.root, folder))
+    db = sqlite_path(coursedir.db_url)
+    if db:
+        paths.append(os.path.dirname(db))
+    if exchange_root:
+        paths.append(exchange_root)
+    return sorted({os.path.realpath(p) for p in paths})
+
+
+def check_uids(uid_base: int, slots: int) -> None:
+    """Refuse a uid range that belongs to real accounts."""
+    for uid in range(uid_base, uid_base + slots):
+        try:
+            owner = pwd.getpwuid(uid).pw_name
+        except KeyError:
+            continue
+        raise SystemExit(
+            f"uid {uid} belongs to the account {owner!r}; grading kernels need uids no account "
+            f"uses: pass --uid-base with a free range of {slots}"
+        )
+
+
+def choose(
+    mode: str,
+    coursedir,
+    exchange_root: str | None,
+    slots: int,
+    limits: Limits,
+    uid_base: int = DEFAULT_UID_BASE,
+    real_torch: bool = False,
+) -> Isolation:
+    """The isolation for this run; `mode` is "auto" (= "strict") or "basic"; `real_torch`:
+    the assignment's kernels get the real torch (see the module docstring)."""
+    if mode not in ("auto", "strict", "basic"):
+        raise SystemExit(f"unknown isolation {mode!r}: use auto, strict or basic")
+    if real_torch and importlib.util.find_spec("torch") is None:
+        # without it every cell would score 0: the grader's oracle and the kernels need torch
+        raise SystemExit(
+            "this assignment grades a torch module, and torch is not installed where the "
+            f"grader runs ({sys.executable}): install it (pip install 'normlab[torch]'; the "
+            "CPU wheel is enough) and grade again"
+        )
+    if mode == "basic":
+        return Isolation("basic", limits=limits, real_torch=real_torch)
+    expose = tuple(python_paths())
+    missing = bwrap.unavailable(expose, limits.tmp_bytes)
+    if missing:
+        raise SystemExit(
+            f"refusing to run students' code without strict isolation: {missing}. Install "
+            "bubblewrap and allow unprivileged user namespaces (or grade as root), or pass "
+            "--isolation basic to grade without it knowingly (see instructors/threat_model.md)"
+        )
+    if os.geteuid() == 0:
+        check_uids(uid_base, slots)
+    hide = course_secrets(coursedir, exchange_root)
+    return Isolation("strict", tuple(hide), expose, limits, uid_base, real_torch)

@@ -1,0 +1,77 @@
+"""nbgrader's configuration, loaded exactly as `nbgrader autograde` loads it, from the cwd.
+
+`load_app()` builds nbgrader's own `AutogradeApp` and initializes it with no arguments, so the
+course's `nbgrader_config.py` (in the current directory, and the Jupyter config paths) applies
+as it does on the command line. `grading_config` then adds only what the parallel grader
+needs: `SandboxExecute` in place of `Execute`, and for an SQLite gradebook a busy timeout, so
+a worker waits for another's short write instead of failing on "database is locked".
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+from urllib.parse import urlsplit
+
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.apps.autogradeapp import AutogradeApp
+
+from .execute import autograde_preprocessors
+from .isolation import sqlite_path
+
+SQLITE_BUSY_TIMEOUT_S = 60
+
+
+def load_app() -> AutogradeApp:
+    """nbgrader's autograde app, configured from the cwd like the CLI."""
+    bin_dir = os.path.dirname(sys.executable)  # nbgrader runs `alembic` from PATH
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    app = AutogradeApp()
+    app.initialize([])
+    return app
+
+
+def with_busy_timeout(db_url: str) -> str:
+    """An SQLite URL with a busy timeout (unless it sets one); other URLs unchanged."""
+    if not urlsplit(db_url).scheme.startswith("sqlite") or "timeout=" in db_url:
+        return db_url
+    joiner = "&" if "?" in db_url else "?"
+    return f"{db_url}{joiner}timeout={SQLITE_BUSY_TIMEOUT_S}"
+
+
+def grading_config(app: AutogradeApp):
+    """The app's config plus the parallel grader's two changes (see the module docstring)."""
+    config = copy.deepcopy(app.config)
+    config.Autograde.autograde_preprocessors = autograde_preprocessors(config)
+    config.CourseDirectory.db_url = with_busy_timeout(app.coursedir.db_url)
+    return config
+
+
+def exchange_root(app: AutogradeApp) -> str | None:
+    """The configured exchange folder (nbgrader's default exchange), if it exists."""
+    from nbgrader.exchange.default.exchange import Exchange
+
+    root = app.config.get("Exchange", {}).get("root")
+    root = root or Exchange.class_traits()["root"].default()
+    return root if root and os.path.isdir(root) else None
+
+
+def require_assignment(db_url: str, assignment: str) -> list[str]:
+    """The assignment's notebook names; exit with nbgrader's advice if it is not released."""
+    database = sqlite_path(db_url)
+    if database and not os.path.exists(database):  # opening it would create an empty one
+        raise SystemExit(
+            f"No gradebook at {database}: run this in the course directory, after "
+            f"'nbgrader generate_assignment {assignment}'"
+        )
+    with Gradebook(db_url) as gb:
+        try:
+            found = gb.find_assignment(assignment)
+        except MissingEntry:
+            raise SystemExit(
+                f"No assignment with ID {assignment!r} exists in the gradebook: "
+                f"did you forget to run 'nbgrader generate_assignment {assignment}'?"
+            ) from None
+        return [nb.name for nb in found.notebooks]

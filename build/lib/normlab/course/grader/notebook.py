@@ -1,0 +1,306 @@
+"""Run one submitted notebook in a sandbox kernel, judging its check cells in the grader.
+
+Cells run in order, as nbgrader would run them. An autograded test cell that is made of check
+calls (see `checkcell`) is not sent to the kernel: for each call the grader builds the
+`Case`s (`CheckSpec.make_cases`), has the kernel run each through `run_case` (one request
+per case, so the grader knows which case every question belongs to), checks the
+`Result`s' shapes, adds the reference calls it saw itself, and judges them
+(`CheckSpec.judge`) here, where the student's code never ran. The cell's outputs are then what
+`check` would have shown in a notebook kernel: nothing on a pass, the judge's AssertionError
+on a failure, plus what the student's code printed meanwhile (stderr included, which nbgrader
+counts against the cell, as it would in the kernel).
+
+Every cell has a timeout (nbgrader's `Execute.timeout`), and the whole notebook a budget.
+A function that a timeout stopped, or that crashed the kernel, is stalled (see
+`normlab_sandbox.kernel`): every later check that needs it fails at once with that reason, so
+a function that never returns costs one timeout, not one per check. If the kernel is lost (it
+died, or its channel lost sync), the cell that was running gets an error naming the reason and
+a fresh kernel takes over from the next cell (see `kernel_session`). Once the budget is spent,
+the cells left are not run. Cells not run score 0, and the notebook's record says why.
+
+The record gives each test cell a `status` (how it ran, one of `Status`) and the `category` of
+its verdict (`normlab.grading.verdict`): the check's own for a check cell; for a cell the
+kernel could not finish, the runner's knowledge: "timed out" past a timeout or the budget (or
+for a function an earlier timeout stalled), "crashed" when the kernel died (or for a function
+that crashed it earlier).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import time
+from enum import Enum
+
+from nbgrader import utils
+
+from normlab.grading.catalog import GRADED
+from normlab.grading.selfcheck import REUSE_VOIDS, CheckerError, find_check, run_check
+from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASSED, TIMED_OUT
+from normlab_sandbox import protocol
+
+from . import outputs as out
+from .answers import Answers
+from .checkcell import CheckCall, parse_test_cell
+from .kernel_process import Interrupted, KernelDied
+from .kernel_session import KernelSession
+
+
+class Status(str, Enum):
+    """How a test cell ran (the record's `status`; its JSON is the value)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    TIMED_OUT = "timed out"
+    KERNEL_DIED = "kernel died"
+    NOT_RUN = "not run"
+
+
+class CellTimeout(Exception):
+    """The cell used up its timeout before the grader's next step."""
+
+
+class NotRun(Exception):
+    """A test cell the grader fails without running it; the message says why, `category` is
+    its verdict's."""
+
+    def __init__(self, message: str, category: str) -> None:
+        super().__init__(message)
+        self.category = category
+
+
+def is_test_cell(cell) -> bool:
+    """An autograded test cell: a grade cell with code that is not a solution."""
+    return cell.cell_type == "code" and utils.is_grade(cell) and not utils.is_solution(cell)
+
+
+def grade_id(cell) -> str | None:
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+class NotebookRun:
+    """The run of one notebook in one kernel; `record` is what the report reads."""
+
+    def __init__(
+        self,
+        kernel: KernelSession,
+        assignment: str,
+        timeout: float,
+        budget: float,
+        variant: dict | None = None,
+    ) -> None:
+        """`variant`: the submitter's own numbers, for an assignment with a pool (ps1), which
+        every check of it runs on (and the kernel's setup gave the notebook)."""
+        self.kernel, self.assignment, self.timeout, self.budget = (
+            kernel,
+            assignment,
+            timeout,
+            budget,
+        )
+        self.variant = variant
+        self.answers = Answers()
+        self.reuse_voids = REUSE_VOIDS[0]
+        self.record: dict = {"kernel": "ok", "reason": None, "cells": []}
+        self.count = 0
+        self.over: float = float("inf")  # the notebook's deadline, once it runs
+
+    def run(self, nb) -> dict:
+        self.over = time.monotonic() + self.budget
+        self.reuse_voids = reuse_policy(nb)
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            cell.outputs = []
+            cell.execution_count = None
+            if not cell.source.strip():
+                continue
+            self._run_cell(index, cell)
+        self.record.update(self.kernel.summary())
+        return self.record
+
+    def _run_cell(self, index: int, cell) -> None:
+        test = is_test_cell(cell)
+        calls = parse_test_cell(cell.source) if test else None
+        entry = {"index": index, "grade_id": grade_id(cell) if test else None}
+        entry["where"] = "grader" if calls else "kernel"
+        if time.monotonic() < self.over:
+            self.kernel.renew(self.over)
+        started = time.monotonic()
+        stopped = self.kernel.dead or (started >= self.over and self._over_budget())
+        if stopped:
+            if test:
+                cell.outputs = [out.error("KernelDied", f"not run: {stopped}")]
+                category = CRASHED if self.kernel.dead else TIMED_OUT
+                self._note(entry, Status.NOT_RUN, category, stopped)
+            return
+        self.count += 1
+        cell.execution_count = self.count
+        deadline = min(started + self.timeout, self.over)
+        category = None  # a check cell's verdict
+        try:
+            if calls:
+                cell.outputs, category = self._check_cell(calls, deadline)
+            else:
+                test_cell = entry["grade_id"] if test else None
+                request = protocol.RunCell(0, cell.source, test_cell)
+                reply = self.kernel.request(request, deadline - started, self.answers)
+                cell.outputs = out.sanitize(_outputs(reply))
+        except (Interrupted, CellTimeout):
+            message = f"the cell ran longer than {self.timeout:g} s and was interrupted"
+            if deadline == self.over:
+                message = f"{self._over_budget()}: the cell was interrupted"
+            cell.outputs = [*cell.outputs, out.error("CellTimeoutError", message)]
+            self._note(entry, Status.TIMED_OUT, TIMED_OUT, message, started)
+            return
+        except NotRun as skipped:  # stalled by an earlier timeout or crash
+            ename = "CellTimeoutError" if skipped.category == TIMED_OUT else "KernelDied"
+            cell.outputs = [*cell.outputs, out.error(ename, str(skipped))]
+            self._note(entry, Status.NOT_RUN, skipped.category, str(skipped), started)
+            return
+        except KernelDied as died:
+            cell.outputs = [*cell.outputs, out.error("KernelDied", died.reason)]
+            self._note(entry, Status.KERNEL_DIED, CRASHED, died.reason, started)
+            return
+        if test:
+            failed = out.scores_zero(cell.outputs)
+            errors = [o for o in cell.outputs if o.output_type == "error"]
+            message = f"{errors[0].ename}: {errors[0].evalue}" if errors else None
+            if failed and not errors:
+                message = "the cell wrote to stderr"
+            status = Status.FAILED if failed else Status.PASSED
+            category = cell_category(entry["grade_id"], failed, errors, category)
+            self._note(entry, status, category, message, started)
+
+    def _note(self, entry: dict, status: Status, category: str, message, started=None) -> None:
+        seconds = None if started is None else round(time.monotonic() - started, 3)
+        self.record["cells"].append(
+            {
+                **entry,
+                "status": status,
+                "category": category,
+                "message": message,
+                "seconds": seconds,
+            }
+        )
+
+    def _over_budget(self) -> str:
+        return f"the notebook used up its {self.budget:g} s budget"
+
+    def _remaining(self, deadline: float) -> float:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise CellTimeout
+        return left
+
+    def _check_cell(self, calls: list[CheckCall], deadline: float) -> tuple[list, str]:
+        """Outputs of a test cell made of check calls, as `check` would leave them, and the
+        category of its verdict (the first failing call's, else passed)."""
+        shown: list = []
+        for call in calls:
+            failure = self._check_call(call, deadline, shown)
+            if failure is not None:
+                error, category = failure
+                return [*shown, error], category
+        return shown, PASSED
+
+    def _check_call(self, call: CheckCall, deadline: float, shown: list):
+        """Run one check call; None when it passes, else (the error output it raises, the
+        verdict's category)."""
+        try:
+            spec = find_check(call.assignment or self.assignment, call.grade_id, len(call.names))
+        except (KeyError, TypeError) as exc:  # the cell itself is wrong: a course bug
+            return out.error(type(exc).__name__, str(exc)), CRASHED
+        reply = self.kernel.request(
+            protocol.AskNames(0, call.names), self._remaining(deadline), self.answers
+        )
+        answered = isinstance(reply, protocol.NamesDone)  # not Failed
+        defined, stalled = (set(reply.defined), reply.stalled) if answered else (set(), {})
+        for name in call.names:
+            if name not in defined:
+                return out.error("NameError", f"name {name!r} is not defined"), NOT_WRITTEN
+        for name in call.names:
+            if name in stalled:
+                category, why = stall_reason(stalled[name])
+                raise NotRun(f"not run: {why}", category)
+        names = dict(zip(spec.targets, call.names, strict=True))
+        try:
+            verdict = run_check(
+                spec,
+                lambda case: self._case_in_kernel(case, names, deadline, shown),
+                hidden=call.hidden,
+                seed=call.seed,
+                reuse_voids=self.reuse_voids,
+                variant=self.variant,
+            )
+        except CheckerError as exc:  # a checker bug scores 0, as in the kernel
+            return out.error(type(exc.__cause__).__name__, str(exc)), CRASHED
+        if verdict.passed:
+            return None
+        return out.error("AssertionError", verdict.failure_text(call.hidden)), verdict.category
+
+    def _case_in_kernel(self, case, names: dict, deadline: float, shown: list):
+        """Have the kernel run one case; the Result with the grader's own notes added."""
+        self.answers.begin_case(case)
+        try:
+            owners = GRADED.get(self.assignment, ())
+            reply = self.kernel.request(
+                protocol.RunCase(0, case, names, owners), self._remaining(deadline), self.answers
+            )
+        finally:
+            noted, handed_on, probes = self.answers.end_case()
+        shown.extend(out.sanitize(_outputs(reply)))
+        result = out.trusted_result(reply.result if isinstance(reply, protocol.CaseDone) else None)
+        calls = result.reference_calls + tuple(c for c in noted if c not in result.reference_calls)
+        handed_on = result.delegated + tuple(c for c in handed_on if c not in result.delegated)
+        return dataclasses.replace(
+            result, reference_calls=calls, delegated=handed_on, probes=probes
+        )
+
+
+def _outputs(reply) -> list:
+    """The outputs a reply carries (none for a reply that failed to encode)."""
+    return getattr(reply, "outputs", [])
+
+
+def reuse_policy(nb) -> str:
+    """The course's reuse policy as the notebook's setup cell gives it to `use_assignment`
+    (`make release` writes nbgrader_config.py's into it; nbgrader restores the locked cell),
+    so that this grader and plain nbgrader grade alike: "function" unless it says "cell"."""
+    for cell in nb.cells:
+        if cell.cell_type != "code" or "use_assignment" not in cell.source:
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "use_assignment":
+                for keyword in node.keywords:
+                    value = getattr(keyword.value, "value", None)
+                    if keyword.arg == "reuse_voids" and value in REUSE_VOIDS:
+                        return value
+    return REUSE_VOIDS[0]
+
+
+def stall_reason(value: tuple[str, str]) -> tuple[str, str]:
+    """(category, message) of a function the kernel says is stalled: what the grader stalled
+    it with (see `kernel_session`), checked, since it comes back through the kernel."""
+    if value[0] in (TIMED_OUT, CRASHED):
+        return value
+    return CRASHED, "a function of this notebook failed in an earlier cell"
+
+
+def cell_category(grade_id: str, failed: bool, errors: list, verdict: str | None) -> str:
+    """The category of a test cell that ran: its check's verdict; for a cell that ran in the
+    kernel, by the exception it raised (an assertion fails the cell's own misconception);
+    "crashed" for a cell that failed by writing to stderr."""
+    if not failed:
+        return PASSED
+    if verdict not in (None, PASSED):
+        return verdict
+    if not errors:
+        return CRASHED
+    ename = errors[0].ename
+    if ename == "AssertionError":
+        return grade_id
+    return NOT_WRITTEN if ename in ("NotImplementedError", "NameError") else CRASHED

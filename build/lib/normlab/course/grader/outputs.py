@@ -1,0 +1,108 @@
+"""Cell outputs: check what the kernel sent (it is untrusted) and make the grader's own.
+
+nbgrader scores an autograded test cell from its outputs alone: an `error` output, or any
+`stderr` stream, gives 0; otherwise full points (a number as `execute_result` would be partial
+credit). The kernel's outputs for ordinary cells are kept only in the shapes nbformat allows;
+the outputs of check cells are written here, by the grader.
+"""
+
+from __future__ import annotations
+
+import nbformat
+
+from normlab_sandbox.cases import Result
+
+_STREAMS = ("stdout", "stderr")
+MAX_OUTPUTS = 200
+
+
+def _is_text_list(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _bundle(value) -> dict | None:
+    if not isinstance(value, dict):
+        return None
+    out = {}
+    for mime, data in value.items():
+        if not isinstance(mime, str) or "/" not in mime:
+            return None
+        if mime.endswith("json"):
+            out[mime] = data
+        elif isinstance(data, str):
+            out[mime] = data
+        else:
+            return None
+    return out
+
+
+def sanitize(raw) -> list:
+    """The kernel's outputs as nbformat outputs; malformed ones become a stdout note."""
+    if not isinstance(raw, list):
+        return [note("the kernel sent outputs the grader could not read")]
+    outputs = []
+    for item in raw[:MAX_OUTPUTS]:
+        made = _one(item) if isinstance(item, dict) else None
+        outputs.append(made or note("an output the grader could not read was dropped"))
+    return outputs
+
+
+def _one(item: dict):
+    kind = item.get("output_type")
+    if kind == "stream" and item.get("name") in _STREAMS and isinstance(item.get("text"), str):
+        return nbformat.v4.new_output("stream", name=item["name"], text=item["text"])
+    if kind in ("display_data", "execute_result"):
+        data, metadata = _bundle(item.get("data")), item.get("metadata", {})
+        if data is None or not isinstance(metadata, dict):
+            return None
+        if kind == "display_data":
+            return nbformat.v4.new_output(kind, data=data, metadata=_bundle(metadata) or {})
+        count = item.get("execution_count")
+        count = count if isinstance(count, int) and not isinstance(count, bool) else None
+        return nbformat.v4.new_output(kind, data=data, execution_count=count)
+    if kind == "error":
+        ename, evalue, tb = item.get("ename"), item.get("evalue"), item.get("traceback")
+        if isinstance(ename, str) and isinstance(evalue, str) and _is_text_list(tb):
+            return error(ename, evalue, tb)
+    return None
+
+
+def note(text: str):
+    """A line of grader's text on stdout (does not change a score)."""
+    return nbformat.v4.new_output("stream", name="stdout", text=f"[grader] {text}\n")
+
+
+def error(ename: str, evalue: str, traceback=None):
+    """An error output: a test cell that shows one scores 0."""
+    lines = traceback if traceback is not None else [f"{ename}: {evalue}"]
+    return nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=lines)
+
+
+def scores_zero(outputs) -> bool:
+    """What nbgrader will conclude from these outputs (utils.determine_grade's rule)."""
+    return any(
+        o.output_type == "error" or (o.output_type == "stream" and o.name == "stderr")
+        for o in outputs
+    )
+
+
+def _is_pair_of_text(value) -> bool:
+    return isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, str) for v in value)
+
+
+def trusted_result(value) -> Result:
+    """The kernel's `Result`, with every field's type checked (its values are its answer)."""
+    refused = Result(error=("GraderRefused", "the kernel sent a malformed result"))
+    if not isinstance(value, Result) or not isinstance(value.output_type, str):
+        return refused
+    if value.error is not None and not _is_pair_of_text(value.error):
+        return refused
+    if not isinstance(value.warnings, tuple) or not all(map(_is_pair_of_text, value.warnings)):
+        return refused
+    modified = value.modified_inputs
+    if not isinstance(modified, tuple) or not all(isinstance(m, int | str) for m in modified):
+        return refused
+    calls = value.reference_calls
+    if not isinstance(calls, tuple) or not all(isinstance(c, str) for c in calls):
+        return refused
+    return value

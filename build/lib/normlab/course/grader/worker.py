@@ -1,0 +1,144 @@
+"""A grading worker: nbgrader's own autograde, in-process, for one submission at a time.
+
+Each worker is a process forked from the grader with nbgrader already imported (no 3 s CLI
+start per submission) and owns one grading slot (its kernels' uid when root grades under
+strict isolation). For a submission it runs nbgrader's `Autograde` converter with
+`student_id` set, exactly as `nbgrader autograde <assignment> --student <id>` would, with
+`SandboxExecute` in place of `Execute`; the worker's copy of the config tells it the
+isolation, the slot and where the records go.
+
+Nothing is lost: "database is locked" from SQLite is retried (with the busy timeout that is
+rare); a submission nbgrader cannot grade at all (a notebook that is not valid JSON, say) gets 0
+on every cell of the notebooks that were not graded, as nbgrader does for a missing notebook,
+and the reason is returned for the run's record. `submitted/` is only ever read.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import random
+import resource
+import time
+import traceback
+import warnings
+
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.converters import Autograde
+from nbgrader.coursedir import CourseDirectory
+from sqlalchemy.exc import SAWarning
+
+from . import forget_student
+
+LOCK_RETRIES = 8
+
+
+def _cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
+class _CapturedLog:
+    """nbgrader's log lines for one submission, kept for the record instead of printed."""
+
+    def __init__(self, app) -> None:
+        self.log = app.log
+        self.buffer = io.StringIO()
+        self.handler = logging.StreamHandler(self.buffer)
+        self.handler.setFormatter(logging.Formatter("[%(levelname)s] %(message)s"))
+
+    def __enter__(self):
+        self.saved = list(self.log.handlers), self.log.propagate
+        self.log.handlers = [self.handler]
+        self.log.propagate = False
+        return self
+
+    def __exit__(self, *exc):
+        self.log.handlers, self.log.propagate = self.saved
+        return False
+
+    def text(self) -> str:
+        return self.buffer.getvalue()
+
+
+def _autograde_once(app, config, assignment: str, student: str, force: bool) -> str | None:
+    """Run nbgrader's converter; None on success, else the error text."""
+    coursedir = CourseDirectory(config=config)
+    coursedir.assignment_id, coursedir.student_id = assignment, student
+    converter = Autograde(coursedir=coursedir, config=config, parent=app)
+    converter.force = force
+    converter.log = app.log
+    with _CapturedLog(app) as captured:
+        try:
+            converter.start()
+        except Exception:  # noqa: BLE001 (nbgrader's own failures are reported, not raised)
+            return captured.text() + traceback.format_exc()
+    errors = [line for line in captured.text().splitlines() if line.startswith("[ERROR]")]
+    return "\n".join(errors) or None
+
+
+def _is_lock(error: str) -> bool:
+    return "database is locked" in error or "database table is locked" in error
+
+
+def zero_missing(db_url: str, folder: str, assignment: str, student: str) -> list[str]:
+    """Give 0 to every cell of each notebook with no autograded copy (nbgrader's rule for a
+    missing notebook); return their names."""
+    zeroed = []
+    with Gradebook(db_url) as gb:
+        try:
+            submission = gb.find_submission(assignment, student)
+        except MissingEntry:
+            gb.add_submission(assignment, student)
+            submission = gb.find_submission(assignment, student)
+        for notebook in submission.notebooks:
+            if os.path.exists(os.path.join(folder, f"{notebook.name}.ipynb")):
+                continue
+            for grade in notebook.grades:
+                grade.auto_score = 0
+                grade.needs_manual_grade = False
+            zeroed.append(notebook.name)
+        gb.db.commit()
+    return zeroed
+
+
+def grade_one(app, config, assignment: str, student: str, force: bool) -> dict:
+    """Autograde one submission; the outcome as a plain dict for the run record."""
+    started, cpu = time.monotonic(), _cpu_seconds()
+    forget_student(app.coursedir.root, assignment, student)
+    error = None
+    for attempt in range(LOCK_RETRIES):
+        error = _autograde_once(app, config, assignment, student, force or attempt > 0)
+        if error is None or not _is_lock(error):
+            break
+        time.sleep(0.2 * (attempt + 1) + random.random() * 0.3)
+    outcome = {"student": student, "status": "graded", "reason": None}
+    if error is not None:
+        forget_student(app.coursedir.root, assignment, student)
+        coursedir = CourseDirectory(config=config)
+        folder = coursedir.format_path(coursedir.autograded_directory, student, assignment)
+        zeroed = zero_missing(coursedir.db_url, folder, assignment, student)
+        outcome.update(status="failed", reason=error[-4000:], zeroed=zeroed)
+    outcome.update(
+        seconds=round(time.monotonic() - started, 3),
+        worker_cpu_seconds=round(_cpu_seconds() - cpu, 3),
+    )
+    return outcome
+
+
+def worker_main(slot: int, app, config, isolation, assignment, force, tasks, results) -> None:
+    """A worker process: grade students from `tasks` until None."""
+    warnings.simplefilter("ignore", SAWarning)  # nbgrader's own session warnings, not ours
+    config.SandboxExecute.isolation = isolation
+    config.SandboxExecute.slot = slot
+    config.SandboxExecute.records_root = app.coursedir.root
+    while True:
+        student = tasks.get()
+        if student is None:
+            return
+        try:
+            outcome = grade_one(app, config, assignment, student, force)
+        except Exception:  # noqa: BLE001 (one submission's failure must not stop the run)
+            outcome = {"student": student, "status": "failed", "reason": traceback.format_exc()}
+        results.put(outcome)

@@ -1,0 +1,279 @@
+"""The course's nbgrader plugins: what `nbgrader_config.py` names, all in one place.
+
+    c.Autograde.sanitize_preprocessors   RestoreHiddenTests in place of OverwriteCells
+    c.AssignLatePenalties.plugin_class   "normlab.course.plugins.PercentPerDay"
+    c.GenerateFeedback.preprocessors     CheckNotes, ConciseErrors, MathToMathML
+    c.HTMLExporter.template_name         TEMPLATE (templates/normlab_feedback)
+    c.NormlabGrading.reuse_voids         the course's reuse policy (`NormlabGrading`)
+
+**Restoring hidden tests.** nbgrader stores a locked cell's checksum in the gradebook *before*
+it strips the cell's hidden tests from the release (generate_assignment runs SaveCells, then
+ClearHiddenTests), so at autograde every test cell with hidden tests differs from its stored
+checksum, and OverwriteCells prints "Attribute 'checksum' for cell ... has changed!" for each
+one while it puts the hidden tests back: fourteen warnings per honest ps2 notebook, which read
+like tampering (nbgrader issue #1961, https://github.com/jupyter/nbgrader/issues/1961).
+`RestoreHiddenTests` restores such a cell quietly when the submitted source is exactly the
+released one (the stored source with its hidden-test regions removed, by nbgrader's own
+ClearHiddenTests under the course's delimiters); any other change to a locked cell is still
+reported, and overwritten, as nbgrader does.
+
+**Late work.** nbgrader's own plugin knows two policies, no penalty (its default) and zero for
+any late work. `PercentPerDay`: a notebook submitted after its assignment's due date
+(`nbgrader db assignment add ... --duedate`) and past `grace_minutes` loses `percent_per_day`
+of the points it earned for every day or part of a day it is late, never more than it earned:
+two hours late is one day, 10 %; three days late, 30 %. nbgrader calls the plugin at autograde
+(`AssignLatePenalties`), so `make grade` and plain `nbgrader autograde` apply it alike;
+`nbgrader export` and `python -m normlab.course export` subtract it.
+
+**Feedback**, the page a student reads. nbgrader 0.9 renders the autograded notebook with its
+`feedback` template: a list of fourteen "Test cell (Score ...)" lines without names, error
+messages on one line in a box that scrolls sideways, MathJax from a CDN (offline, and in a page
+`release_feedback` copies alone, the maths stays raw `$\\gamma$`), the hidden tests, tracebacks
+that quote the graders' code, and the summary cell's grading-time note. After nbgrader's
+`GetGrades` and `ClearHiddenTests`:
+
+- `ConciseErrors`: every error output becomes one plain sentence (a failed check's message as
+  it is; a timeout or a dead kernel in words; another exception as "Name: message"), so no
+  frame of the graders' code or of the reference is quoted;
+- `CheckNotes`: each graded cell learns what it checks (its CheckSpec's summary), whether it
+  passed (a tick or a cross) and whether its evidence is a visible or a hidden input; the
+  summary cell's output becomes the graded count of every check, hand-graded cells included;
+- `MathToMathML`: `$...$` and `$$...$$` in Markdown become MathML (latex2mathml), which the
+  browser draws without a script or the network;
+
+and the page renders with `templates/normlab_feedback` (a course template on nbconvert's
+classic one): a header listing every graded cell by name with its mark and points, and CSS
+that wraps messages at any width (1280 px or a phone).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+from latex2mathml.converter import convert
+from nbconvert.preprocessors import Preprocessor
+from nbformat import NotebookNode
+from nbgrader.api import MissingEntry
+from nbgrader.plugins import LateSubmissionPlugin
+from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
+from traitlets import Bool, Enum, Float
+from traitlets.config import Configurable
+
+from normlab.grading import CHECKS
+from normlab.grading.selfcheck import REUSE_VOIDS
+from normlab.grading.verdict import HIDDEN_LABEL
+
+TEMPLATES = Path(__file__).with_name("templates")  # HTMLExporter.extra_template_basedirs
+TEMPLATE = "normlab_feedback"
+# the grader's own error names (normlab.course.grader.notebook), in words a student reads
+PLAIN = {
+    "CellTimeoutError": "Did not finish in time",
+    "KernelDied": "Your notebook's Python process stopped",
+}
+VISIBLE_LABEL = "On an input of the visible check: "
+
+
+def _nbgrader(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+def is_check_cell(cell) -> bool:
+    meta = _nbgrader(cell)
+    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def is_summary_cell(cell) -> bool:
+    return (
+        cell.cell_type == "code"
+        and not _nbgrader(cell).get("grade")
+        and (cell.source.strip().startswith("summary("))
+    )
+
+
+class ConciseErrors(Preprocessor):
+    """Each error output's traceback becomes one plain sentence (see the module)."""
+
+    enabled = Bool(True).tag(config=True)  # nbconvert preprocessors are off by default
+
+    def preprocess_cell(self, cell, resources, index):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                name, message = output.get("ename", "Error"), output.get("evalue", "")
+                if name == "AssertionError":
+                    line = message
+                elif name == "NotImplementedError" and not message:
+                    line = "Not written yet: this cell still raises NotImplementedError"
+                elif name in PLAIN:
+                    line = f"{PLAIN[name]}: {message}"
+                else:
+                    line = f"{name}: {message}"
+                output["traceback"] = [line]
+        return cell, resources
+
+
+def _points(value) -> str:
+    value = float(value or 0.0)
+    return f"{value:g} point{'' if value == 1 else 's'}"
+
+
+class CheckNotes(Preprocessor):
+    """What each graded cell checks and its mark; the summary cell's graded count."""
+
+    enabled = Bool(True).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        assignment = resources.get("nbgrader", {}).get("assignment", "")
+        specs = CHECKS.get(assignment, {})
+        for cell in nb.cells:
+            meta = _nbgrader(cell)
+            if meta.get("grade") or meta.get("task"):
+                spec = specs.get(meta.get("grade_id"))
+                full = float(meta.get("score") or 0.0) >= float(meta.get("points") or 0.0)
+                cell.metadata["feedback"] = {
+                    "what": spec.summary if spec else "graded by hand",
+                    "mark": "✓" if full else "✗",
+                    "auto": spec is not None,
+                }
+            if is_check_cell(cell):
+                self._label_inputs(cell)
+        for cell in nb.cells:
+            if is_summary_cell(cell):
+                cell.outputs = [_stream(self._summary(nb))]
+        return nb, resources
+
+    @staticmethod
+    def _label_inputs(cell) -> None:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error" and output.get("ename") == "AssertionError":
+                message = output.get("evalue", "")
+                if not message.startswith(HIDDEN_LABEL):
+                    output["evalue"] = VISIBLE_LABEL + message
+
+    @staticmethod
+    def _summary(nb) -> str:
+        checks = [c for c in nb.cells if is_check_cell(c)]
+        by_hand = [
+            c
+            for c in nb.cells
+            if (_nbgrader(c).get("grade") or _nbgrader(c).get("task")) and not is_check_cell(c)
+        ]
+        passed = [c for c in checks if c.metadata["feedback"]["mark"] == "✓"]
+        earned = sum(float(_nbgrader(c).get("score") or 0.0) for c in checks)
+        total = sum(float(_nbgrader(c).get("points") or 0.0) for c in checks)
+        lines = [
+            f"Graded: {len(passed)} of {len(checks)} checks passed on every input, visible and "
+            f"hidden, for {earned:g} of {_points(total)}."
+        ]
+        for cell in by_hand:
+            meta = _nbgrader(cell)
+            score = meta.get("score")
+            got = "not graded yet" if score is None else f"{float(score):g}"
+            lines.append(
+                f"Graded by hand ({meta.get('grade_id')}): {got} of {_points(meta.get('points'))}."
+            )
+        return "\n".join(lines) + "\n"
+
+
+def _stream(text: str) -> dict:
+    from nbformat.v4 import new_output
+
+    return new_output("stream", name="stdout", text=text)
+
+
+MATH = re.compile(
+    r"(?P<code>`+)(?:.*?)(?P=code)|(?<!\\)\$\$(?P<block>.+?)\$\$|(?<![\\$])\$(?P<inline>[^$\n]+?)\$",
+    re.S,
+)
+
+
+def mathml(markdown: str) -> str:
+    """`markdown` with its TeX maths (not inside code spans) replaced by MathML."""
+
+    def swap(match: re.Match) -> str:
+        if match.group("code"):
+            return match.group(0)
+        block = match.group("block")
+        if block is not None:
+            return convert(block.strip(), display="block")
+        return convert(match.group("inline").strip())
+
+    return MATH.sub(swap, markdown)
+
+
+class MathToMathML(Preprocessor):
+    """Markdown cells' `$...$` and `$$...$$` become MathML: no script, no network."""
+
+    enabled = Bool(True).tag(config=True)
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "markdown" and "$" in cell.source:
+            cell.source = mathml(cell.source)
+        return cell, resources
+
+
+# --- the course's own settings --------------------------------------------------------------
+
+
+class NormlabGrading(Configurable):
+    """The course's grading settings, read from nbgrader_config.py like nbgrader's own."""
+
+    reuse_voids = Enum(
+        REUSE_VOIDS,
+        default_value=REUSE_VOIDS[0],
+        help="A function that hands its work to a library (normlab's reference, torch's "
+        "normalizations, autograd for a backward, np.var in ps6): 'function' voids every "
+        "cell of it (the default), 'cell' its reuse cell alone. `make release` writes it "
+        "into the notebooks' setup cells (python -m normlab.course points).",
+    ).tag(config=True)
+
+
+# --- restoring hidden tests --------------------------------------------------------------
+
+
+class RestoreHiddenTests(OverwriteCells):
+    """OverwriteCells that takes a released test cell for what it is (see the module)."""
+
+    def released_source(self, source: str) -> str:
+        """`source` as generate_assignment releases it: hidden-test regions removed."""
+        cell = NotebookNode(source=source)  # what ClearHiddenTests edits in place
+        ClearHiddenTests(parent=self)._remove_hidden_test_region(cell)
+        return cell.source
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id is not None:
+            try:
+                stored = self.gradebook.find_source_cell(
+                    grade_id, self.notebook_id, self.assignment_id
+                )
+            except MissingEntry:
+                stored = None
+            if stored is not None and stored.locked and stored.source != cell.source:
+                if cell.source == self.released_source(stored.source):
+                    cell.source = stored.source  # the hidden tests go back in, silently
+        return super().preprocess_cell(cell, resources, cell_index)
+
+
+# --- late work -------------------------------------------------------------------------
+
+DAY_S = 24 * 3600
+
+
+class PercentPerDay(LateSubmissionPlugin):
+    """`percent_per_day` of the earned points per started day late, after `grace_minutes`."""
+
+    percent_per_day = Float(10.0, help="Percent of the earned points lost per day late").tag(
+        config=True
+    )
+    grace_minutes = Float(15.0, help="Minutes after the due date that are not late").tag(
+        config=True
+    )
+
+    def late_submission_penalty(self, student_id, score, total_seconds_late):
+        late = total_seconds_late - 60.0 * self.grace_minutes
+        if late <= 0 or not score:
+            return 0.0
+        days = math.ceil(late / DAY_S)
+        return min(score, score * self.percent_per_day * days / 100.0)

@@ -1,0 +1,123 @@
+"""What the backward-pass problem sets share: ps5's `layer_norm_backward` and ps7's
+`batch_norm_backward` are both called as (dy, x, gamma, eps=1e-5) and return (dx, dgamma, dbeta):
+dx of x's shape, dgamma and dbeta one per feature (the last axis) summed over every leading
+axis, all three in x's float dtype (Ba, Kiros and Hinton, 2016, arXiv:1607.06450; Ioffe and
+Szegedy, 2015, arXiv:1502.03167).
+
+    call(function, dy, x, gamma, eps)    a case calling the student's function
+    triple(case, result)                 the reader: (dx, dgamma, dbeta) as float64 arrays
+    x_hat(oracle, x, eps, axes)          the trusted normalized input, from the oracle
+    x_hat_questions(case)                what x_hat asks the oracle about a case
+    dtype_and_shape_spec, input_untouched_spec
+                                         the two cells every backward problem set has
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from normlab_sandbox.cases import Case
+
+from .evidence import THREE_ARRAYS, arrays_output, shown_type, where
+from .judges import each_case, returned
+from .oracle import ASK
+from .spec import CheckSpec, check_spec
+
+NAMES = ("dy", "x", "gamma", "eps")
+
+
+def call(function: str, dy, x, gamma=None, eps=None, *, tag="", label="", **meta) -> Case:
+    """A call of the student's `function(dy, x, gamma[, eps])`; eps is passed only when given."""
+    x = np.asarray(x)
+    gamma = np.ones(x.shape[-1], dtype=x.dtype) if gamma is None else np.asarray(gamma)
+    args = (np.asarray(dy), x, gamma) + ((eps,) if eps is not None else ())
+    if not label:
+        label = f"x of shape {x.shape}" + (f", eps = {eps:g}" if eps is not None else "")
+        label += f", {x.dtype}" if x.dtype != np.float64 else ""
+    meta = {"eps": 1e-5 if eps is None else float(eps), **meta}
+    return Case(function, "call", args, tag=tag, label=label, meta=meta)
+
+
+def triple(case: Case, result):
+    """Reader: (dx, dgamma, dbeta) as float64 arrays of the right shapes, or the problem."""
+    d = case.args[1].shape[-1:]
+    parts, shapes = ("dx", "dgamma", "dbeta"), (case.args[1].shape, d, d)
+    return arrays_output(case.target, case, result, parts, shapes=shapes)
+
+
+def x_hat(oracle, x, eps: float, axes=None) -> tuple[np.ndarray, np.ndarray]:
+    """(x_hat, sigma) in float64: x standardized over `axes` (default: the last axis, each
+    record), from the oracle's statistics (the cases are made with the live one)."""
+    x = np.asarray(x, dtype=np.float64)
+    axes = (x.ndim - 1,) if axes is None else tuple(axes)
+    mean, var = oracle.statistics(x)[axes, 0]
+    sigma = np.sqrt(np.expand_dims(var, axes) + eps)
+    return (x - np.expand_dims(mean, axes)) / sigma, sigma
+
+
+def x_hat_questions(case: Case) -> list:
+    """The question `x_hat` asks about a case's x (its second argument): its statistics."""
+    return [ASK.statistics(np.asarray(case.args[1], dtype=np.float64))]
+
+
+def _dtype(seen):
+    case, out, result = seen.case, seen.value, seen.result
+    if result.output_type not in THREE_ARRAYS:
+        return (
+            f"Type: {case.target} must return three NumPy arrays (dx, dgamma, dbeta); it "
+            f"returned {shown_type(result)} ({where(case)})."
+        )
+    x = case.args[1]
+    shapes = (x.shape, x.shape[-1:], x.shape[-1:])
+    for name, value, shape in zip(("dx", "dgamma", "dbeta"), out, shapes, strict=True):
+        if value.shape != shape:
+            return (
+                f"Shape: for {where(case)}, {name} has shape {value.shape}; it should have "
+                f"shape {shape} ({'the shape of x' if name == 'dx' else 'one per feature'})."
+            )
+        if value.dtype != x.dtype:
+            return (
+                f"dtype: for {where(case)}, {name} is {value.dtype}; a {x.dtype} input gives "
+                f"{x.dtype} gradients."
+            )
+    return None
+
+
+def dtype_and_shape_spec(
+    function: str, grade_id: str = "dtype_and_shape", *, points: float
+) -> CheckSpec:
+    """Three NumPy arrays, dx of x's shape, dgamma and dbeta of (d,), all in x's dtype."""
+    return check_spec(
+        grade_id,
+        function,
+        each_case(returned, _dtype),
+        "shapes and dtypes of the gradients",
+        misconception="gradients of the wrong type, shape or dtype",
+        points=points,
+    )
+
+
+def _untouched(seen):
+    case, result = seen.case, seen.result
+    if not result.modified_inputs:
+        return None
+    key = result.modified_inputs[0]
+    name = NAMES[key] if isinstance(key, int) else key
+    return (
+        f"Input modified: {case.target} wrote into its argument {name} ({where(case)}); "
+        f"in-place updates such as `{name} *= ...` change the caller's array."
+    )
+
+
+def input_untouched_spec(
+    function: str, grade_id: str = "input_untouched", *, points: float
+) -> CheckSpec:
+    """None of dy, x and gamma written into."""
+    return check_spec(
+        grade_id,
+        function,
+        each_case(returned, _untouched),
+        "arguments not written into",
+        misconception="writes into its arguments",
+        points=points,
+    )

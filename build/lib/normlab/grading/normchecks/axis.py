@@ -1,0 +1,66 @@
+"""axis: statistics over the right axes, for any number of leading axes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import variants
+from ..evidence import where
+from ..spec import CheckSpec, check_spec
+from .kind import NormKind
+from .variant_match import (
+    evidence_of_difference,
+    family_judge,
+    family_questions,
+    input_of,
+    interactions,
+    output_of,
+)
+
+
+def _axis_property_holds(kind: NormKind, x, y) -> bool:
+    """Unknown variant: is each record (batch-norm: each feature) an affine map of itself?"""
+    if kind.leading_axes:
+        x, y = x.reshape(-1, x.shape[-1]).T, y.reshape(-1, y.shape[-1]).T
+    else:
+        x, y = x.reshape(-1, x.shape[-1]), y.reshape(-1, y.shape[-1])
+    for xr, yr in zip(x, y, strict=True):
+        design = np.stack([xr, np.ones_like(xr)], axis=1)
+        coef, *_ = np.linalg.lstsq(design, yr, rcond=None)
+        if not np.all(np.abs(design @ coef - yr) <= 1e-6 * (1 + np.abs(yr).max())):
+            return False
+    return True
+
+
+def axis_spec(kind: NormKind, grade_id: str = "axis", *, points: float) -> CheckSpec:
+    where_ = "every leading axis" if kind.leading_axes else "the last axis"
+
+    def explain(seen, closest):
+        x, y = input_of(seen), seen.value
+        if closest is None:
+            if _axis_property_holds(kind, x, y):
+                return None
+            return (
+                f"Wrong axis: for {where(seen.case)}, the output is not each {kind.unit} "
+                f"rescaled by its own statistics: {kind.title} takes its mean and variance "
+                f"over {where_}."
+            )
+        right = kind.correct_axes(x.ndim)
+        evidence = evidence_of_difference(y, output_of(seen, closest, axes=right))
+        return (
+            f"Wrong axis: for {where(seen.case)}, {kind.function} takes its statistics over "
+            f"{variants.describe_axes(closest.axes, x.ndim)}. {kind.title} takes them over "
+            f"{variants.describe_axes(right, x.ndim)}, for any number of leading axes "
+            f"(use axis=-1{' and keepdims=True' if not kind.leading_axes else ''})." + evidence
+        )
+
+    return check_spec(
+        grade_id,
+        kind.function,
+        family_judge(kind, "axes", explain),
+        f"{kind.title}: statistics over {where_}",
+        misconception=f"{kind.title}: statistics over the wrong axes",
+        points=points,
+        questions=family_questions(kind),
+        **interactions(kind, "axes"),
+    )

@@ -1,0 +1,38 @@
+"""input_untouched: the arguments are not written into."""
+
+from __future__ import annotations
+
+from ..evidence import where
+from ..judges import each_case, returned
+from ..spec import CheckSpec, check_spec
+from .kind import NormKind
+
+
+def untouched(param_names: tuple[str, ...]):
+    """Rule: the call wrote into none of its array arguments (named by `param_names`)."""
+
+    def rule(seen):
+        if not seen.result.modified_inputs:
+            return None
+        key = seen.result.modified_inputs[0]
+        name = param_names[key] if isinstance(key, int) else key
+        return (
+            f"Input modified: {seen.case.target} wrote into its argument {name} "
+            f"({where(seen.case)}). In-place updates such as `{name} -= ...` change the "
+            f"caller's array; compute into a new array instead."
+        )
+
+    return rule
+
+
+def input_untouched_spec(
+    kind: NormKind, grade_id: str = "input_untouched", *, points: float
+) -> CheckSpec:
+    return check_spec(
+        grade_id,
+        kind.function,
+        each_case(returned, untouched(kind.param_names)),
+        "does not write into its arguments",
+        misconception="writes into its arguments",
+        points=points,
+    )

@@ -1,0 +1,67 @@
+"""reference_reuse: no library normalization called (the tripwire's report, read by every
+reuse cell)."""
+
+from __future__ import annotations
+
+from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
+
+from ..judges import each_case, returned
+from ..spec import CheckSpec, check_spec
+from ..verdict import Message
+from .kind import NormKind
+
+LIBRARY_PREFIXES = ("normlab.", "torch.")
+# how every message of a function handing its work to a library begins (`hands_over` reads it)
+REUSE = "Reference reuse:"
+
+
+def reuse_message(
+    function: str, calls, library: str = "a library implementation", hint: str = ""
+) -> Message | None:
+    """The message when a call reached a library normalization, else None; its cause is what
+    the function hands its work to (the reuse policy voids the function's other cells:
+    `selfcheck.run_check` adds what it costs)."""
+    if TRIPWIRE_REMOVED in calls:
+        return Message(
+            f"{REUSE} {function} removed the grader's profile hook (sys.setprofile), "
+            f"so the grader cannot see what it calls.",
+            cause="a library (it removed the grader's profile hook)",
+        )
+    hits = [c for c in calls if c.startswith(LIBRARY_PREFIXES)]
+    if not hits:
+        return None
+    hint = hint or "write the computation yourself with NumPy"
+    return Message(f"{REUSE} {function} called {hits[0]}, {library}: {hint}.", cause=hits[0])
+
+
+def no_reuse(read, library: str = "a library implementation", hint: str = ""):
+    """Reader of a reuse cell: the tripwire's report first, then `read`'s problem if any
+    (a function that reaches a library is told so even when the call then fails). A call it
+    made only through another of the student's graded functions is that function's reuse,
+    not this one's (`Result.delegated`)."""
+
+    def read_calls(case, result):
+        message = reuse_message(case.target, result.reference_calls, library, hint)
+        return (None, message) if message else read(case, result)
+
+    return read_calls
+
+
+def hands_over(message: str | None) -> bool:
+    """Is this a reuse cell's finding that its function hands its work to a library (not
+    another failure the reuse cell saw on the way, such as a wrong shape)?"""
+    return bool(message) and message.startswith(REUSE)
+
+
+def reference_reuse_spec(
+    kind: NormKind, grade_id: str = "reference_reuse", *, points: float
+) -> CheckSpec:
+    return check_spec(
+        grade_id,
+        kind.function,
+        each_case(no_reuse(returned)),
+        "written by hand: no library normalization called",
+        misconception="a library normalization called",
+        points=points,
+        voids=True,
+    )

@@ -1,0 +1,161 @@
+"""The oracle: the one seam through which judges reach what a correct answer would be.
+
+A judge compares what the student's code returned with expectations, and asks the oracle it
+is given, `judge(cases, results, oracle)`, for them:
+
+    oracle.reference(name, *args, **kwargs)   the reference's function `name`, e.g.
+                                              reference("param_count", "rms_norm", 512)
+    oracle.family(x, eps)                     {Variant: output}: every member of the family
+                                              on x (float64, gamma = 1, beta = 0)
+    oracle.statistics(x)                      {(axes, ddof): (mean, var)} of x, float64
+    oracle.wrong(name, *args, **kwargs)       ps7's wrong implementation `name` on a case's
+                                              inputs
+    oracle.torch_layer_norm(x, shape, weight, bias, eps=, dy=, **member)
+                                              nn.LayerNorm's output and gradients in
+                                              float64, or a member's of the family
+    oracle.torch_layer_norm_state(shape, elementwise_affine=True)
+                                              a new nn.LayerNorm's state_dict, as arrays
+    oracle.training_losses(run, **member)     ps8's spirals run with nn.LayerNorm (or a
+                                              member) in it: the loss per step
+
+Every check declares, for each of its cases, the questions its judge may ask about it
+(`CheckSpec.questions(case) -> [Question]`, written with `ASK`, which has the oracle's methods
+and returns the question instead of answering it). The judge gets a `DeclaredOracle`, which
+answers a declared question and refuses any other (`UndeclaredQuestion`). So the answers a
+battery can need are known before any student's code runs, from the cases alone: the student
+download records exactly them for its visible cases (`recording`), and is complete by
+construction; where the answer key is installed, the same questions are answered live
+(`normlab.answer_key.oracle.LIVE`). Either way the judge runs the same code against the same
+questions.
+
+This module computes nothing; what answers lives in the answer key, which never ships.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question to the oracle: its method and arguments, as the judge asks it."""
+
+    method: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+
+
+class UndeclaredQuestion(LookupError):
+    """A judge asked a question its check did not declare for the case (a course bug)."""
+
+
+class _Asking:
+    """The oracle's methods; each makes its `Question` and hands it to `_put`."""
+
+    def _put(self, question: Question):
+        raise NotImplementedError
+
+    def reference(self, name: str, *args, **kwargs):
+        return self._put(Question("reference", (name, *args), kwargs))
+
+    def family(self, x, eps: float):
+        return self._put(Question("family", (x, eps)))
+
+    def statistics(self, x):
+        return self._put(Question("statistics", (x,)))
+
+    def wrong(self, name: str, *args, **kwargs):
+        return self._put(Question("wrong", (name, *args), kwargs))
+
+    def torch_layer_norm(self, x, normalized_shape, weight=None, bias=None, **options):
+        return self._put(Question("torch_layer_norm", (x, normalized_shape, weight, bias), options))
+
+    def torch_layer_norm_state(self, normalized_shape, elementwise_affine=True):
+        return self._put(Question("torch_layer_norm_state", (normalized_shape, elementwise_affine)))
+
+    def training_losses(self, run: dict, **member):
+        return self._put(Question("training_losses", (run,), member))
+
+
+class _Declaring(_Asking):
+    def _put(self, question: Question) -> Question:
+        return question
+
+
+# the questions a check declares: ASK.family(x, eps) is the question oracle.family(x, eps) asks
+ASK = _Declaring()
+
+
+def fixed_questions(*questions: Question):
+    """questions(case) of a judge that asks the same questions whatever the case (a count of
+    parameters for fixed sizes, say)."""
+    return lambda case: list(questions)
+
+
+def ask(backing, question: Question):
+    """The answer of an oracle with the methods above (`LiveOracle`) to `question`."""
+    return getattr(backing, question.method)(*question.args, **question.kwargs)
+
+
+class DeclaredOracle(_Asking):
+    """The oracle a judge gets: `backing` answers (it has `answer(question)`), but only the
+    questions in `declared`."""
+
+    def __init__(self, backing, declared) -> None:
+        self._backing = backing
+        self._questions = list(declared)
+        self._memo: dict = {}
+        self._declared: set | None = None
+
+    def _put(self, question: Question):
+        if self._declared is None:  # keyed on the first question only
+            self._declared = {key(q, self._memo) for q in self._questions}
+        if key(question, self._memo) not in self._declared:
+            raise UndeclaredQuestion(
+                f"the judge asked {question.method}(...), which its check does not declare "
+                f"for these cases (a bug in the course)"
+            )
+        return self._backing.answer(question)
+
+
+class Answering:
+    """Mixed into a backing oracle with the methods above: `answer(question)`."""
+
+    def answer(self, question: Question):
+        return ask(self, question)
+
+
+def key(value, memo: dict | None = None):
+    """A hashable key of a question (or of any plain data), equal for equal questions: arrays
+    by their dtype, shape and the SHA-256 of their bytes (`memo` keeps each array's by its id,
+    for the questions of one battery), dicts as sorted items, NumPy scalars as Python's,
+    dataclasses (a Question, a Case) by their type and fields."""
+    if isinstance(value, np.ndarray):
+        found = memo.get(id(value)) if memo is not None else None
+        if found is None or found[0] is not value:
+            data = np.ascontiguousarray(value)
+            digest = hashlib.sha256(data.tobytes()).hexdigest()
+            found = (value, ("array", data.dtype.str, data.shape, digest))
+            if memo is not None:
+                memo[id(value)] = found
+        return found[1]
+    if isinstance(value, np.generic):
+        return value.item()
+    if type(value) in (tuple, list):
+        return (type(value).__name__, *(key(v, memo) for v in value))
+    if type(value) is dict:
+        return ("dict", *sorted((k, key(v, memo)) for k, v in value.items()))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # Question, Case...
+        fields = (key(getattr(value, f.name), memo) for f in dataclasses.fields(value))
+        return (type(value).__name__, *fields)
+    return value
+
+
+def fingerprint(value) -> str:
+    """SHA-256 of `key(value)`: the same in every process (the student download's recording
+    is keyed by it)."""
+    return hashlib.sha256(repr(key(value)).encode()).hexdigest()

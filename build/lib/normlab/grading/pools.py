@@ -1,0 +1,82 @@
+"""Each student's own numbers: an assignment's pool of variants, and whose variant is whose.
+
+nbgrader sends every student the same notebook (its issue #1153); PrairieLearn-style variants
+are made here instead. An assignment with a pool (`POOLS`: ps1_by_hand, whose record and width
+a chapter must not work for the student) gives each student the variant of their slot:
+
+    slot(student)      SHA-256 of the student id, modulo the pool's `slots` (256): stable,
+                       whatever else is in the pool or the class
+    variant(a, s)      {"slot", and the variant's fields: "record", "d_model"}
+
+The pool is a JSON file beside this module (`ps1_pool.json`, made by scripts/ps1_pool.py,
+reviewed once). It only grows by appending, and `slots` never changes: a student's variant
+never moves. Who the student is: nbgrader's id while a notebook is graded (the course's grader
+sends it with the kernel's setup; plain `nbgrader autograde` runs in
+`autograded/<student>/<assignment>/`), else the notebook's `STUDENT = "..."` line, else the
+hub's user (`JUPYTERHUB_USER`): `student_id`.
+
+The pool ships in the student download (it holds inputs only); what its checks expect of each
+variant is recorded there too, as every visible check's expectations are (`recording`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from functools import cache
+from pathlib import Path
+
+POOLS = {"ps1_by_hand": "ps1_pool.json"}
+HERE = Path(__file__).parent
+
+
+@cache
+def _pool(assignment: str) -> dict:
+    return json.loads((HERE / POOLS[assignment]).read_text(encoding="utf-8"))
+
+
+def slots(assignment: str) -> int:
+    return int(_pool(assignment)["slots"])
+
+
+def slot(assignment: str, student: str) -> int:
+    """The slot of `student` in `assignment`'s pool: SHA-256 of the id, modulo its slots."""
+    digest = hashlib.sha256(student.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % slots(assignment)
+
+
+def variants(assignment: str) -> list[dict]:
+    """Every variant of the pool, in slot order, each with its "slot"."""
+    found = _pool(assignment)["variants"][: slots(assignment)]
+    return [{"slot": i, **v} for i, v in enumerate(found)]
+
+
+def variant(assignment: str, student: str) -> dict:
+    """The variant of `student`: {"slot", "record", "d_model"} for ps1."""
+    if not student:
+        raise ValueError("no student id: a variant belongs to a student")
+    return variants(assignment)[slot(assignment, student)]
+
+
+def graded_student(cwd: Path | None = None) -> str | None:
+    """While plain `nbgrader autograde` runs a notebook (NBGRADER_EXECUTION=autograde), the
+    submitter's id, from the folder it runs in: <course>/autograded/<student>/<assignment>."""
+    if os.environ.get("NBGRADER_EXECUTION") != "autograde":
+        return None
+    folder = (cwd or Path.cwd()).resolve()
+    return folder.parent.name if folder.parent.parent.name == "autograded" else None
+
+
+def student_id(claimed: str = "") -> tuple[str | None, str]:
+    """(the id a notebook's variant is for, how it was found): the submitter while nbgrader
+    grades, else the notebook's STUDENT, else the hub's user, else None."""
+    graded = graded_student()
+    if graded:
+        return graded, "the submitter, while nbgrader grades"
+    if claimed:
+        return claimed, "STUDENT, in the notebook"
+    hub = os.environ.get("JUPYTERHUB_USER", "")
+    if hub:
+        return hub, "your login on the course's JupyterHub"
+    return None, "nothing: STUDENT is empty and this is no JupyterHub"

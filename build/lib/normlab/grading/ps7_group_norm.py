@@ -1,0 +1,498 @@
+"""ps7's group norm cells: the student writes `group_norm(x, num_groups, gamma, beta, eps=1e-5)`.
+
+Group norm (Wu and He, 2018, arXiv:1803.08494, eq. (1)-(3)) standardizes each sample's C
+channels in G = num_groups contiguous groups of C / G channels, each over its channels and
+every position, with the population variance and eps inside the square root, then applies a
+per-channel gain and bias; input (N, C, *spatial) as `torch.nn.functional.group_norm`.
+
+Each cell reads one choice from the student's own output, so that one bug costs one cell:
+
+- which entries share a mean and a variance (the grouping): with gamma = 1 and beta = 0 the
+  output is, on each such set, the input minus one mean, divided by one positive number. The
+  judge finds the partition on which that holds: contiguous groups (right), single channels
+  (instance norm), strided groups (channel c in group c % G), groups of the last axis
+  (channels read from the wrong axis) or whole samples (layer norm); the divisor, eps and
+  where the gain goes cannot change it;
+- the divisor: on the student's own grouping, each set's variance against the correct
+  normalization over that grouping (from the oracle);
+- gamma and beta: the student's output with them against the same output with gamma = 1
+  and beta = 0 (gamma_c * y + beta_c), and oracle.wrong tells "before normalizing";
+- eps: (x - mu) / sqrt(var + eps) does not change when x is scaled by k and eps by k^2,
+  which holds whatever the grouping and the divisor, and fails with eps outside the root or
+  the eps argument ignored; a group of zero variance must give a finite output.
+
+Every input of rank 3 or more of these cells has its last axis of length C, so that a
+function that reads its channels from the last axis runs (its gamma broadcasts) and only the
+channel-axis cell, whose inputs also have other lengths, tells. No message gives an expected
+output: they name the misconception and show what the student's function did.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from normlab_sandbox.cases import Case
+
+from . import normchecks
+from .evidence import failure_of_call, first_index, fmt, undefined, where, worst
+from .judges import an_array, each_case, each_pair, must_raise, returned
+from .oracle import ASK
+from .spec import check_spec
+from .verdict import NOT_WRITTEN, Verdict
+
+FUNCTION = "group_norm"
+PARAMS = ("x", "num_groups", "gamma", "beta", "eps")
+DEFAULT_EPS = 1e-5
+
+# ps7's wrong group norms the oracle knows (`oracle.wrong`, answer_key/wrong_implementations.py)
+WRONG = (
+    "strided_groups",
+    "instance_norm",
+    "layer_norm_over_channels",
+    "sample_variance",
+    "affine_before_normalizing",
+    "eps_outside_the_root",
+    "channels_from_the_last_axis",
+)
+
+# the ways of sharing statistics the judges tell apart, in the order they are tried
+CONTIGUOUS = "contiguous groups"
+INSTANCE = "single channels"
+STRIDED = "strided groups"
+LAST_AXIS = "groups of the last axis"
+LAYER = "whole samples"
+
+
+def _close(a, b) -> bool:
+    """a equals b to 1e-6 (relative), or 1e-8 of b's largest entry."""
+    return worst(a, b, 1e-6, 1e-8 * (1.0 + np.abs(b).max())) is None
+
+
+def _sets(a: np.ndarray, groups: int, sharing: str) -> np.ndarray:
+    """The entries of `a` (N, C, *spatial) that share statistics under `sharing`, one row per
+    set: (sets, entries per set)."""
+    n, c = a.shape[:2]
+    if sharing == CONTIGUOUS:  # channel c in group c // (C / G)
+        return a.reshape(n * groups, -1)
+    if sharing == INSTANCE:
+        return a.reshape(n * c, -1)
+    if sharing == STRIDED:  # channel c in group c % G
+        return a.reshape(n, c // groups, groups, -1).swapaxes(1, 2).reshape(n * groups, -1)
+    if sharing == LAST_AXIS:  # the last axis read as the channels
+        return np.moveaxis(a, -1, 1).reshape(n * groups, -1)
+    return a.reshape(n, -1)
+
+
+def _candidates(shape, groups: int) -> list[str]:
+    last = [LAST_AXIS] if len(shape) > 2 and shape[-1] % groups == 0 else []
+    return [CONTIGUOUS, INSTANCE, STRIDED, *last, LAYER]
+
+
+def _tolerance(case: Case) -> float:
+    return 1e-4 if case.args[0].dtype == np.float32 else 1e-7
+
+
+def _standardized(xs: np.ndarray, ys: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each row: (is ys the row of xs times one positive number plus one constant, is
+    its mean 0)? Both: the row standardized."""
+    size = tol * (1.0 + np.abs(ys).max())
+    xc = xs - xs.mean(axis=1, keepdims=True)
+    yc = ys - ys.mean(axis=1, keepdims=True)
+    spread = (xc * xc).sum(axis=1)
+    slope = (xc * yc).sum(axis=1) / np.where(spread > 0, spread, 1.0)
+    residual = np.abs(yc - slope[:, None] * xc).max(axis=1)
+    affine = (residual <= size) & ((slope > 0) | (spread == 0))
+    return affine, np.abs(ys.mean(axis=1)) <= size
+
+
+def sharing_of(case: Case, y: np.ndarray) -> str | None:
+    """Which entries share statistics in the output y (gamma = 1, beta = 0): the first of
+    `_candidates` on whose every set y is standardized, or None."""
+    x, groups = np.asarray(case.args[0], dtype=np.float64), case.args[1]
+    for sharing in _candidates(x.shape, groups):
+        affine, centred = _standardized(
+            _sets(x, groups, sharing), _sets(y, groups, sharing), _tolerance(case)
+        )
+        if affine.all() and centred.all():
+            return sharing
+    return None
+
+
+# -- the grouping --------------------------------------------------------------------------
+
+
+def _first_bad_group(case: Case, y: np.ndarray) -> str:
+    """Where and how the output fails to be standardized on a contiguous group."""
+    x, groups = np.asarray(case.args[0], dtype=np.float64), case.args[1]
+    ys = _sets(y, groups, CONTIGUOUS)
+    affine, centred = _standardized(_sets(x, groups, CONTIGUOUS), ys, _tolerance(case))
+    row = int(np.argmin(affine & centred))
+    n, g = divmod(row, groups)
+    per = x.shape[1] // groups
+    how = (
+        f"its mean is {fmt(ys[row].mean())}, not 0"
+        if affine[row]
+        else "it is not the group's values minus one mean, divided by one positive number"
+    )
+    return f"group {g} of sample {n} (channels {g * per} to {(g + 1) * per - 1}): {how}"
+
+
+def _contiguous(seen):
+    case, y = seen.case, seen.value
+    sharing = sharing_of(case, y)
+    groups, c = case.args[1], case.args[0].shape[1]
+    if sharing == STRIDED:
+        return (
+            f"Strided groups: for {where(case)}, your {FUNCTION} gives channels "
+            f"{', '.join(str(k) for k in range(0, c, groups))} one mean and one variance: "
+            f"channel c in group c % {groups}. "
+            f"Group norm's groups are contiguous blocks of C / num_groups = {c // groups} "
+            f"neighbouring channels, as in torch.nn.functional.group_norm."
+        )
+    if sharing is None:
+        return (
+            f"Groups: for {where(case)} with gamma = 1 and beta = 0, your output is not each "
+            f"group standardized over its channels and positions; {_first_bad_group(case, y)}."
+        )
+    return None
+
+
+def _instance(seen):
+    case = seen.case
+    groups, c = case.args[1], case.args[0].shape[1]
+    if groups < c and sharing_of(case, seen.value) == INSTANCE:
+        return (
+            f"Instance norm: for {where(case)}, each channel of your output is standardized "
+            f"on its own, over its positions only: that is group norm with num_groups = C = "
+            f"{c}. With num_groups = {groups}, the {c // groups} channels of a group share "
+            f"one mean and one variance, taken over all of them and every position."
+        )
+    return None
+
+
+def _layer(seen):
+    case = seen.case
+    groups, c = case.args[1], case.args[0].shape[1]
+    if groups > 1 and sharing_of(case, seen.value) == LAYER:
+        return (
+            f"Layer norm: for {where(case)}, your output standardizes all {c} channels of a "
+            f"sample together, as with num_groups = 1: num_groups = {groups} is not used. "
+            f"Each of the {groups} groups of channels has its own mean and variance."
+        )
+    return None
+
+
+# -- the divisor ---------------------------------------------------------------------------
+
+
+def _right_over(seen, sharing: str) -> np.ndarray:
+    """The correct normalization over the student's `sharing` (population variance, eps
+    inside), from the oracle."""
+    x, groups, gamma, beta = seen.case.args[:4]
+    eps = seen.case.meta["eps"]
+    if sharing == STRIDED:
+        return seen.oracle.wrong("strided_groups", x, groups, gamma, beta, eps)
+    if sharing == LAST_AXIS:
+        return seen.oracle.wrong("channels_from_the_last_axis", x, groups, gamma, beta, eps)
+    count = {CONTIGUOUS: groups, INSTANCE: x.shape[1], LAYER: 1}[sharing]
+    return seen.oracle.reference(FUNCTION, x, count, gamma, beta, eps=eps)
+
+
+def _implementation_questions(case: Case) -> list:
+    """What `implementation` and `_right_over` may ask about a case: the reference over each
+    grouping a student's output can have, and every wrong implementation."""
+    x, groups, gamma, beta = case.args[:4]
+    eps = case.meta["eps"]
+    counts = dict.fromkeys((groups, x.shape[1], 1))
+    asked = [ASK.reference(FUNCTION, x, k, gamma, beta, eps=eps) for k in counts]
+    return asked + [ASK.wrong(name, x, groups, gamma, beta, eps) for name in WRONG]
+
+
+def implementation(seen) -> str | None:
+    """Which implementation the output is (to 1e-6): "right" (the reference), one of
+    `WRONG` (`oracle.wrong`), or None; the channels-last one only where it is defined."""
+    case, y = seen.case, seen.value
+    x, groups, gamma, beta = case.args[:4]
+    eps = case.meta["eps"]
+    if _close(y, seen.oracle.reference(FUNCTION, x, groups, gamma, beta, eps=eps)):
+        return "right"
+    for name in WRONG:
+        if name == "channels_from_the_last_axis" and x.shape[-1] != x.shape[1]:
+            continue
+        if _close(y, seen.oracle.wrong(name, x, groups, gamma, beta, eps)):
+            return name
+    return None
+
+
+def _sample_variance(case: Case, m: int) -> str:
+    return (
+        f"Sample variance: for {where(case)}, your {FUNCTION} divides each group's sum of "
+        f"squares by m - 1 = {m - 1} (np.var(ddof=1), torch.var's default). Group norm uses "
+        f"the population variance: the mean of the squared deviations of the group's m = {m} "
+        f"values."
+    )
+
+
+def _population_variance(seen):
+    """The student's output is a known implementation, or else, on its own grouping, each
+    set's variance is the right one's to 1e-3: eps outside the root moves it less, the
+    sample variance by 1/m >= 1/32 here."""
+    case, y = seen.case, seen.value
+    groups = case.args[1]
+    known = implementation(seen)
+    if known == "sample_variance":
+        return _sample_variance(case, _sets(y, groups, CONTIGUOUS).shape[1])
+    if known is not None:
+        return None  # the reference, or another cell's misconception
+    sharing = sharing_of(case, y) or CONTIGUOUS
+    z = _right_over(seen, sharing)
+    ys, zs = _sets(y, groups, sharing), _sets(np.asarray(z, dtype=np.float64), groups, sharing)
+    spread = zs.var(axis=1)
+    ratio = np.where(spread > 0, ys.var(axis=1) / np.where(spread > 0, spread, 1.0), 1.0)
+    if np.all(np.abs(ratio - 1.0) <= 1e-3):
+        return None
+    m = ys.shape[1]
+    if m > 1 and np.all(np.abs(ratio - (m - 1) / m) <= 1e-3):
+        return _sample_variance(case, m)
+    row = int(np.argmax(np.abs(ratio - 1.0)))
+    return (
+        f"Scale: for {where(case)}, your output is not divided by the square root of each "
+        f"group's population variance plus eps: on set {row} of its {sharing} (m = {m} "
+        f"values), it has variance {fmt(ys[row].var())}."
+    )
+
+
+# -- gamma and beta --------------------------------------------------------------------------
+
+
+def _per_channel(case: Case, y1: np.ndarray) -> np.ndarray:
+    """gamma_c * y1 + beta_c, the parameters broadcast over the positions of channel c."""
+    x, _, gamma, beta = case.args[:4]
+    shape = (x.shape[1],) + (1,) * (x.ndim - 2)
+    return np.reshape(gamma, shape) * y1 + np.reshape(beta, shape)
+
+
+def _on_last_axis(case: Case, y1: np.ndarray) -> np.ndarray | None:
+    """gamma and beta broadcast along the last axis (defined when it has length C)."""
+    x, _, gamma, beta = case.args[:4]
+    if x.ndim < 3 or x.shape[-1] != x.shape[1]:
+        return None
+    return gamma * y1 + beta
+
+
+def _gain_and_bias(seen):
+    case, y1, y = seen.case, seen.first, seen.value
+    if _close(y, _per_channel(case, y1)):
+        return None
+    last = _on_last_axis(case, y1)
+    if last is not None and _close(y, last):
+        return None  # the parameters on the last axis: the channel-axis cell's misconception
+    x, groups, gamma, beta = case.args[:4]
+    head = f"Gain and bias: for {where(case)} with gamma = {fmt(gamma)} and beta = {fmt(beta)}"
+    before = seen.oracle.wrong(
+        "affine_before_normalizing", x, groups, gamma, beta, case.meta["eps"]
+    )
+    if _close(y, before):
+        return (
+            f"{head}, your {FUNCTION} applies them to x before normalizing, and normalizing "
+            f"then undoes most of what they do. They act on the normalized output: channel c "
+            f"of every sample is scaled by gamma[c] and shifted by beta[c]."
+        )
+    if _close(y, y1):
+        return (
+            f"{head}, your output is the same as with gamma = 1 and beta = 0: they had no effect."
+        )
+    return (
+        f"{head}, your output is not gamma[c] * x_hat + beta[c] of your own normalized x_hat "
+        f"(your output with gamma = 1 and beta = 0), channel by channel."
+    )
+
+
+# -- the channel axis ------------------------------------------------------------------------
+
+
+def _channel_axis(seen):
+    case, y1, y = seen.case, seen.first, seen.value
+    x, groups = case.args[:2]
+    if sharing_of(case, y1) == LAST_AXIS:
+        return (
+            f"Channels from the last axis: for {where(case)}, your {FUNCTION} groups the "
+            f"{x.shape[-1]} entries of the last axis as channels. The input is (N, C, "
+            f"*spatial), channels on axis 1, as torch.nn.functional.group_norm takes it: "
+            f"here C = {x.shape[1]}."
+        )
+    last = _on_last_axis(case, y1)
+    if last is not None and _close(y, last) and not _close(y, _per_channel(case, y1)):
+        return (
+            f"Channels from the last axis: for {where(case)}, your {FUNCTION} applies gamma "
+            f"and beta along the last axis, one per position. They are per channel, axis 1 of "
+            f"(N, C, *spatial): gamma[c] scales channel c at every position."
+        )
+    return None
+
+
+# -- eps -------------------------------------------------------------------------------------
+
+SCALE = 10.0  # x times SCALE, eps times SCALE^2: (x - mu) / sqrt(var + eps) does not move
+
+
+def _eps(seen):
+    case, y1, y = seen.case, seen.first, seen.value
+    for output, shown in ((y1, case.meta["first"]), (y, where(case))):
+        if not np.all(np.isfinite(output)):
+            index = first_index(~np.isfinite(output))
+            return (
+                f"eps: for {shown}, your output has {output[index]} at {index}: a group of zero "
+                f"variance must give beta, and eps inside the square root keeps the division "
+                f"finite."
+            )
+    index = worst(y, y1, 1e-6, 1e-9 * (1.0 + np.abs(y1).max()))
+    if index is None:
+        return None
+    x, groups, gamma, beta, eps = case.args
+    if _close(y, seen.oracle.wrong("eps_outside_the_root", x, groups, gamma, beta, eps)):
+        return (
+            f"eps outside the square root: for {case.meta['first']}, your {FUNCTION} divides by "
+            f"sqrt(var) + eps. The paper adds eps to the variance, inside the root; the two "
+            f"differ on groups of small variance."
+        )
+    return (
+        f"eps: scaling x by {SCALE:g} and eps by {SCALE**2:g} changed your output (for "
+        f"{case.meta['first']}, then {where(case)}: at {tuple(int(i) for i in index)}, "
+        f"{fmt(y1[index])} became {fmt(y[index])}). With eps added to the variance inside the "
+        f"square root nothing moves: is eps outside the root, or the eps argument not used?"
+    )
+
+
+# -- num_groups must divide C ----------------------------------------------------------------
+
+
+def _names(text: str, number: int) -> bool:
+    return re.search(rf"(?<![\d.]){number}(?![\d.])", text) is not None
+
+
+def _indivisible(seen):
+    case, error = seen.case, seen.value
+    if case.tag == "divisible" or (error and error[0] == "NotImplementedError"):
+        return failure_of_call(FUNCTION, case, seen.result)
+    c, groups = case.args[0].shape[1], case.args[1]
+    head = f"num_groups must divide C: for {where(case)}, C = {c} channels"
+    if error is None:
+        return (
+            f"{head} do not split into {groups} equal groups, yet your {FUNCTION} returned an "
+            f"output (a wrong number where an error belongs). Raise ValueError saying so."
+        )
+    if error[0] != "ValueError":
+        message = f"{head}: your {FUNCTION} raised {error[0]} ({error[1]}); raise ValueError."
+        return Verdict(NOT_WRITTEN, message) if undefined(case, seen.result) else message
+    if not (_names(error[1], c) and _names(error[1], groups)):
+        return (
+            f"{head}: your ValueError says {error[1]!r}. Name the numbers that do not fit, "
+            f"C = {c} and num_groups = {groups}, so the caller sees what is wrong."
+        )
+    return None
+
+
+# -- the cells -------------------------------------------------------------------------------
+
+
+SPECS = (
+    check_spec(
+        "gn_contiguous_groups",
+        FUNCTION,
+        each_case(an_array, _contiguous),
+        "groups of C / num_groups contiguous channels",
+        misconception="strided groups (channel c in group c % G)",
+        points=2,
+    ),
+    check_spec(
+        "gn_instance_norm",
+        FUNCTION,
+        each_case(an_array, _instance),
+        "a group's channels share statistics (not instance norm)",
+        misconception="statistics over each channel alone (instance norm)",
+        points=1,
+    ),
+    check_spec(
+        "gn_layer_norm",
+        FUNCTION,
+        each_case(an_array, _layer),
+        "each group has its own statistics (not layer norm)",
+        misconception="statistics over every channel (layer norm)",
+        points=1,
+    ),
+    check_spec(
+        "gn_population_variance",
+        FUNCTION,
+        each_case(an_array, _population_variance),
+        "population variance of each group",
+        misconception="the sample variance (m - 1)",
+        points=1,
+        questions=_implementation_questions,
+    ),
+    check_spec(
+        "gn_gain_and_bias",
+        FUNCTION,
+        each_pair(an_array, _gain_and_bias),
+        "gamma and beta per channel, after normalizing",
+        misconception="gamma and beta applied before normalizing",
+        points=1,
+        questions=lambda case: [
+            ASK.wrong("affine_before_normalizing", *case.args[:4], case.meta["eps"])
+        ],
+    ),
+    check_spec(
+        "gn_eps_placement",
+        FUNCTION,
+        each_pair(an_array, _eps),
+        "eps inside the square root, the argument used",
+        misconception="eps outside the square root, or ignored",
+        points=1,
+        questions=lambda case: (
+            [ASK.wrong("eps_outside_the_root", *case.args)] if len(case.args) == 5 else []
+        ),
+    ),
+    check_spec(
+        "gn_channel_axis",
+        FUNCTION,
+        each_pair(an_array, _channel_axis),
+        "channels on axis 1, gamma and beta per channel",
+        misconception="channels taken from the last axis",
+        points=1,
+    ),
+    check_spec(
+        "gn_indivisible_groups",
+        FUNCTION,
+        must_raise(_indivisible),
+        "ValueError naming C and num_groups when num_groups does not divide C",
+        misconception="num_groups that does not divide C accepted",
+        points=1,
+    ),
+    check_spec(
+        "gn_dtype_and_shape",
+        FUNCTION,
+        each_case(returned, normchecks.like_the_input),
+        "returns an array of the input's shape and dtype",
+        misconception="the output's type, shape or dtype wrong",
+        points=1,
+    ),
+    check_spec(
+        "gn_input_untouched",
+        FUNCTION,
+        each_case(returned, normchecks.untouched(PARAMS)),
+        "does not write into its arguments",
+        misconception="writes into its arguments",
+        points=1,
+    ),
+    check_spec(
+        "gn_reference_reuse",
+        FUNCTION,
+        each_case(normchecks.no_reuse(returned, "a library group norm")),
+        "written by hand: no library normalization called",
+        misconception="a library group norm called",
+        points=2,
+        voids=True,
+    ),
+)

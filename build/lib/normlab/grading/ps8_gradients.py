@@ -1,0 +1,178 @@
+"""ps8's gradient cells: the gradient of x through the statistics, and the parameters'.
+
+A LayerNorm written from torch primitives gets its backward pass from autograd, right as
+long as everything stays in the graph. The gradients are compared with nn.LayerNorm's in
+float64 for the same weight, bias and dy (the oracle's `torch_layer_norm`), or, when the
+module computes another member of the family (n - 1, eps elsewhere, other axes: their cells
+say so), with that member's own gradients, so that each cell reads one thing:
+
+- stats_in_graph: dx. A mean or a variance taken out of the graph (`.detach()`, `.item()`,
+  `.data`, a NumPy round trip) leaves the values right and dx wrong: Ba, Kiros and Hinton's
+  normalization is differentiated through its statistics (chapter 10, ps5's dx).
+- parameter_gradients: dweight and dbias, which do not depend on the statistics' graph.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import variants
+from .evidence import fmt, record, where, worst
+from .judges import each_case
+from .oracle import ASK
+from .ps8_probes import (
+    CLASS,
+    family_questions,
+    float_array,
+    member_options,
+    members,
+    output,
+    trailing_axes,
+    wrong_choices,
+)
+from .spec import check_spec
+
+DETACHED = (("mean", "var"), ("mean",), ("var",))
+DETACHED_WORDS = {
+    ("mean", "var"): "the mean and the variance",
+    ("mean",): "the mean",
+    ("var",): "the variance",
+}
+
+
+def _close(got: np.ndarray, want: np.ndarray) -> bool:
+    scale = 1.0 + np.abs(want).max(initial=0.0)
+    return (
+        got.size == want.size and worst(got.reshape(want.shape), want, 1e-6, 1e-9 * scale) is None
+    )
+
+
+def _expected(seen, member=None, **extra) -> dict:
+    """The oracle's output and gradients for the case, for `member` of the family
+    (nn.LayerNorm's own formula when None)."""
+    case = seen.case
+    shape, x, weight, bias, dy = case.args
+    options = {**member_options(member), **extra}
+    return seen.oracle.torch_layer_norm(
+        x, shape, weight, bias, eps=case.meta["eps"], dy=dy, **options
+    )
+
+
+def _gradient_questions(case) -> list:
+    """What the gradient cells may ask about a case: the family on its x, and nn.LayerNorm's
+    gradients for the formula of any member the module may compute, with and without each
+    statistic cut from the graph (which member is asked depends on the module's output)."""
+    shape, x, weight, bias, dy = case.args
+    eps = case.meta["eps"]
+    return [
+        *family_questions(case),
+        *(
+            ASK.torch_layer_norm(
+                x, shape, weight, bias, eps=eps, dy=dy, **member_options(member), **cut
+            )
+            for member in (None, *variants.members(np.ndim(x)))
+            for cut in ({}, *({"detach": detach} for detach in DETACHED))
+        ),
+    ]
+
+
+def _candidates(seen) -> list:
+    """The members of the family the output matches, the closest to LayerNorm first
+    (nn.LayerNorm's formula alone when it matches none): a gradient is judged against the
+    forward pass the module computes, whichever cell says what is wrong with that."""
+    matches = members(seen, seen.value["y"])
+    axes, eps = trailing_axes(seen.case), seen.case.meta["eps"]
+    return sorted(matches, key=lambda v: len(wrong_choices(v, axes, eps))) or [None]
+
+
+def _no_backward(seen) -> str | None:
+    error = seen.value.get("backward_error")
+    if error:
+        return (
+            f"Gradients: for {where(seen.case)}, backward from your output fails ({error}): "
+            f"the output must stay in torch's graph (no NumPy round trip, no torch.no_grad())."
+        )
+    return None
+
+
+def _dx(seen):
+    problem = _no_backward(seen)
+    if problem:
+        return problem
+    case = seen.case
+    dx = float_array(seen.value.get("dx"))
+    if dx is None:
+        return (
+            f"Gradients: for {where(case)}, x received no gradient: your output does not reach "
+            f"x through torch's graph."
+        )
+    candidates = _candidates(seen)
+    if any(_close(dx, _expected(seen, member)["dx"]) for member in candidates):
+        return None
+    for detach in DETACHED:
+        if _close(dx, _expected(seen, candidates[0], detach=detach)["dx"]):
+            return (
+                f"Statistics out of the graph: for {where(case)}, the gradient of x is what it "
+                f"would be with {DETACHED_WORDS[detach]} held constant. The output depends on "
+                f"each record's statistics, so the gradient must flow through them: a "
+                f".detach(), .item(), .data or a NumPy round trip cuts that path."
+            )
+    want = _expected(seen, candidates[0])["dx"]
+    r = tuple(int(i) for i in worst(dx.reshape(want.shape), want, 1e-6, 1e-9))
+    return (
+        f"Gradients: for {where(case)}, the gradient of x is not the one of your own forward "
+        f"pass as nn.LayerNorm's backward computes it (entry {record(r)} is off by "
+        f"{fmt(abs(dx.reshape(want.shape)[r] - want[r]))}): keep every step of the forward "
+        f"in torch's graph, and do not write a backward of your own."
+    )
+
+
+def stats_in_graph_spec(points: float):
+    return check_spec(
+        "stats_in_graph",
+        CLASS,
+        each_case(output, _dx),
+        "the gradient of x flows through the mean and the variance",
+        misconception="the statistics detached from the graph",
+        points=points,
+        questions=_gradient_questions,
+        salt="values",
+    )
+
+
+def _parameters(seen):
+    problem = _no_backward(seen)
+    if problem:
+        return problem
+    case = seen.case
+    expected = [_expected(seen, member) for member in _candidates(seen)]
+    want = expected[0]
+    for name, key in (("weight", "dweight"), ("bias", "dbias")):
+        got = float_array(seen.value.get(key))
+        if got is None:
+            return (
+                f"Parameter gradients: for {where(case)}, {name}.grad is None after backward: "
+                f"{name} is not in the graph of the output (.data, .detach() or torch.no_grad() "
+                f"around its use cuts it), so an optimizer would never change it."
+            )
+        if not any(_close(got, one[key]) for one in expected):
+            r = tuple(int(i) for i in worst(got.reshape(want[key].shape), want[key], 1e-6, 1e-9))
+            return (
+                f"Parameter gradients: for {where(case)}, {name}.grad is not the gradient of "
+                f"your output with respect to {name} (entry {record(r)} differs): each "
+                f"{name}[k] must enter the output of every record once, as in nn.LayerNorm."
+            )
+    return None
+
+
+def parameter_gradients_spec(points: float):
+    return check_spec(
+        "parameter_gradients",
+        CLASS,
+        each_case(output, _parameters),
+        "weight and bias receive their gradients",
+        misconception="the parameters' gradients missing or wrong",
+        points=points,
+        questions=_gradient_questions,
+        salt="values",
+    )

@@ -1,0 +1,249 @@
+"""ps8's cases and readers: the student's `LayerNorm` class put through `module_probes`.
+
+A ps8 case names a probe (`normlab_sandbox.module_probes`) that builds modules of the
+student's class and returns plain data; the readers here turn that data into what a rule
+judges, or into the problem ("not written" for a stub, "crashed" when the class raised).
+
+The cells that read a choice of the family (`variants`: axes, centring, divisor, eps) do it
+as ps2's do (`normchecks.variant_match`): the oracle has every member of the family computed on
+the case's x, and the student's output, with the case's weight and bias, matches some of
+them; a cell passes when one of those is right on the choices it reads. So a bug costs the
+cells of its own misconception: a module that divides by n - 1 still takes the right axes,
+and the values cell says so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from normlab_sandbox.cases import Case
+
+from . import qualified, variants
+from .evidence import failure_of_call, where
+from .oracle import ASK
+from .verdict import CRASHED, NOT_WRITTEN, Verdict
+
+CLASS = "LayerNorm"
+DEFAULT_EPS = 1e-5
+CHOICES = ("axes", "center", "divisor", "eps")
+
+
+def shape_text(normalized_shape) -> str:
+    """normalized_shape as the student would write it: 8, or (3, 4)."""
+    return str(normalized_shape)
+
+
+def built(normalized_shape, eps=None, affine=None) -> str:
+    """The module a case builds, as code: "LayerNorm((3, 4), eps=0.1)"."""
+    extra = f", eps={eps:g}" if eps is not None else ""
+    extra += ", elementwise_affine=False" if affine is False else ""
+    return f"{CLASS}({shape_text(normalized_shape)}{extra})"
+
+
+def forward_case(
+    normalized_shape,
+    x,
+    *,
+    weight=None,
+    bias=None,
+    dy=None,
+    eps=None,
+    affine=None,
+    tag: str,
+    **meta,
+) -> Case:
+    """A `forward` probe: LayerNorm(normalized_shape[, eps][, elementwise_affine]) on x, with
+    weight and bias put in (None: the module's own), backward with dy (None: no backward)."""
+    x = np.asarray(x)
+    kwargs = {}
+    if eps is not None:
+        kwargs["eps"] = eps
+    if affine is not None:
+        kwargs["elementwise_affine"] = affine
+    label = f"{built(normalized_shape, eps, affine)} on x of shape {x.shape}"
+    label += f", {x.dtype}" if x.dtype != np.float64 else ""
+    meta = {"eps": DEFAULT_EPS if eps is None else float(eps), "eps_passed": eps, **meta}
+    args = (normalized_shape, x, weight, bias, dy)
+    return Case(CLASS, "probe", args, kwargs, tag=tag, label=label, meta=meta, probe="forward")
+
+
+def probe_case(probe: str, *args, tag: str, label: str, **kwargs) -> Case:
+    """Any other probe of the class: parameters, state_dict, training."""
+    return Case(CLASS, "probe", args, kwargs, tag=tag, label=label, probe=probe)
+
+
+def trailing_axes(case: Case) -> tuple[int, ...]:
+    """The axes of x that the case's normalized_shape names (its trailing ones)."""
+    shape, x = case.args[0], case.args[1]
+    count = 1 if isinstance(shape, int) else len(shape)
+    return tuple(range(x.ndim - count, x.ndim))
+
+
+def float_array(value) -> np.ndarray | None:
+    """value as a float64 array, or None when it is not an array of numbers."""
+    if not isinstance(value, np.ndarray) or value.dtype.kind not in "fiu":
+        return None
+    return value.astype(np.float64)
+
+
+def probed(case: Case, result):
+    """Reader: the probe's findings (a dict), or the problem: a class that raised, or a
+    forward that returned something else than a tensor (None: "not written")."""
+    problem = failure_of_call(CLASS, case, result)
+    if problem:
+        return None, problem
+    found = result.output
+    if not isinstance(found, dict):
+        return None, Verdict(CRASHED, f"the grader could not read the probe of {where(case)}.")
+    if isinstance(found.get("unset"), str):  # the probe found no tensor to put a value in
+        why = found["unset"]
+        text = (
+            f"{why}, so the grader cannot put the case's values in ({where(case)}): name the "
+            f"parameters weight and bias, tensors of normalized_shape, as nn.LayerNorm does."
+        )
+        return None, Verdict(CRASHED, text, cause=why)
+    if "y" in found and found["y"] is None:
+        returned = str(found.get("returned", "?"))
+        if returned == "NoneType":
+            text = (
+                f"{CLASS}.forward is not written yet: it returns None ({where(case)}). Write "
+                f"the bodies of __init__ and forward in its answer cell, forward ending with "
+                f"return."
+            )
+            return None, Verdict(NOT_WRITTEN, text)
+        text = f"{CLASS}.forward returned {returned}, not a tensor ({where(case)})."
+        return None, Verdict(CRASHED, text, cause=f"{CLASS}.forward returns {returned}")
+    return found, None
+
+
+def output(case: Case, result):
+    """Reader: the forward probe's findings with "y" as a float64 array of x's shape, or the
+    problem."""
+    found, problem = probed(case, result)
+    if problem:
+        return None, problem
+    y, x = float_array(found.get("y")), case.args[1]
+    if y is None:
+        return None, Verdict(CRASHED, f"{CLASS}.forward returned no numbers ({where(case)}).")
+    if y.shape != x.shape:
+        return None, (
+            f"Shape: {where(case)} gives an output of shape {y.shape}; a LayerNorm's output "
+            f"has the input's shape {x.shape}."
+        )
+    return {**found, "y": y}, None
+
+
+def family_questions(case: Case) -> list:
+    """What `members` asks about a forward probe: the family on its x."""
+    if case.probe != "forward":
+        return []
+    return [ASK.family(np.asarray(case.args[1], dtype=np.float64), case.meta["eps"])]
+
+
+def members(seen, y: np.ndarray) -> list[variants.Variant]:
+    """The members of the family whose output on the case's x, with the case's weight and
+    bias (none: 1 and 0), is y."""
+    case = seen.case
+    x, weight, bias = np.asarray(case.args[1], dtype=np.float64), case.args[2], case.args[3]
+    w = 1.0 if weight is None else np.asarray(weight, dtype=np.float64)
+    b = 0.0 if bias is None else np.asarray(bias, dtype=np.float64)
+    outputs = seen.oracle.family(x, case.meta["eps"])
+    return [v for v, z in outputs.items() if variants.same(y, w * z + b)]
+
+
+def wrong_choices(v: variants.Variant, axes: tuple[int, ...], eps: float) -> set[str]:
+    """The choices on which member v differs from LayerNorm over `axes`."""
+    right_eps = v.eps_mode == "inside" or (v.eps_mode == "fixed" and v.fixed_eps == eps)
+    wrong = (v.axes != axes, not v.center, v.divisor != "n", not right_eps)
+    return {choice for choice, bad in zip(CHOICES, wrong, strict=True) if bad}
+
+
+# the cell of ps8 that reads each choice of the family (`qualified`): the axes of an int
+# normalized_shape are values', a tuple's trailing_axes'
+CELLS = {
+    "axes": "values",
+    "center": "values",
+    "divisor": "population_variance",
+    "eps": "eps_placement",
+}
+
+
+def cells_for(case: Case) -> dict:
+    """CELLS, with the axes of this case's normalized_shape."""
+    if isinstance(case.args[0], int):
+        return CELLS
+    return {**CELLS, "axes": "trailing_axes"}
+
+
+def interactions(choices: set[str]) -> dict:
+    """check_spec's apart_from and hidden_by for a cell that `reads` these choices."""
+    others = [CELLS[c] for c in CHOICES if c not in choices]
+    if "axes" not in choices:
+        others.append("trailing_axes")
+    hidden = () if "axes" in choices else ("values", "trailing_axes")
+    return {"apart_from": tuple(dict.fromkeys(others)), "hidden_by": hidden}
+
+
+def reads(choices: set[str], explain):
+    """The judge of a cell that reads `choices` of the family: a case passes when a member
+    its output matches is right on all of them (apart from that member's other wrong
+    choices, or not judged where they hide these: `qualified`); else explain(seen, y,
+    closest) -> message | None, closest the matching member with the fewest wrong choices
+    (None: no match)."""
+
+    def rule(seen):
+        y = seen.value["y"]
+        axes, eps = trailing_axes(seen.case), seen.case.meta["eps"]
+        matches = members(seen, y)
+        wrong = {v: wrong_choices(v, axes, eps) for v in matches}
+        found = qualified.reading(matches, wrong, choices, lambda v: _hides(seen, v, choices))
+        if found != "fails":
+            return found
+        closest = min(matches, key=lambda v: len(wrong[v])) if matches else None
+        return explain(seen, y, closest)
+
+    def cells(case: Case) -> dict:
+        return {c: cell for c, cell in cells_for(case).items() if c not in choices}
+
+    return qualified.qualified_judge(output, rule, cells)
+
+
+def _hides(seen, variant, choices: set[str]) -> str | None:
+    """Why a member's wrong axes hide `choices` on this case (a set of one value), or None."""
+    x = np.asarray(seen.case.args[1])
+    if variant.axes == trailing_axes(seen.case) or "axes" in choices:
+        return None
+    if int(np.prod([x.shape[a] for a in variant.axes])) > 1:
+        return None
+    read = " or ".join(qualified.READS[c] for c in sorted(choices))
+    return (
+        f"for {where(seen.case)}, your module takes its statistics over "
+        f"{variants.describe_axes(variant.axes, x.ndim)}, one value each on this input, so its "
+        f"output cannot show {read}."
+    )
+
+
+def member_options(v: variants.Variant | None) -> dict:
+    """The oracle's keywords for member v's torch formula (None: nn.LayerNorm's own)."""
+    if v is None:
+        return {}
+    return {
+        "axes": v.axes,
+        "center": v.center,
+        "divisor": v.divisor,
+        "eps_mode": v.eps_mode,
+        "fixed_eps": v.fixed_eps,
+    }
+
+
+def affine_property(x: np.ndarray, y: np.ndarray, axes: tuple[int, ...]) -> bool:
+    """No member matches: is each record (the entries over `axes`) an affine map of itself,
+    as any normalization over those axes followed by one gain and one shift is?"""
+    lead = x.ndim - len(axes)
+    xs, ys = x.reshape(*x.shape[:lead], -1), y.reshape(*y.shape[:lead], -1)
+    for xr, yr in zip(xs.reshape(-1, xs.shape[-1]), ys.reshape(-1, ys.shape[-1]), strict=True):
+        design = np.stack([xr, np.ones_like(xr)], axis=1)
+        coef, *_ = np.linalg.lstsq(design, yr, rcond=None)
+        if not np.all(np.abs(design @ coef - yr) <= 1e-6 * (1 + np.abs(yr).max())):
+            return False
+    return True

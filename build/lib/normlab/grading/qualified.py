@@ -1,0 +1,115 @@
+"""A tick is a true statement: the judge of a cell that reads one choice of a formula.
+
+A normalization is four choices (`variants`: axes, centring, divisor, eps), one cell each. A
+cell that reads its choice right on an output that is wrong on another choice passes, since
+its own property holds, but says what else is wrong, so that its tick is true: "✓ values,
+apart from the variance: see population_variance". And where another wrong choice hides this
+cell's (statistics over an axis of length one are a single value: the output is 0 whatever
+the cell reads) the cell cannot judge, keeps no points, and says which cell to fix first.
+
+    qualified_judge(read, rule, cells)   judge(cases, results, oracle): each case read, then
+                                         rule(seen) -> None (passes as it is) | Apart(choices)
+                                         (passes, apart from those) | Hidden(choice, why)
+                                         (cannot judge) | a message or Verdict (fails);
+                                         the first failure wins, then the first hidden case,
+                                         then the pass, with every choice it holds apart from
+
+`cells` names the grade cell of each choice in the assignment (None: no cell reads it), or
+is a function of the case that does (ps8: a tuple normalized_shape's axes are another cell's
+than an int's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .judges import each_case
+from .verdict import NOT_JUDGED, PASSED, Verdict
+
+WORDS = {"axes": "the axes", "center": "the centring", "divisor": "the variance", "eps": "eps"}
+READS = {
+    "axes": "which axes it normalizes over",
+    "center": "whether it subtracts the mean",
+    "divisor": "what it divides the sum of squares by",
+    "eps": "where it adds eps",
+}
+
+
+@dataclass(frozen=True)
+class Apart:
+    """This case passes, apart from the other choices it gets wrong."""
+
+    choices: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """This case cannot show the cell's choice: `choice`, wrong, hides it; `why` says how."""
+
+    choice: str
+    why: str
+
+
+def note(choices, cells: dict, words: dict = WORDS) -> str:
+    """'apart from the axes and the variance: see axis, population_variance'; `choices` are
+    choices, or (choice, its cell) pairs."""
+    pairs = [c if isinstance(c, tuple) else (c, cells.get(c)) for c in choices]
+    named = list(dict.fromkeys(words.get(c, c) for c, _ in pairs))
+    said = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    seen = list(dict.fromkeys(cell for _, cell in pairs if cell))
+    return f"apart from {said}" + (f": see {', '.join(seen)}" if seen else "")
+
+
+def hidden_message(hidden: Hidden, cell: str | None, words: dict = WORDS) -> str:
+    """'not judged: fix axis first: ...'."""
+    fix = cell or words.get(hidden.choice, hidden.choice)
+    return f"not judged: fix {fix} first: {hidden.why}"
+
+
+def qualified_judge(read, rule, cells: dict, words: dict = WORDS):
+    """The judge of a cell that reads a choice (see the module docstring)."""
+
+    def judge(cases, results, oracle):
+        apart: list[tuple[str, str | None]] = []
+        hidden: list[tuple[Hidden, str | None]] = []
+
+        def collect(seen):
+            found = rule(seen)
+            named = cells(seen.case) if callable(cells) else cells
+            if isinstance(found, Apart):
+                pairs = [(c, named.get(c)) for c in found.choices]
+                apart.extend(pair for pair in pairs if pair not in apart)
+                return None
+            if isinstance(found, Hidden):
+                hidden.append((found, named.get(found.choice)))
+                return None
+            return found
+
+        problem = each_case(read, collect)(cases, results, oracle)
+        if problem:
+            return problem
+        if hidden:
+            return Verdict(NOT_JUDGED, hidden_message(*hidden[0], words))
+        if apart:
+            return Verdict(PASSED, note=note(apart, {}, words))
+        return None
+
+    return judge
+
+
+def reading(matches: list, wrong: dict, choice: set, hides) -> object:
+    """What a case's matching variants say of a cell that reads `choice` (a set of choices):
+    None, Apart, Hidden, or "fails" (no match is right on them: the cell's own explanation
+    follows). `wrong` maps each match to its wrong choices; hides(variant) -> why | None says
+    whether a match's other wrong choice hides the cell's on this case."""
+    right = [v for v in matches if not (choice & wrong[v])]
+    if not right:
+        return "fails"
+    best = min(right, key=lambda v: len(wrong[v]))
+    others = tuple(c for c in WORDS if c in wrong[best])
+    if not others:
+        return None
+    why = hides(best)
+    if why:
+        return Hidden(others[0], why)
+    return Apart(others)

@@ -1,0 +1,287 @@
+"""What backs the checks: the answer key, or in a student download its recording.
+
+A full install (the grader, the course's checkout) has the answer key (`normlab.answer_key`):
+each check runs on its battery, the oracle is the live one, and a `Ref` resolves to the
+graders' trusted callable. A student download has none of it (`make student`,
+`normlab.course.download`); it carries `recorded.json` beside this module instead:
+
+- `cases`: the visible battery of every check, `spec.make_cases(DEFAULT_SEED, hidden=False)`;
+  for a check that varies per student (`CheckSpec.varies`: ps1), one per variant of the pool,
+  by slot (the pool holds inputs only; the answers below make it checkable offline);
+- `answers`, by the fingerprint of the question (`oracle.fingerprint`): the answers to the
+  questions each check declares for those cases (`CheckSpec.questions`), so the recording is
+  complete by construction; and, for ps3's witness, what each trusted LayerNorm a visible
+  case hands over returns on every input the course's own witness gives them;
+- `refs`: the names of those trusted LayerNorms.
+
+Nothing here computes an answer. A question or an input that was not recorded raises
+`NotRecorded`; the reference's functions in the download (`normlab.layer_norm` and co.) are
+stubs that raise `NotInDownload`; `hidden=True` is refused.
+
+This module decides, once, which backs the checks: `ORACLE` (what judges' questions are
+answered by), `resolve` (what a `Ref` becomes) and `with_batteries` (the catalog's specs,
+each on its battery).
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from normlab_sandbox import wire
+from normlab_sandbox.cases import WIRE_TYPES, Ref
+
+from . import scripted_timer
+from .oracle import Question, fingerprint
+from .spec import DEFAULT_SEED, CheckSpec
+from .variants import Variant
+from .verdict import CRASHED, Verdict
+
+DATA = Path(__file__).with_name("recorded.json")
+NOT_RECORDED = "not recorded"  # the probe a replayed LayerNorm reports after a miss
+
+
+class NotRecorded(LookupError):
+    """A question or an input the download has no recorded answer for."""
+
+
+class NotInDownload(RuntimeError):
+    """A function of normlab's reference, called in the student download, which has none."""
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """A dict whose keys are not plain data (the family's {Variant: output}), as its items."""
+
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Raised:
+    """A recorded question whose answer raised: replayed as the same built-in exception."""
+
+    type_name: str
+    message: str
+
+
+REGISTRY = {**WIRE_TYPES, **{cls.__name__: cls for cls in (Variant, Pairs, Raised, Question)}}
+
+
+def storable(answer):
+    """An answer as plain data the wire encodes (see `Pairs`)."""
+    if type(answer) is dict and not all(
+        isinstance(k, (str, int, float, bool, tuple)) or k is None for k in answer
+    ):
+        return Pairs(tuple(answer.items()))
+    return answer
+
+
+def _restored(answer):
+    if isinstance(answer, Pairs):
+        return dict(answer.items)
+    if isinstance(answer, Raised):
+        kind = getattr(builtins, answer.type_name, None)
+        if not (isinstance(kind, type) and issubclass(kind, Exception)):
+            kind = RuntimeError
+        raise kind(answer.message)
+    return answer
+
+
+def copied(value):
+    """A fresh copy of an answer's arrays (the student's code may write into what it gets)."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if type(value) in (tuple, list):
+        return type(value)(copied(v) for v in value)
+    return value
+
+
+def describe(args: tuple) -> str:
+    """A call's arguments in a few words: arrays by shape and dtype."""
+
+    def one(value) -> str:
+        if isinstance(value, np.ndarray):
+            return f"a {value.dtype} array of shape {value.shape}"
+        return repr(value)[:40]
+
+    return ", ".join(one(a) for a in args)
+
+
+def norm_question(name: str, x) -> tuple:
+    """What a trusted LayerNorm `name` is asked when a witness calls it on x."""
+    return ("norm", name, np.asarray(x))
+
+
+@dataclass
+class Recording:
+    """What a download replays (see the module docstring)."""
+
+    cases: dict  # assignment -> grade_id -> [Case] (a check that varies: {slot: [Case]})
+    answers: dict  # fingerprint -> answer (storable)
+    refs: list  # the trusted LayerNorms' Ref names a visible case hands over
+
+    @classmethod
+    def loads(cls, data: bytes) -> Recording:
+        return cls(**wire.loads(data, REGISTRY))
+
+    def dumps(self) -> bytes:
+        fields = {
+            "cases": self.cases,
+            "answers": dict(sorted(self.answers.items())),
+            "refs": sorted(self.refs),
+        }
+        return wire.dumps(fields, REGISTRY)
+
+    def answer(self, question, what: str = ""):
+        """The recorded answer to `question`; NotRecorded (naming `what`) when there is none."""
+        try:
+            found = self.answers[fingerprint(question)]
+        except KeyError:
+            what = what or f"the answer to {question.method}(...)"
+            raise NotRecorded(
+                f"{what} is not recorded in this student download, which carries answers for "
+                f"the inputs of the visible checks only (the checks run on the reference when "
+                f"your notebook is graded)."
+            ) from None
+        return _restored(found)
+
+    def resolve(self, ref: Ref, made: dict):
+        """The callable a check hands over: ps6's scripted timer as it is, a trusted LayerNorm
+        as a replay of its recorded outputs (`replay_norm`)."""
+        if ref.name.startswith(scripted_timer.PREFIX):
+            return scripted_timer.resolve(ref, made)
+        if ref.name in self.refs:
+            made[("replay", len(made))] = norm_fn = replay_norm(self, ref.name)
+            return norm_fn  # in `made`, so `guarded.run_case` reads its probes
+        raise KeyError(f"no recorded callable named {ref.name!r}")
+
+    def checks(self, checks: dict) -> dict:
+        """`checks` (the catalog's specs) each on its recorded visible battery (`replayed`)."""
+        missing = [f"{a}:{g}" for a in checks for g in checks[a] if g not in self.cases.get(a, {})]
+        if missing:
+            raise NotRecorded(f"no recorded cases for {missing}: build the download again")
+        return {
+            assignment: {g: replayed(spec, self.cases[assignment][g]) for g, spec in specs.items()}
+            for assignment, specs in checks.items()
+        }
+
+
+class RecordedOracle:
+    """The backing oracle of a download: the answers recorded about the visible cases."""
+
+    def __init__(self, recording: Recording) -> None:
+        self._recording = recording
+
+    def answer(self, question: Question):
+        return self._recording.answer(question)
+
+
+def replay_norm(recording: Recording, name: str):
+    """A trusted LayerNorm handed to the student's code, `norm_fn(x)`: it replays what the
+    graders' one returned, when the download was built, for the inputs the course's own
+    witness probed; on any other input it raises NotRecorded and reports the miss as the
+    probe NOT_RECORDED, so the check says it cannot run here rather than judge a witness
+    that was never answered."""
+    missed: list[str] = []
+
+    def norm_fn(x):
+        try:
+            what = f"norm_fn({describe((np.asarray(x),))})"
+            return copied(recording.answer(norm_question(name, x), what))
+        except NotRecorded:
+            missed.append(describe((np.asarray(x),)))
+            raise
+
+    def probes():
+        return ((NOT_RECORDED, missed[0]),) if missed else ()
+
+    norm_fn.probes = probes
+    return norm_fn
+
+
+def replayed(spec: CheckSpec, cases: list) -> CheckSpec:
+    """`spec` on its recorded visible battery: hidden=True (or another seed) is refused, and a
+    run that asked a replayed LayerNorm about an unrecorded input is not judged."""
+
+    def make_cases(seed: int = DEFAULT_SEED, hidden: bool = True, variant=None) -> list:
+        if hidden:
+            raise NotRecorded(
+                "the hidden battery is not in the student download: it runs when your "
+                "notebook is graded"
+            )
+        if seed != DEFAULT_SEED:
+            raise NotRecorded(f"the download recorded the visible battery of seed {DEFAULT_SEED}")
+        if not spec.varies:
+            return list(cases)
+        if variant is None or variant.get("slot") not in cases:
+            raise NotRecorded("this check runs on your own variant: the download has no other")
+        return list(cases[variant["slot"]])
+
+    def judge(cases, results, oracle) -> Verdict:
+        missed = [r.probe(NOT_RECORDED) for r in results if r.probe(NOT_RECORDED)]
+        if missed:
+            return Verdict(
+                CRASHED,
+                f"This check cannot run in the student download: your code called the "
+                f"norm_fn it was handed on {missed[0]}, an input it has no output for. The "
+                f"download holds no LayerNorm: norm_fn replays the reference's outputs for the "
+                f"inputs the course's own witness probes, so only those are answered here. "
+                f"When your notebook is graded, this check runs on real ones.",
+            )
+        return spec.judge(cases, results, oracle)
+
+    return replace(spec, make_cases=make_cases, judge=judge)
+
+
+def _load() -> Recording | None:
+    return Recording.loads(DATA.read_bytes()) if DATA.is_file() else None
+
+
+RECORDING = _load()
+
+# --- a full install: the answer key backs the checks ----------------------------------------
+# It is imported when first used, not here: it imports this package's modules itself.
+
+
+class AnswerKeyOracle:
+    """The live oracle of the answer key (`normlab.answer_key.oracle.LIVE`)."""
+
+    def answer(self, question: Question):
+        from ..answer_key.oracle import LIVE
+
+        return LIVE.answer(question)
+
+
+def answer_key_resolve(ref: Ref, made: dict):
+    """The graders' trusted callable `ref` names (`normlab.answer_key.trusted`)."""
+    from ..answer_key.trusted import resolve as trusted
+
+    return trusted(ref, made)
+
+
+def answer_key_batteries(checks: dict) -> dict:
+    """`checks` each on its battery in the answer key (`normlab.answer_key.batteries`)."""
+
+    def battery(assignment: str, spec: CheckSpec):
+        def make_cases(seed: int = DEFAULT_SEED, hidden: bool = True, variant=None) -> list:
+            from ..answer_key.batteries import make_cases_of
+
+            return make_cases_of(assignment, spec)(seed, hidden, variant)
+
+        return make_cases
+
+    return {
+        assignment: {g: spec.with_cases(battery(assignment, spec)) for g, spec in specs.items()}
+        for assignment, specs in checks.items()
+    }
+
+
+if RECORDING is None:  # a full install
+    ORACLE, resolve, with_batteries = AnswerKeyOracle(), answer_key_resolve, answer_key_batteries
+else:  # a student download
+    ORACLE = RecordedOracle(RECORDING)
+    resolve = RECORDING.resolve
+    with_batteries = RECORDING.checks

@@ -1,0 +1,100 @@
+"""Each assignment's rubric, read off its checks: what a cell certifies, what costs it, and how
+misconceptions interact.
+
+Nothing here is written by hand: a cell's words are its `CheckSpec`'s (its summary is what a
+tick certifies, its misconception what a cross names), and the interactions are what the
+checks declare and `selfcheck.run_check` applies:
+
+- a reuse cell (`voids`): under the course's policy (`use_assignment(..., reuse_voids=...)`,
+  nbgrader_config.py's `NormlabGrading.reuse_voids`), a function that hands its work to a
+  library loses every cell of its own ("not judged: <function> hands the work to ...");
+- `apart_from`: a cell that reads one choice of a formula passes when that choice is right and
+  says what else is wrong ("✓ values, apart from the variance: see population_variance");
+- `hidden_by`: where another wrong choice hides this cell's (statistics over an axis of one
+  value), the cell is not judged and keeps no points ("not judged: fix axis first");
+- one cause, said once: a failure that is the function's (it raised, returns another shape,
+  lacks an attribute) is said in full by the function's first cell that shows it, and "same
+  cause as <cell>" by the others.
+
+`rows(assignment)` is the table; `markdown(assignment)` the instructors' page's
+(instructors/rubric.md runs it at build).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .catalog import CHECKS, MANUAL, reuse_cell
+from .selfcheck import REUSE_VOIDS, points
+
+RULES = (
+    "One cause, said once: when cells of one function fail for one cause that is the "
+    "function's (it raised, returns another shape, lacks an attribute), the first of them in "
+    "the notebook says it in full and the others say `same cause as <cell>`.",
+    "A ✓ that holds apart from another cell's misconception says so: `apart from the "
+    "variance: see population_variance`. A cell whose property another mistake hides is "
+    "`not judged: fix <cell> first` and keeps no points.",
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One autograded cell of the rubric."""
+
+    grade_id: str
+    points: float
+    certifies: str  # what its tick says
+    misconception: str  # what its cross names
+    also_costs: tuple[str, ...]  # the other cells its misconception costs (a reuse cell's)
+    apart_from: tuple[str, ...]  # the cells whose misconceptions it may pass apart from
+    not_judged_when: tuple[str, ...]  # the cells whose misconceptions may leave it not judged
+
+
+def rows(assignment: str, reuse_voids: str = REUSE_VOIDS[0]) -> list[Row]:
+    """The rubric of `assignment` under the reuse policy `reuse_voids`."""
+    specs = CHECKS[assignment]
+    voided_by = {
+        g: reuse_cell(spec).grade_id
+        for g, spec in specs.items()
+        if reuse_voids == "function" and reuse_cell(spec) is not None
+    }
+    found = []
+    for grade_id, spec in specs.items():
+        costs = tuple(g for g, reuse in voided_by.items() if reuse == grade_id)
+        hidden = (*spec.hidden_by, *([voided_by[grade_id]] if grade_id in voided_by else []))
+        found.append(
+            Row(
+                grade_id,
+                spec.points,
+                spec.summary,
+                spec.misconception,
+                costs,
+                spec.apart_from,
+                hidden,
+            )
+        )
+    return found
+
+
+def _cells(names) -> str:
+    return ", ".join(f"`{name}`" for name in names) or "none"
+
+
+def markdown(assignment: str, reuse_voids: str = REUSE_VOIDS[0]) -> str:
+    """The rubric of `assignment` as a Markdown table, and the cells graded by hand."""
+    lines = [
+        "| cell | points | a ✓ certifies | a ✗ names | it also costs | "
+        "may pass apart from | not judged when these fail |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in rows(assignment, reuse_voids):
+        lines.append(
+            f"| `{row.grade_id}` | {row.points:g} | {row.certifies} | {row.misconception} | "
+            f"{_cells(row.also_costs)} | {_cells(row.apart_from)} | "
+            f"{_cells(row.not_judged_when)} |"
+        )
+    manual = MANUAL.get(assignment, {})
+    if manual:
+        graded = ", ".join(f"`{g}` ({points(p)})" for g, p in manual.items())
+        lines.append(f"\nGraded by hand: {graded}; the rubric is in the source notebook.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,179 @@
+"""The sandbox kernel's end of the socket to the grader, and the interrupts it must survive.
+
+The kernel receives requests and sends replies on it (the messages of `protocol`). While a
+check runs, the student's code may also call a trusted function: one the check handed it (a
+`Ref`, e.g. the correct LayerNorm for ps3's witness) or, reusing the reference, one of
+normlab's. Neither lives in the sandbox kernel. The call becomes a question to the grader
+("call normlab.layer_norm with these arrays"), which computes the answer with its own copy,
+notes the call itself (so the kernel cannot hide it), and sends back data or an error. A call
+the grader only needs to hear of (NumPy's variance, see `standins`) is a one-way note, sent
+once per case.
+
+The grader's timeout is a SIGINT. `Interrupts` turns it into a KeyboardInterrupt inside student
+code only, and never in the middle of the kernel's own send or receive: there it is held until
+the channel operation is over. Python runs signal handlers in the main thread whichever thread
+the signal hit (NumPy's libraries may have started threads of their own), so this holds however
+the signal arrives. A student's code that replaces the handler can cut a frame; the grader then
+reads a frame that fails its checksum and replaces the kernel (`wire.LostSync`).
+
+Standard library and NumPy only (this runs in the sandbox kernel).
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import signal
+from contextlib import contextmanager
+
+from . import protocol, wire
+
+# exceptions the grader may ask the kernel to raise by name; anything else is a RuntimeError
+_RAISABLE = {
+    name: getattr(builtins, name)
+    for name in (
+        "ValueError",
+        "TypeError",
+        "IndexError",
+        "KeyError",
+        "ZeroDivisionError",
+        "ArithmeticError",
+        "FloatingPointError",
+        "OverflowError",
+        "NotImplementedError",
+        "RuntimeError",
+        "AttributeError",
+    )
+}
+
+
+class Unavailable(RuntimeError):
+    """A library or trusted function the grading sandbox does not provide (see the message)."""
+
+
+class Interrupts:
+    """SIGINT as KeyboardInterrupt while student code runs, held during channel operations,
+    dropped at any other time (a timeout that fired just as a reply left)."""
+
+    def __init__(self) -> None:
+        self.student = False  # student code is running
+        self.holding = 0  # channel operations in progress
+        self.pending = False  # a SIGINT arrived while holding
+
+    def _on_sigint(self, signum, frame) -> None:
+        if not self.student:
+            return
+        if self.holding:
+            self.pending = True
+            return
+        raise KeyboardInterrupt
+
+    def install(self) -> None:
+        signal.signal(signal.SIGINT, self._on_sigint)
+
+    @contextmanager
+    def student_code(self):
+        """Run student code: a SIGINT now interrupts it (the handler is set again each time,
+        in case the student's code replaced it)."""
+        self.install()
+        self.pending, self.student = False, True
+        try:
+            yield
+        finally:
+            self.student = self.pending = False
+
+    @contextmanager
+    def held(self):
+        """A channel operation: a SIGINT waits until it is over."""
+        self.holding += 1
+        try:
+            yield
+        finally:
+            self.holding -= 1
+            if not self.holding and self.pending and self.student:
+                self.pending = False
+                raise KeyboardInterrupt
+
+
+class Channel:
+    """The kernel's end of the socket; `registry` names the dataclasses that may cross."""
+
+    def __init__(self, sock, registry: dict) -> None:
+        self.sock = sock
+        self.reader = wire.FrameReader(sock)
+        self.registry = registry
+        self.interrupts = Interrupts()
+        self.request = None  # the id of the request being served, on every frame sent
+        self.noted: set | None = None  # what was noted in the running case (None: no case)
+        self._asked = 0
+
+    def receive(self):
+        """The grader's next message; if the channel broke, the kernel exits (`LOST_SYNC`). A
+        whole frame that does not decode raises: the notebook broke the kernel's harness."""
+        with self.interrupts.held():
+            try:
+                payload = self.reader.read()
+            except (EOFError, OSError, wire.WireError):
+                os._exit(wire.LOST_SYNC)
+            return wire.loads(payload, self.registry)
+
+    def send(self, message) -> None:
+        """Send `message` (WireError if it does not encode: nothing is sent); a send cut
+        halfway (by anything) leaves a stream nothing can be trusted on: the kernel exits."""
+        data = wire.frame(wire.dumps(message, self.registry))
+        with self.interrupts.held():
+            try:
+                self.sock.sendall(data)
+            except BaseException:  # noqa: BLE001 (even a KeyboardInterrupt: the frame is cut)
+                os._exit(wire.LOST_SYNC)
+
+    def ask(self, question: type, **fields):
+        """Send a question (a `protocol.QUESTIONS` type, with these fields) to the grader and
+        wait for its answer; raise what it says to."""
+        self._asked += 1
+        with self.interrupts.held():
+            self.send(question(id=self.request, seq=self._asked, **fields))
+            answer = self.receive()
+        if not isinstance(answer, protocol.Answer) or (answer.id, answer.seq) != (
+            self.request,
+            self._asked,
+        ):
+            os._exit(wire.LOST_SYNC)  # not the answer to this question: out of step
+        if answer.error is not None:
+            ename, message = answer.error
+            if ename == "Unavailable":
+                raise Unavailable(message)
+            raise _RAISABLE.get(ename, RuntimeError)(message)
+        return answer.value
+
+    def note(self, kind: str, name: str) -> None:
+        """Tell the grader, once per case, that the running case called `name`."""
+        if self.noted is None or (kind, name) in self.noted:
+            return
+        self.noted.add((kind, name))
+        self.send(protocol.Note(self.request, kind, name))
+
+
+_channel: Channel | None = None  # the kernel's one channel, made by `connect`
+
+
+def connect(sock, registry: dict) -> Channel:
+    """Make the kernel's channel on `sock` (once, before any student code runs)."""
+    global _channel
+    if _channel is not None:
+        raise RuntimeError("the kernel already has its channel")
+    _channel = Channel(sock, registry)
+    return _channel
+
+
+def ask(question: type, **fields):
+    """`Channel.ask` on the kernel's channel."""
+    if _channel is None:
+        raise Unavailable("this function is only available inside the grading sandbox")
+    return _channel.ask(question, **fields)
+
+
+def note(kind: str, name: str) -> None:
+    """`Channel.note` on the kernel's channel (nothing outside the grading sandbox)."""
+    if _channel is not None:
+        _channel.note(kind, name)

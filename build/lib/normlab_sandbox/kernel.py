@@ -1,0 +1,267 @@
+"""The sandbox kernel: one student's notebook, run cell by cell, in a process of its own.
+
+    python -I -m normlab_sandbox.kernel FD
+
+The protocol with the grader (its end is `normlab.course.grader.kernel_process`, the
+replacements `kernel_session` beside it) is the dataclasses of `protocol`, whose docstring
+describes it; this module serves it on the socket FD.
+
+Framing (`wire`): every message is one frame, a 16-byte header (a magic, the length, the CRC32
+of the payload, the CRC32 of the header) and a payload of plain data (no pickle). Both ends read
+with a `wire.FrameReader`, which keeps the bytes of a partial frame when a deadline passes, so
+a timeout never leaves the stream mid-message; a frame cut by its sender and followed by
+another fails a checksum and reads as `LostSync`, never as a garbled length.
+
+The grader paces its answers to the kernel's questions: past a small allowance of CPU per
+request, it answers no faster than keeps its own CPU within a few percent of the request's
+time; after an interrupt it refuses every question at once.
+
+Interrupts. The grader's timeout is a SIGINT, a KeyboardInterrupt in student code only, never
+in the middle of the kernel's own send or receive (`channel.Interrupts`). An interrupted cell or
+case is answered `Interrupted(running)`, the notebook's functions that were running; the grader
+stalls them (a `Stall` request): a stalled function is not called again until the notebook
+defines that name again, so a function that never returns costs one timeout, not one per
+check. No reply `GRACE_S` after the interrupt: the grader kills the kernel.
+
+Replacement. A kernel that dies (`os._exit`, a signal, the CPU limit), ignores the interrupt,
+breaks its harness or loses its place on the channel (a frame that fails its checksum, a message
+out of turn, with another id, or that the protocol's types refuse) is killed, and the request
+fails with the reason. Before the next cell the grader starts a fresh one and replays what the
+lost one had been sent: the cells that ran to their end and the stalls, in order, then a stall
+of the function that was being called (a case's target) as crashed, with the reason. Every
+other function is graded as before; a notebook gets a few replacements at most.
+
+The kernel exits with HARNESS_FAILED (70) when its own request loop fails, SETUP_FAILED (71)
+when it could not set itself up, LOST_SYNC (72) when its channel broke (a send cut halfway, a
+frame it cannot read, an answer to another question, a message that is no request).
+
+Standard library, IPython and NumPy only (this runs in the sandbox kernel).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import socket
+import sys
+import types
+
+from . import channel, guarded, protocol, standins, wire
+from .guarded import run_case
+from .protocol import WIRE_TYPES
+from .shell import captured, make_shell, run_cell
+
+RLIMITS = {
+    "memory_bytes": resource.RLIMIT_AS,
+    "cpu_seconds": resource.RLIMIT_CPU,
+    "file_bytes": resource.RLIMIT_FSIZE,
+    "open_files": resource.RLIMIT_NOFILE,
+    "processes": resource.RLIMIT_NPROC,
+}
+PR_SET_PDEATHSIG = 1
+
+
+class SetupError(RuntimeError):
+    """The kernel could not set itself up; it must not run student code."""
+
+
+# --- setup --------------------------------------------------------------------------------
+
+
+def die_with_parent() -> None:
+    """Linux: be killed when the grading worker dies (under bubblewrap, --die-with-parent
+    does the same for the whole sandbox)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    parent = os.getppid()
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(0)
+
+
+def become(uid: int) -> None:
+    """Take `uid` (and gid `uid`) with no supplementary groups; there is no way back."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    if os.getresuid() != (uid, uid, uid) or os.getresgid() != (uid, uid, uid):
+        raise SetupError(f"the kernel could not take uid {uid}")
+
+
+def set_limits(limits: dict) -> None:
+    """Lower the soft and hard limits (never raise them); no core dumps. The CPU limit's hard
+    one is a second later, so that the kernel ends with SIGXCPU (the reason a student reads),
+    not with the SIGKILL that Linux sends first when both are reached at once."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    for key, value in limits.items():
+        which = RLIMITS[key]
+        _, hard = resource.getrlimit(which)
+        finite = hard != resource.RLIM_INFINITY
+        cap = min(int(value), hard) if finite else int(value)
+        later = cap + 1 if key == "cpu_seconds" else cap
+        resource.setrlimit(which, (cap, min(later, hard) if finite else later))
+
+
+def receive_files(link: channel.Channel, workdir: str, count: int) -> None:
+    """Write the `count` files the grader sends next under `workdir` (paths stay inside)."""
+    root = os.path.realpath(workdir)
+    for _ in range(count):
+        file = link.receive()
+        if not isinstance(file, protocol.File):
+            raise SetupError("the grader sent something else than a file")
+        path = os.path.realpath(os.path.join(root, file.path))
+        if not path.startswith(root + os.sep):
+            raise SetupError(f"a file outside the working folder: {file.path!r}")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as handle:
+            handle.write(file.data)
+
+
+def set_up(link: channel.Channel) -> protocol.Setup:
+    """Apply the grader's `protocol.Setup` (see `protocol`), and return it."""
+    setup = link.receive()
+    if not isinstance(setup, protocol.Setup):
+        raise SetupError("the grader's first message is not the setup")
+    die_with_parent()
+    if setup.uid is not None:
+        become(int(setup.uid))
+    os.makedirs(setup.workdir, mode=0o700, exist_ok=True)
+    receive_files(link, setup.workdir, int(setup.files))
+    os.chdir(setup.workdir)
+    set_limits(setup.limits)
+    return setup
+
+
+# --- requests -----------------------------------------------------------------------------
+
+
+def running_functions(error: BaseException, user_ns: dict, names=()) -> list[str]:
+    """The notebook's functions on `error`'s traceback, then `names` (those defined)."""
+    codes = {
+        value.__code__: name
+        for name, value in list(user_ns.items())
+        if type(value) is types.FunctionType
+    }
+    found = []
+    tb = error.__traceback__
+    while tb is not None:
+        name = codes.get(tb.tb_frame.f_code)
+        if name is not None and name not in found:
+            found.append(name)
+        tb = tb.tb_next
+    return found + [n for n in names if n in user_ns and n not in found]
+
+
+class Stalled:
+    """The notebook's objects the grader stalled, by name, while the name still holds them."""
+
+    def __init__(self) -> None:
+        self.functions: dict[str, tuple[object, object]] = {}
+
+    def mark(self, names: dict, user_ns: dict) -> None:
+        for name, why in names.items():
+            if name in user_ns:
+                self.functions[name] = (user_ns[name], why)
+
+    def among(self, names, user_ns: dict) -> dict:
+        """{name: why} for those of `names` that still hold a stalled object."""
+        held = {n: self.functions[n] for n in names if n in self.functions}
+        return {n: reason for n, (obj, reason) in held.items() if user_ns.get(n) is obj}
+
+
+def _serve_case(shell, link: channel.Channel, request: protocol.RunCase):
+    """Run one check case through `run_case` on the notebook's objects."""
+    user_ns, case = shell.user_ns, request.case
+    namespace = {t: user_ns[n] for t, n in request.names.items() if n in user_ns}
+    owners = {n: user_ns[n] for n in request.owners if n in user_ns} or namespace
+    standins.case_owners = guarded.owner_codes(owners)
+    link.noted = set()
+    try:
+        with captured(shell), link.interrupts.student_code():
+            result = run_case(namespace, case, standins.resolve, owners)
+    except KeyboardInterrupt as stopped:
+        running = running_functions(stopped, user_ns, [request.case_function()])
+        return protocol.Interrupted(request.id, tuple(running))
+    finally:
+        link.noted = None
+        standins.case_owners = {}
+    return protocol.CaseDone(request.id, result, list(shell.collector.items))
+
+
+def _serve_cell(shell, link: channel.Channel, request: protocol.RunCell):
+    standins.in_test_cell(request.test_cell)
+    try:
+        with link.interrupts.student_code():
+            outputs, failed = run_cell(shell, request.source)
+    finally:
+        standins.in_test_cell(None)
+    error = shell.last_execution_result.error_in_exec
+    if isinstance(error, KeyboardInterrupt):
+        running = running_functions(error, shell.user_ns)
+        return protocol.Interrupted(request.id, tuple(running))
+    return protocol.CellDone(request.id, outputs, failed)
+
+
+def handle(shell, link: channel.Channel, stalled: Stalled, request):
+    """The reply to one request (see `protocol`)."""
+    try:
+        if isinstance(request, protocol.RunCell):
+            return _serve_cell(shell, link, request)
+        if isinstance(request, protocol.RunCase):
+            return _serve_case(shell, link, request)
+        if isinstance(request, protocol.Stall):
+            stalled.mark(request.names, shell.user_ns)
+            return protocol.StallDone(request.id)
+        names = request.names
+        defined = tuple(n for n in names if n in shell.user_ns)
+        return protocol.NamesDone(request.id, defined, stalled.among(names, shell.user_ns))
+    except KeyboardInterrupt:  # it landed outside the student's own code
+        return protocol.Interrupted(request.id)
+
+
+def serve(link: channel.Channel, setup: protocol.Setup) -> None:
+    """Answer requests until told to stop (or the grader is gone)."""
+    shell, stalled = make_shell(), Stalled()
+    real_torch = setup.torch is True
+    standins.install(real_torch, setup.student, setup.variant)
+    if real_torch:
+        from .module_probes import import_torchs_lazy_parts
+
+        import_torchs_lazy_parts()
+    sys.argv = ["grading-sandbox"]
+    link.send(protocol.Ready())
+    while True:
+        request = link.receive()
+        if isinstance(request, protocol.Bye):
+            os._exit(0)
+        if not isinstance(request, protocol.REQUESTS) or type(request.id) is not int:
+            os._exit(wire.LOST_SYNC)  # no request: the two ends are out of step
+        link.request = request.id
+        reply = handle(shell, link, stalled, request)
+        try:
+            link.send(reply)
+        except wire.WireError as exc:  # a reply that will not encode fails its cell
+            link.send(protocol.Failed(request.id, f"reply: {exc}"))
+
+
+def main() -> None:
+    link = channel.connect(socket.socket(fileno=int(sys.argv[1])), WIRE_TYPES)
+    link.interrupts.install()
+    try:
+        setup = set_up(link)
+    except Exception as exc:  # noqa: BLE001 (no student code runs in a kernel not set up)
+        try:
+            link.send(protocol.SetupFailed(f"{type(exc).__name__}: {exc}"[:500]))
+        finally:
+            os._exit(wire.SETUP_FAILED)
+    try:
+        serve(link, setup)
+    finally:
+        os._exit(wire.HARNESS_FAILED)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,273 @@
+"""Probes: what ps8's checks ask of a student's `LayerNorm` class, answered as plain data.
+
+ps8 (`ps8_in_a_model`) grades a torch module, `LayerNorm(normalized_shape, eps=1e-5,
+elementwise_affine=True)`, not a function of arrays. A check case names a probe
+(`Case(how="probe", probe=...)`) and `run_case` calls `PROBES[probe](cls, *args, **kwargs)`
+with the student's class: the probe builds modules, runs them, and returns what the judge
+needs as NumPy arrays, strings and tuples, never a tensor, so that only data crosses to the
+grader (`wire`). Every probe builds fresh modules, so no case depends on another.
+
+    forward      one module: its output, and with `dy` the gradients of x, weight and bias;
+                 the torch normalization kernels it reached (aten ops seen by a dispatch
+                 mode, backward nodes left in the output's graph: see `tripwire`)
+    parameters   a fresh module: its parameters, buffers and state_dict, and what its
+                 `weight` and `bias` attributes hold
+    state_dict   nn.LayerNorm's state_dict loaded into the student's module, and the
+                 student's loaded into nn.LayerNorm (both strict, as a checkpoint is read)
+    training     the student's class inside ps8's spirals network (`spirals`): the loss of
+                 each step, and a fresh module's weight and bias
+
+Weights are put into a module through `.data`, which keeps the tensor's identity (a
+parameter stays registered, a plain tensor stays plain) and takes the value's dtype, so a
+float64 case is float64 throughout. This module imports torch: only a ps8 case loads it (in
+the grading sandbox, only where the grader gave the kernel the real torch).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from . import spirals
+from .tripwire import node_label, op_label
+
+
+def _array(t) -> np.ndarray | None:
+    return None if t is None else t.detach().cpu().numpy().copy()
+
+
+def _error(exc: BaseException) -> str:
+    text = str(exc).strip().replace("\n\t", " ").replace("\n", " ").rstrip(".")
+    return f"{type(exc).__name__}: {text}"[:500]
+
+
+def _sizes(normalized_shape) -> tuple[int, ...]:
+    return (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+
+
+def _build(cls, normalized_shape, eps=None, elementwise_affine=None):
+    """`cls(normalized_shape)`, passing eps and elementwise_affine only when given."""
+    kwargs = {}
+    if eps is not None:
+        kwargs["eps"] = eps
+    if elementwise_affine is not None:
+        kwargs["elementwise_affine"] = elementwise_affine
+    return cls(normalized_shape, **kwargs)
+
+
+def held(module, name: str) -> str:
+    """What `module.<name>` is: "parameter", "buffer", "tensor" (a plain tensor, registered
+    nowhere), "None", "missing", or the type's name."""
+    if name in dict(module.named_parameters(recurse=False)):
+        return "parameter"
+    if name in dict(module.named_buffers(recurse=False)):
+        return "buffer"
+    if not hasattr(module, name):
+        return "missing"
+    value = getattr(module, name)
+    if value is None:
+        return "None"
+    return "tensor" if isinstance(value, torch.Tensor) else type(value).__name__
+
+
+def _set(module, name: str, value) -> str | None:
+    """Put `value` into `module.<name>` in place, through `.data` (see the module docstring);
+    what stops it, in words, when the module has no such tensor (the probe's finding, never
+    an exception: it is not the student's code that failed)."""
+    tensor = getattr(module, name, None)
+    if not isinstance(tensor, torch.Tensor):
+        return f"LayerNorm's {name} is {held(module, name)}, not a tensor of normalized_shape"
+    new = torch.as_tensor(np.asarray(value))
+    if tensor.numel() != new.numel():
+        return (
+            f"LayerNorm's {name} has shape {tuple(tensor.shape)}, not normalized_shape "
+            f"{tuple(new.shape)}"
+        )
+    tensor.data = new.reshape(tensor.shape)
+    return None
+
+
+def _set_all(module, weight, bias) -> dict | None:
+    """`_set` weight and bias (each unless None); the finding {"unset": why} if one cannot be."""
+    for name, value in (("weight", weight), ("bias", bias)):
+        if value is not None:
+            why = _set(module, name, value)
+            if why:
+                return {"unset": why}
+    return None
+
+
+class _NormKernels(TorchDispatchMode):
+    """Notes torch's normalization kernels among the aten ops run inside the `with` block."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.labels: list[str] = []
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # torch (2.5 on) wraps a mode's __torch_dispatch__ to keep torch.compile out of it;
+        # the wrapper imports torch._dynamo (and sympy) on the first op, 2 s of every
+        # grading kernel. Nothing here is compiled, so the plain method is kept.
+        return False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        label = op_label(func.overloadpacket.__name__)
+        if label and label not in self.labels:
+            self.labels.append(label)
+        return func(*args, **(kwargs or {}))
+
+
+def _graph_labels(y: torch.Tensor) -> tuple[str, ...]:
+    """The normalization kernels whose backward nodes are in y's autograd graph."""
+    found, todo, seen = [], [y.grad_fn], set()
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        label = node_label(type(node).__name__)
+        if label and label not in found:
+            found.append(label)
+        todo.extend(next_node for next_node, _ in node.next_functions)
+    return tuple(found)
+
+
+def _stub(cls, normalized_shape, elementwise_affine=None) -> dict | None:
+    """The forward probe's answer for a class whose forward is still a stub (a module of its
+    own returns None on two records of zeros), so that every cell says "not written"; None
+    otherwise (a forward that raises here is judged by the cells that run it)."""
+    try:
+        module = _build(cls, normalized_shape, None, elementwise_affine)
+        returned = module(torch.zeros((2, *_sizes(normalized_shape))))
+    except Exception:  # noqa: BLE001
+        return None
+    return {"y": None, "returned": "NoneType"} if returned is None else None
+
+
+def _grad(module, name: str):
+    tensor = getattr(module, name, None)
+    return _array(tensor.grad) if isinstance(tensor, torch.Tensor) else None
+
+
+def import_torchs_lazy_parts() -> None:
+    """Import now what torch imports on first use: torch._dynamo (with sympy) on a module's
+    first optimizer, sympy on a backward pass given a gradient. Seconds under load: the grader
+    and its kernels import them before any cell runs, so no cell's time limit pays for them."""
+    importlib.import_module("torch._dynamo")
+
+
+def forward_pass(
+    cls, normalized_shape, x, weight=None, bias=None, dy=None, eps=None, elementwise_affine=None
+) -> dict:
+    """The probe "forward": one module's output on x, and with `dy` the gradients (see the
+    module docstring). weight and bias None: the module keeps its own."""
+    stub = _stub(cls, normalized_shape, elementwise_affine)
+    if stub:  # before weight and bias are put in: a stub's __init__ made none
+        return stub
+    module = _build(cls, normalized_shape, eps, elementwise_affine)
+    unset = _set_all(module, weight, bias)
+    if unset:
+        return unset
+    xt = torch.tensor(np.asarray(x), requires_grad=dy is not None)
+    with _NormKernels() as kernels:
+        y = module(xt)
+    if not isinstance(y, torch.Tensor):
+        return {"y": None, "returned": type(y).__name__}
+    found = {"y": _array(y), "kernels": tuple(kernels.labels) + _graph_labels(y)}
+    if dy is not None:
+        try:
+            y.backward(torch.as_tensor(np.asarray(dy)).to(y.dtype))
+        except RuntimeError as exc:  # no graph back to anything, or a shape the dy misses
+            found["backward_error"] = _error(exc)
+        found.update(dx=_array(xt.grad), dweight=_grad(module, "weight"))
+        found["dbias"] = _grad(module, "bias")
+    return found
+
+
+def parameters(cls, normalized_shape, elementwise_affine=None) -> dict:
+    """A fresh module's parameters ((name, shape, requires_grad), ...), buffers ((name, shape),
+    ...), state_dict {key: array}, and what its weight and bias are (`held`)."""
+    stub = _stub(cls, normalized_shape, elementwise_affine)
+    if stub:
+        return stub
+    module = _build(cls, normalized_shape, None, elementwise_affine)
+    return {
+        "parameters": tuple(
+            (name, tuple(p.shape), bool(p.requires_grad)) for name, p in module.named_parameters()
+        ),
+        "buffers": tuple((name, tuple(b.shape)) for name, b in module.named_buffers()),
+        "state_dict": _state(module),
+        "weight": held(module, "weight"),
+        "bias": held(module, "bias"),
+    }
+
+
+def _state(module) -> dict:
+    return {
+        str(key): _array(value) if isinstance(value, torch.Tensor) else type(value).__name__
+        for key, value in module.state_dict().items()
+    }
+
+
+def state_dict(cls, normalized_shape, x, weight, bias) -> dict:
+    """Checkpoints both ways (strict loading, as `load_state_dict` does by default):
+    - into: nn.LayerNorm's state_dict (holding weight and bias) loaded into a fresh module of
+      the student's, its output on x then (`into_error` if it would not load), beside the
+      output of a module given the same weight and bias directly (`direct`);
+    - out: the student's state_dict (after weight and bias were set) loaded into a fresh
+      nn.LayerNorm (`out_error` if it would not load), and that state_dict's entries."""
+    xt = torch.tensor(np.asarray(x))
+    theirs = torch.nn.LayerNorm(normalized_shape, dtype=xt.dtype)
+    _set_all(theirs, weight, bias)
+    stub = _stub(cls, normalized_shape)
+    if stub:
+        return stub
+    mine = _build(cls, normalized_shape)
+    unset = _set_all(mine, weight, bias)
+    if unset:
+        return unset
+    found = {"weight": held(mine, "weight"), "bias": held(mine, "bias"), "out_error": None}
+    with torch.no_grad():
+        found["direct"] = _array(mine(xt))
+        found["state"] = _state(mine)
+        try:
+            torch.nn.LayerNorm(normalized_shape).load_state_dict(mine.state_dict())
+        except (RuntimeError, KeyError, TypeError, ValueError) as exc:
+            found["out_error"] = _error(exc)
+        loaded = _build(cls, normalized_shape).to(xt.dtype)  # as `mine`'s, after `_set`
+        try:
+            loaded.load_state_dict(theirs.state_dict())
+        except (RuntimeError, KeyError, TypeError, ValueError) as exc:
+            found.update(into_error=_error(exc), loaded=None)
+        else:
+            found.update(into_error=None, loaded=_array(loaded(xt)))
+    return found
+
+
+def training(cls, **run) -> dict:
+    """`spirals.train_losses(cls, **run)`, and a fresh module's weight and bias (arrays, or
+    None where the module has none) and what they are (`held`)."""
+    width = run.get("width", spirals.RUN["width"])
+    stub = _stub(cls, width)
+    if stub:
+        return stub
+    fresh = _build(cls, width)  # as the network builds it
+    losses = spirals.train_losses(cls, **run)
+    start = {}
+    for name in ("weight", "bias"):
+        value = getattr(fresh, name, None)
+        start[name] = _array(value) if isinstance(value, torch.Tensor) else None
+    kinds = {name: held(fresh, name) for name in ("weight", "bias")}
+    return {"losses": losses, "fresh": start, "held": kinds}
+
+
+PROBES = {
+    "forward": forward_pass,
+    "parameters": parameters,
+    "state_dict": state_dict,
+    "training": training,
+}

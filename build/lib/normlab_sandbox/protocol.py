@@ -1,0 +1,335 @@
+"""The messages between the grader and the sandbox kernel, one dataclass each.
+
+The grader (`normlab.course.grader.kernel_process`, `kernel_session`, `notebook`, `answers`)
+and the kernel (`kernel`, `channel`) speak only these, framed and encoded by `wire`, which
+rebuilds no other class (`WIRE_TYPES`). Everything the kernel sends is untrusted: each message
+checks its own fields when it is built, so a malformed one fails to decode (`wire.WireError`)
+and the grader replaces the kernel, instead of reading a field of the wrong kind later.
+
+Setup, once, grader -> kernel, then the kernel's answer:
+
+    Setup(uid, workdir, files, limits, torch, student, variant)
+                                                then `files` File(path, data) frames
+                                                -> Ready(), or SetupFailed(reason)
+
+`uid`: the grading slot's own unprivileged uid (when the grader runs as root), taken before
+anything else; `workdir`: the private working folder for the submission's files (its notebooks
+left out: the autograded copy holds the restored hidden tests); `limits`: the resource limits;
+`torch`: the assignment's choice, true gives the notebook the real torch (ps8 grades a torch
+module), false the stand-in (`standins`); normlab is a stand-in either way. `student` and
+`variant`: for an assignment with per-student variants (ps1), the submitter's id and their
+variant (`normlab.grading.pools`), which the notebook's `my_variant()` returns here.
+
+Requests, grader -> kernel, one at a time, each with an `id`; every message the kernel sends
+while it serves one carries that id, and exactly one of them is the reply:
+
+    RunCell(id, source, test_cell)   run a cell (`test_cell`: the grade_id of an autograded
+                                     test cell the grader could not read, see `standins`)
+                                     -> CellDone(outputs, error)
+    AskNames(id, names)              which of these names the notebook defines, and which are
+                                     stalled -> NamesDone(defined, stalled: {name: why})
+    Stall(id, names: {name: why})    stall the objects these names hold now -> StallDone()
+                                     (`why`: (verdict category, message))
+    RunCase(id, case, names, owners) run one check `Case` through `guarded.run_case`
+                                     (`owners`: the notebook's graded functions, whose
+                                     library calls are each their own) -> CaseDone(result,
+                                     outputs)
+    Bye()                            exit (no reply)
+
+Any request may instead be answered Interrupted(id, running) (the grader's timeout stopped it;
+`running`: the notebook's functions that were running) or Failed(id, reason) (the kernel's
+reply would not encode).
+
+Questions, kernel -> grader, while a case runs: the student's code reached what lives only in
+the grader (see `channel` and `standins`). A question comes before the reply and gets an
+Answer(id, seq, value, error); a Note needs none:
+
+    AskLibrary(id, seq, path, args, kwargs, owner)
+                                               a normlab function (`normlab.layer_norm`),
+                                               called inside `owner` (a graded function)
+    AskRef(id, seq, ref, attr, args, kwargs)   a trusted callable the check handed over
+    AskTorch(id, seq, path)                    torch, in a kernel that has no torch
+    Note(id, kind, name)                       a call the grader notes (NumPy's variance)
+
+Standard library only (this runs in the sandbox kernel too).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .cases import WIRE_TYPES as CASE_TYPES
+from .cases import Case, Ref, Result
+
+
+class MalformedMessage(ValueError):
+    """A message whose fields are not what the protocol says (the wire refuses it)."""
+
+
+def _strings(value, what: str) -> tuple[str, ...]:
+    if not isinstance(value, (tuple, list)) or not all(isinstance(v, str) for v in value):
+        raise MalformedMessage(f"{what} must be a sequence of strings")
+    return tuple(value)
+
+
+def _string_map(value, what: str) -> dict:
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise MalformedMessage(f"{what} must be a dict with string keys")
+    return value
+
+
+def _reason(value) -> tuple[str, str]:
+    """A stall's why: (category, message), both strings."""
+    if not (isinstance(value, (tuple, list)) and len(value) == 2):
+        raise MalformedMessage("a stall's reason must be (category, message)")
+    category, message = value
+    if not isinstance(category, str) or not isinstance(message, str):
+        raise MalformedMessage("a stall's reason must be two strings")
+    return category, message[:500]
+
+
+def _request_id(value) -> None:
+    if type(value) is not int:
+        raise MalformedMessage("a message's id must be an int")
+
+
+# --- setup --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Setup:
+    uid: int | None
+    workdir: str
+    files: int
+    limits: dict
+    torch: bool = False
+    student: str = ""
+    variant: dict | None = None
+
+
+@dataclass(frozen=True)
+class File:
+    path: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Ready:
+    pass
+
+
+@dataclass(frozen=True)
+class SetupFailed:
+    reason: str
+
+
+# --- requests -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunCell:
+    id: int
+    source: str
+    test_cell: str | None = None
+
+
+@dataclass(frozen=True)
+class AskNames:
+    id: int
+    names: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", _strings(self.names, "AskNames.names"))
+
+
+@dataclass(frozen=True)
+class Stall:
+    id: int
+    names: dict  # name -> (category, message)
+
+    def __post_init__(self) -> None:
+        names = _string_map(self.names, "Stall.names")
+        object.__setattr__(self, "names", {n: _reason(why) for n, why in names.items()})
+
+
+@dataclass(frozen=True)
+class RunCase:
+    id: int
+    case: Case
+    names: dict  # the check's target -> the notebook's name
+    owners: tuple[str, ...] = ()  # the notebook's names of every graded function
+
+    def case_function(self) -> str | None:
+        """The notebook's name for the function this case calls."""
+        return self.names.get(self.case.target)
+
+
+@dataclass(frozen=True)
+class Bye:
+    pass
+
+
+REQUESTS = (RunCell, AskNames, Stall, RunCase)
+
+
+# --- replies: exactly one per request -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CellDone:
+    id: int
+    outputs: list
+    error: bool
+
+    def __post_init__(self) -> None:
+        _request_id(self.id)
+        if not isinstance(self.outputs, list) or type(self.error) is not bool:
+            raise MalformedMessage("CellDone carries a list of outputs and a bool")
+
+
+@dataclass(frozen=True)
+class NamesDone:
+    id: int
+    defined: tuple[str, ...]
+    stalled: dict  # name -> (category, message)
+
+    def __post_init__(self) -> None:
+        _request_id(self.id)
+        object.__setattr__(self, "defined", _strings(self.defined, "NamesDone.defined"))
+        stalled = _string_map(self.stalled, "NamesDone.stalled")
+        object.__setattr__(self, "stalled", {n: _reason(why) for n, why in stalled.items()})
+
+
+@dataclass(frozen=True)
+class StallDone:
+    id: int
+
+    def __post_init__(self) -> None:
+        _request_id(self.id)
+
+
+@dataclass(frozen=True)
+class CaseDone:
+    id: int
+    result: Result
+    outputs: list
+
+    def __post_init__(self) -> None:
+        _request_id(self.id)
+        if not isinstance(self.result, Result) or not isinstance(self.outputs, list):
+            raise MalformedMessage("CaseDone carries a Result and a list of outputs")
+
+
+@dataclass(frozen=True)
+class Interrupted:
+    id: int
+    running: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _request_id(self.id)
+        object.__setattr__(self, "running", _strings(self.running, "Interrupted.running"))
+
+
+@dataclass(frozen=True)
+class Failed:
+    id: int
+    reason: str
+
+    def __post_init__(self) -> None:
+        _request_id(self.id)
+        if not isinstance(self.reason, str):
+            raise MalformedMessage("Failed carries its reason as a string")
+        object.__setattr__(self, "reason", self.reason[:500])
+
+
+REPLIES = (CellDone, NamesDone, StallDone, CaseDone, Interrupted, Failed)
+# the reply each request gets (or Interrupted, or Failed)
+REPLY_TO = {RunCell: CellDone, AskNames: NamesDone, Stall: StallDone, RunCase: CaseDone}
+
+
+# --- questions, while a case runs ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AskLibrary:
+    id: int
+    seq: int
+    path: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    owner: str | None = None  # the innermost graded function on the call's stack
+
+    def __post_init__(self) -> None:
+        _request_id(self.id)
+        if not isinstance(self.path, str) or not isinstance(self.args, tuple):
+            raise MalformedMessage("AskLibrary carries a path and a tuple of arguments")
+        if self.owner is not None and not isinstance(self.owner, str):
+            raise MalformedMessage("AskLibrary's owner is a name")
+        _string_map(self.kwargs, "AskLibrary.kwargs")
+
+
+@dataclass(frozen=True)
+class AskRef:
+    id: int
+    seq: int
+    ref: Ref
+    attr: str = ""
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _request_id(self.id)
+        if not isinstance(self.attr, str) or not isinstance(self.args, tuple):
+            raise MalformedMessage("AskRef carries an attribute name and a tuple of arguments")
+        _string_map(self.kwargs, "AskRef.kwargs")
+
+
+@dataclass(frozen=True)
+class AskTorch:
+    id: int
+    seq: int
+    path: str
+
+    def __post_init__(self) -> None:
+        _request_id(self.id)
+        if not isinstance(self.path, str):
+            raise MalformedMessage("AskTorch carries a path")
+
+
+@dataclass(frozen=True)
+class Note:
+    id: int
+    kind: str
+    name: str
+
+    def __post_init__(self) -> None:
+        _request_id(self.id)
+        if not isinstance(self.kind, str) or not isinstance(self.name, str):
+            raise MalformedMessage("a Note carries a kind and a name")
+
+
+QUESTIONS = (AskLibrary, AskRef, AskTorch)
+
+
+@dataclass(frozen=True)
+class Answer:
+    id: int
+    seq: int
+    value: object = None
+    error: tuple[str, str] | None = None  # (exception name, message)
+
+
+MESSAGES = (
+    Setup,
+    File,
+    Ready,
+    SetupFailed,
+    *REQUESTS,
+    Bye,
+    *REPLIES,
+    *QUESTIONS,
+    Note,
+    Answer,
+)
+# everything the wire between grader and kernel rebuilds: the messages and what they carry
+WIRE_TYPES = {**CASE_TYPES, **{cls.__name__: cls for cls in MESSAGES}}

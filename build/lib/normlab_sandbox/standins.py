@@ -1,0 +1,272 @@
+"""What the student's code finds in the sandbox kernel where normlab, torch and the checks'
+trusted helpers would be.
+
+- `import normlab` (and any `normlab.*`) gives stand-in modules. Every name in them is a
+  `LibraryFunction`: calling `normlab.layer_norm(x)` asks the grader, which answers while a
+  check is running (noting the call as reference reuse, so the kernel cannot hide it) and
+  refuses otherwise. The reference itself is never loaded into the kernel.
+- `normlab.grading` (and its submodules) gives `GradingStandIn`s: the checks run in the
+  grader, never here. `use_assignment` and `summary` do nothing (the grader knows the
+  assignment, and grades every check itself); `my_variant()` returns the submitter's own
+  numbers, which the grader's setup sent (ps1), and says whose they are; `try_it(f, *args)`
+  calls the notebook's own function as in the student's kernel and prints what it returned,
+  or the error, as plain text (a submitted output is never replayed). `check(...)` does
+  nothing in a cell of the student's, and raises `UnreadTestCell` in an autograded test
+  cell: the grader judges the check calls of a test cell it can read
+  (`normlab.course.grader.checkcell`) outside the kernel, and sends a test cell here only
+  when it cannot, so a check called in one would never be judged. It fails closed: the cell
+  scores 0, naming itself, instead of passing.
+- `import torch` succeeds (an unused import costs nothing) but using it raises `Unavailable`;
+  the grader hears of each use, so a call to a torch normalization shows as reuse. Only an
+  assignment that grades torch code (ps8's module) gets the real torch instead, when the
+  grader's setup message says so (`install(real_torch=True)`); the kernel never decides it.
+- NumPy's `var`, `std`, `nanvar` and `nanstd` (also `ndarray.var` and `ndarray.std`) are
+  computed here, by NumPy, but the first call of each in a check case is noted to the grader
+  (ps6 asks for a variance written by hand), so hiding the call from the in-kernel tripwire
+  gains nothing; the stand-ins carry the tripwire labels of the functions they wrap.
+- `resolve(ref, made)` stands in for `normlab.answer_key.trusted.resolve` inside the kernel:
+  the trusted callable a check hands over (`Ref`) becomes a `RefProxy`, whose calls the
+  grader answers with the real object, which it keeps.
+
+Standard library and NumPy only (this runs in the sandbox kernel).
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+
+import numpy
+
+from . import protocol, student_variant, tripwire
+from .channel import Unavailable, ask, note
+
+STAND_IN_PACKAGES = ("normlab", "torch")
+
+
+class _StandIn:
+    """A dotted name inside the sandbox; its attributes are stand-ins of the same kind."""
+
+    shown = "a stand-in"
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return type(self)(f"{self._path}.{name}")
+
+    def __repr__(self) -> str:
+        return f"<{self._path}: {self.shown}>"
+
+
+case_owners: dict = {}  # the running case's graded functions: code object -> name
+
+
+class LibraryFunction(_StandIn):
+    """`normlab.<path>` inside the sandbox: calls are answered (and noted) by the grader, told
+    which of the notebook's graded functions made the call (`tripwire.owner_of`)."""
+
+    shown = "answered by the grader while a check runs"
+
+    def __call__(self, *args, **kwargs):
+        owner = tripwire.owner_of(sys._getframe(1), case_owners)
+        return ask(protocol.AskLibrary, path=self._path, args=args, kwargs=kwargs, owner=owner)
+
+
+class RefProxy:
+    """A trusted callable handed to the student's code by a check, living in the grader."""
+
+    def __init__(self, ref, attr: str = "") -> None:
+        self._ref, self._attr = ref, attr
+
+    def __call__(self, *args, **kwargs):
+        return ask(protocol.AskRef, ref=self._ref, attr=self._attr, args=args, kwargs=kwargs)
+
+    def __repr__(self) -> str:
+        name = self._ref.name
+        shown = name.rsplit(".", 1)[-1] if name.startswith("scripted_timer.") else "norm_fn"
+        return f"<function {shown}>"
+
+    def probes(self):
+        return ()  # the grader reports the real object's probes
+
+
+def resolve(ref, made: dict):
+    """Stand-in for `normlab.answer_key.trusted.resolve`: a proxy, not the trusted object."""
+    return RefProxy(ref)
+
+
+class UnreadTestCell(RuntimeError):
+    """`check` called in an autograded test cell the grader could not read (see the module)."""
+
+
+_test_cell: list[str | None] = [None]  # the grade_id of the test cell running now, if any
+
+
+def in_test_cell(grade_id: str | None) -> None:
+    """Say which autograded test cell runs now (None: no test cell); the kernel sets it
+    around each cell from the grader's `RunCell.test_cell`."""
+    _test_cell[0] = grade_id
+
+
+def _check(*args, **kwargs) -> None:
+    if _test_cell[0] is not None:
+        raise UnreadTestCell(
+            f"test cell {_test_cell[0]!r} calls check in a form the grader does not read "
+            '(check("<grade_id>", name, ..., hidden=..., seed=...) with names and constants '
+            "only): it was not judged and scores 0. This is a bug in the course's notebook: "
+            "please report it."
+        )
+
+
+def try_it(function, *args, **kwargs):
+    """The sandbox's `try_it`: the call, as in the student's kernel, shown as plain text."""
+    name = getattr(function, "__name__", "the function")
+    try:
+        returned = function(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 (shown, as the student's kernel shows it)
+        print(f"✗ {name} raised {type(exc).__name__}: {exc}")
+        return None
+    if returned is None:
+        print(f"{name} returned None: is its body written, ending with return?")
+    else:
+        print(repr(returned)[:2000])
+    return None
+
+
+_variant: dict = {}  # the grader's setup: {"student", "variant", "claimed"} (ps1)
+
+
+def _use_assignment(*args, student: str = "", **kwargs) -> None:
+    _variant["claimed"] = str(student).strip()
+
+
+def _my_variant():
+    """The submitter's variant, as the grader's setup sent it, shown as a student's kernel
+    shows it (and whose it is, when the notebook's STUDENT names another)."""
+    return student_variant.my_variant(_variant)
+
+
+_GRADING = {
+    "use_assignment": _use_assignment,
+    "my_variant": _my_variant,
+    "reference_norms": lambda *args, **kwargs: {},
+    "summary": lambda *args, **kwargs: None,
+    "check": _check,
+    "try_it": try_it,
+}
+
+
+class GradingStandIn(_StandIn):
+    """`normlab.grading.<path>` inside the sandbox: the grader runs the checks, not this cell."""
+
+    shown = "run by the grader while grading"
+
+    def __getitem__(self, key):
+        return GradingStandIn(f"{self._path}[{key!r}]")
+
+    def __iter__(self):
+        return iter(())
+
+    def __call__(self, *args, **kwargs):
+        found = _GRADING.get(self._path.rsplit(".", 1)[-1])
+        return found(*args, **kwargs) if found else None
+
+
+class StandInModule(types.ModuleType):
+    """A module every attribute of which is a stand-in (see the module docstring)."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        path = f"{self.__name__}.{name}"
+        if self.__name__.split(".")[0] == "torch":
+            return TorchStandIn(path)
+        if path == "normlab.grading" or path.startswith("normlab.grading."):
+            return GradingStandIn(path)
+        return LibraryFunction(path)
+
+
+class TorchStandIn(_StandIn):
+    """`torch.<path>` inside the sandbox: using it raises; the grader notes which name."""
+
+    shown = "not available while grading"
+
+    def __call__(self, *args, **kwargs):
+        ask(protocol.AskTorch, path=self._path)
+        raise Unavailable(f"{self._path}: torch is not available while grading")
+
+
+class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves `packages` (`normlab`, and `torch` unless it is the real one) and their
+    submodules as `StandInModule`s."""
+
+    def __init__(self, packages=STAND_IN_PACKAGES) -> None:
+        self.packages = tuple(packages)
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".")[0] in self.packages:
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        module = StandInModule(spec.name)
+        module.__path__ = []
+        return module
+
+    def exec_module(self, module) -> None:
+        pass
+
+
+def _numpy_stand_in(label: str, original):
+    """`original` (NumPy's variance or standard deviation), noted to the grader once per case;
+    not again from inside another stand-in (np.std calls np.var)."""
+
+    def stand_in(*args, **kwargs):
+        if not _inside:
+            note("numpy", label)
+        _inside.append(label)
+        try:
+            return original(*args, **kwargs)
+        finally:
+            _inside.pop()
+
+    stand_in.__name__ = stand_in.__qualname__ = original.__name__
+    stand_in.__code__ = stand_in.__code__.replace(co_name=original.__name__)  # one per label
+    tripwire.label_as(stand_in.__code__, label)
+    return stand_in
+
+
+_inside: list[str] = []  # the stand-ins running now
+
+
+def _install_numpy_stand_ins() -> None:
+    """Replace NumPy's var, std, nanvar and nanstd (the functions ps6 asks students not to
+    call) everywhere NumPy looks them up; `ndarray.var` finds `_methods._var` on first use.
+    These are NumPy 2's private modules: pyproject's `course` extra requires numpy>=2."""
+    from numpy._core import _methods
+    from numpy.lib import _nanfunctions_impl
+
+    _methods._var = _numpy_stand_in("numpy.var", _methods._var)
+    _methods._std = _numpy_stand_in("numpy.std", _methods._std)
+    for name in ("nanvar", "nanstd"):
+        stand_in = _numpy_stand_in(f"numpy.{name}", getattr(_nanfunctions_impl, name))
+        setattr(_nanfunctions_impl, name, stand_in)
+        setattr(numpy, name, stand_in)
+
+
+def install(real_torch: bool = False, student: str = "", variant: dict | None = None) -> None:
+    """Forget every loaded normlab or torch module and serve stand-ins from now on (torch's
+    only when not `real_torch`); note NumPy's variance functions to the grader. `variant`
+    (for `student`) is what the notebook's `my_variant()` gets."""
+    _variant.update(student=student, variant=variant)
+    packages = tuple(p for p in STAND_IN_PACKAGES if not (real_torch and p == "torch"))
+    for name in list(sys.modules):
+        if name.split(".")[0] in STAND_IN_PACKAGES:
+            del sys.modules[name]
+    sys.meta_path.insert(0, StandInFinder(packages))
+    _install_numpy_stand_ins()

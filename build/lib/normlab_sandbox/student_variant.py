@@ -1,0 +1,47 @@
+"""What a notebook says of its student's own numbers (a per-student variant, `normlab.grading.
+pools`), in the student's kernel and in the grading sandbox's alike.
+
+Standard library and NumPy only (this runs in the sandbox kernel too).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+ASK = (
+    "This problem set gives every student their own numbers, and it does not know who you are "
+    'yet: set STUDENT = "<your id>" in the first code cell (the id your instructor enrolled '
+    "you with; on the course's JupyterHub it is read for you), then run the notebook again."
+)
+
+
+def shown(variant: dict, student: str, claimed: str = "") -> str:
+    """The lines that show a student their variant (and whose it is, when graded as another)."""
+    record = ", ".join(f"{v:g}" for v in variant["record"])
+    lines = [
+        f"Your record: r = [{record}] (d = {len(variant['record'])} features); your d_model = "
+        f"{variant['d_model']}. (Variant {variant['slot']} of the pool, for {student}.)"
+    ]
+    if claimed and claimed != student:
+        lines.append(
+            f"This notebook says STUDENT = {claimed!r}, but it is {student}'s: it is graded "
+            f"with {student}'s record."
+        )
+    return "\n".join(lines)
+
+
+def values(variant: dict) -> tuple[np.ndarray, int]:
+    """(r, d_model): the record as a float64 array, and the width."""
+    return np.asarray(variant["record"], dtype=np.float64), int(variant["d_model"])
+
+
+def my_variant(state: dict):
+    """`my_variant()` of a notebook whose setup left `state` ({"variant", "student",
+    "claimed"}): prints the variant (or asks for the id) and returns (r, d_model), or
+    (None, None) when the student is not known (the notebook runs on)."""
+    variant = state.get("variant")
+    if variant is None:
+        print(ASK)
+        return None, None
+    print(shown(variant, state["student"], state.get("claimed", "")))
+    return values(variant)

@@ -1,0 +1,212 @@
+"""The tripwire: notice when a student's function reaches a library normalization.
+
+ps2-ps6 ask students to write LayerNorm, batch-norm, RMSNorm, the backward pass,
+a witness and a variance themselves. Calling normlab's reference, torch's
+normalizations or torch's autograd (directly, or through a name captured before
+grading: `ln = normlab.layer_norm`) earns no points for the function that does it.
+
+Names can be captured and rebound, so the tripwire does not look at names: while
+the student's function runs, a profile hook (`sys.setprofile`) watches which code
+actually executes. It records the entry into
+- any function whose source file is in normlab's package (next to this one), except
+  the graders' own modules (`normlab.grading`, `normlab.course`); the graders'
+  private copy of the reference (`normlab.answer_key.reference`) carries other file
+  names, and this package is not inside normlab's;
+- torch's normalizations (`torch.nn.functional.layer_norm`, `torch.layer_norm`,
+  batch/group/instance/RMS norm, the `nn` modules' forward) and torch's autograd
+  (`Tensor.backward`, `torch.autograd.grad`);
+- NumPy's variance and standard deviation (`np.var`, `np.std`, `ndarray.var`...),
+  which ps6 asks the student to replace (NumPy 2's module layout, and NumPy 1's).
+
+Each entry is a label such as "normlab.layer_norm" or "torch.layer_norm"; judges
+decide which labels matter for their assignment. ps8's probes (`module_probes`) also look
+below Python, where a profile hook cannot: `op_label` names torch's normalization kernels
+by their aten op (seen by a dispatch mode), `node_label` by their backward node (left in
+the output's autograd graph). A student's code that removes
+the hook itself is reported as "tripwire removed". This runs in the student's
+kernel, so it is a precaution; the out-of-kernel runner (`normlab.course`) runs
+the same tripwire in a process whose results the student cannot edit.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+TRIPWIRE_REMOVED = "tripwire removed"
+# normlab's package folder. Not asked of the import system: finding `normlab` would import
+# it (its __init__ loads the reference), and in the grading kernel `normlab` is a stand-in.
+# The two packages are installed side by side from lib/ (one wheel, or one editable
+# checkout), so normlab's folder is this package's sibling; tests/grading/test_guards.py
+# checks it is the folder `import normlab` loads.
+NORMLAB_DIR = Path(__file__).resolve().parents[1] / "normlab"
+
+_NORMLAB_PREFIXES = tuple({str(NORMLAB_DIR) + os.sep, os.path.realpath(NORMLAB_DIR) + os.sep})
+# normlab's subpackages that are the graders' own code, not a normalization a student could
+# reuse: the checks (`normlab.grading`), their answer key and the grader (`normlab.course`).
+# A test checks that every other module of normlab is watched.
+_NORMLAB_EXEMPT = ("grading", "answer_key", "course")
+
+_TORCH_PY = {
+    ("nn/functional.py", "layer_norm"): "torch.nn.functional.layer_norm",
+    ("nn/functional.py", "batch_norm"): "torch.nn.functional.batch_norm",
+    ("nn/functional.py", "rms_norm"): "torch.nn.functional.rms_norm",
+    ("nn/functional.py", "group_norm"): "torch.nn.functional.group_norm",
+    ("nn/functional.py", "instance_norm"): "torch.nn.functional.instance_norm",
+    ("nn/modules/normalization.py", "forward"): "torch.nn.LayerNorm/RMSNorm.forward",
+    ("nn/modules/batchnorm.py", "forward"): "torch.nn.BatchNorm.forward",
+    ("_tensor.py", "backward"): "torch.Tensor.backward",
+    ("autograd/__init__.py", "backward"): "torch.autograd.backward",
+    ("autograd/__init__.py", "grad"): "torch.autograd.grad",
+}
+_TORCH_C = {
+    "layer_norm",
+    "native_layer_norm",
+    "batch_norm",
+    "native_batch_norm",
+    "rms_norm",
+    "group_norm",
+    "native_group_norm",
+    "instance_norm",
+}
+# the same kernels seen from below Python: a dispatch mode sees their aten ops, and the
+# output's autograd graph keeps their backward node, whatever route reached them
+_TORCH_OPS = _TORCH_C | {
+    "_native_batch_norm_legit",
+    "_native_batch_norm_legit_no_training",
+    "_batch_norm_with_update",
+    "_fused_rms_norm",
+}
+_TORCH_NODES = {
+    "NativeLayerNormBackward0": "native_layer_norm",
+    "NativeBatchNormBackward0": "native_batch_norm",
+    "NativeGroupNormBackward0": "native_group_norm",
+    "FusedRmsNormBackward0": "_fused_rms_norm",
+}
+_NUMPY_PY = {
+    ("_core/_methods.py", "_var"): "numpy.var",
+    ("_core/_methods.py", "_std"): "numpy.std",
+    ("lib/_nanfunctions_impl.py", "nanvar"): "numpy.nanvar",
+    ("lib/_nanfunctions_impl.py", "nanstd"): "numpy.nanstd",
+    ("core/_methods.py", "_var"): "numpy.var",  # NumPy 1
+    ("core/_methods.py", "_std"): "numpy.std",
+    ("lib/nanfunctions.py", "nanvar"): "numpy.nanvar",
+    ("lib/nanfunctions.py", "nanstd"): "numpy.nanstd",
+}
+
+
+_LABELLED: dict[object, str] = {}  # code objects labelled by `label_as`
+
+
+def label_as(code, label: str) -> None:
+    """Label `code` as the library function it stands in for (the sandbox's NumPy stand-ins)."""
+    _LABELLED[code] = label
+
+
+def label_for(filename: str, name: str) -> str | None:
+    """The label of a function defined in `filename` and named `name`, or None."""
+    path = filename.replace(os.sep, "/")
+    for prefix in _NORMLAB_PREFIXES:
+        if filename.startswith(prefix):
+            relative = filename[len(prefix) :].replace(os.sep, "/")
+            top = relative.split("/", 1)[0]
+            if top in _NORMLAB_EXEMPT:
+                return None
+            return f"normlab.{name} (normlab/{relative})"
+    if "/torch/" in path:
+        for (tail, func), label in _TORCH_PY.items():
+            if func == name and path.endswith("/torch/" + tail):
+                return label
+    if "/numpy/" in path:
+        for (tail, func), label in _NUMPY_PY.items():
+            if func == name and path.endswith("/numpy/" + tail):
+                return label
+    return None
+
+
+def op_label(name: str) -> str | None:
+    """The label of torch's aten op `name` (its overload packet's name), or None."""
+    return f"torch.ops.aten.{name}" if name in _TORCH_OPS else None
+
+
+def node_label(name: str) -> str | None:
+    """The label of an autograd node of type `name` in an output's graph, or None."""
+    op = _TORCH_NODES.get(name)
+    return f"torch.ops.aten.{op} ({name} in the output's graph)" if op else None
+
+
+def delegated(label: str, owner: str | None, target: str) -> bool:
+    """Did the call of `target` reach library function `label` only through the student's own
+    `owner`, another graded function whose library twin it is (layer_norm calling the
+    student's row_stats, which calls normlab.row_stats)? That call is `owner`'s reuse, not
+    `target`'s; any other library call is `target`'s own."""
+    if owner is None or owner == target:
+        return False
+    return label == f"normlab.{owner}" or label.startswith(f"normlab.{owner} ")
+
+
+def owner_of(frame, owners: dict) -> str | None:
+    """The innermost of the student's graded functions (`owners`: code object -> name) on the
+    stack from `frame` up, or None."""
+    while frame is not None:
+        name = owners.get(frame.f_code)
+        if name is not None:
+            return name
+        frame = frame.f_back
+    return None
+
+
+class Tripwire:
+    """Records library normalizations entered while active (see the module docstring).
+
+    `owners` ({code object: name}: the student's graded functions) and `target` (the function
+    the case calls) sort each entry: `calls` are the target's own, `delegated` those it made
+    only through another graded function of the student's (see `delegated`)."""
+
+    def __init__(self, owners: dict | None = None, target: str = "") -> None:
+        self.calls: list[str] = []
+        self.delegated: list[str] = []
+        self.owners, self.target = owners or {}, target
+        self._labels: dict[object, str | None] = {}
+
+    def _label(self, code) -> str | None:
+        try:
+            return self._labels[code]
+        except KeyError:
+            label = _LABELLED.get(code) or label_for(code.co_filename, code.co_name)
+            self._labels[code] = label
+            return label
+
+    def _record(self, label: str, frame=None) -> None:
+        owner = owner_of(frame, self.owners) if frame is not None and self.owners else None
+        found = self.delegated if delegated(label, owner, self.target) else self.calls
+        if label not in found:
+            found.append(label)
+
+    def __call__(self, frame, event, arg):
+        if event == "call":
+            label = self._label(frame.f_code)
+            if label is not None:
+                caller = frame.f_back
+                # record entry points only, not the library's own inner calls
+                if caller is None or self._label(caller.f_code) is None:
+                    self._record(label, caller)
+        elif event == "c_call":
+            name = getattr(arg, "__name__", None)
+            if name in _TORCH_C and str(getattr(arg, "__module__", "")).startswith("torch"):
+                if self._label(frame.f_code) is None:
+                    self._record(f"torch.{name}", frame)
+
+    @contextmanager
+    def active(self):
+        """Watch the code run inside the `with` block; restores the previous hook after."""
+        previous = sys.getprofile()
+        sys.setprofile(self)
+        try:
+            yield self
+        finally:
+            if sys.getprofile() is not self:
+                self._record(TRIPWIRE_REMOVED)
+            sys.setprofile(previous)
