@@ -20,8 +20,9 @@ from course_helpers import variant_for
 
 from normlab.answer_key import wrong_implementations as wrong
 from normlab.answer_key.oracle import LIVE, wrong_implementations
-from normlab.grading import CHECKS, DEFAULT_SEED, ps1_by_hand
+from normlab.grading import CHECKS, DEFAULT_SEED, ps1_by_hand, variants
 from normlab.grading.oracle import ASK, DeclaredOracle, Question, UndeclaredQuestion, key
+from normlab.grading.variants import Variant
 
 GRADING = Path(ps1_by_hand.__file__).parent
 
@@ -117,3 +118,28 @@ def test_every_declared_question_is_about_a_cases_inputs():
                             for known in inputs
                         ), f"{assignment}:{grade_id} declares a question about another array"
     assert asked > 500  # the family cells alone ask about every case
+
+
+def test_the_live_oracle_answers_a_question_once_and_no_judge_can_change_the_answer():
+    x = np.random.default_rng(3).normal(size=(3, 5))
+    first = LIVE.answer(Question("family", (x, 1e-5)))
+    again = LIVE.answer(Question("family", (x.copy(), 1e-5)))  # equal by value: kept
+    assert again == first and again is not first  # each judge its own dict
+    assert all(again[v] is first[v] for v in first)  # of the same arrays
+    member = next(iter(first.values()))
+    with pytest.raises(ValueError, match="read-only"):
+        member[0, 0] = 0.0
+    fresh = dict(LIVE.family(x, 1e-5))  # not through the memo: the same numbers
+    assert all(np.array_equal(fresh[v], first[v], equal_nan=True) for v in fresh)
+
+
+def test_matching_finds_the_members_same_finds_in_one_comparison():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(2, 3, 4))
+    x[0, 0, 0] = np.nan  # NaN where NaN
+    outputs = LIVE.family(x, 1e-5)
+    outputs[Variant((0,), True, "n", "none")] = np.zeros(3)  # another shape matches nothing
+    for y in [*list(outputs.values())[::17], np.zeros_like(x), x]:
+        expected = [v for v, z in outputs.items() if variants.same(y, z)]
+        assert variants.matching(y, outputs) == expected
+    assert variants.matching(np.zeros(5), outputs) == []

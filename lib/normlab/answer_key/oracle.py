@@ -13,7 +13,11 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..grading.oracle import Answering
+import numpy as np
+
+from ..grading.oracle import Answering, Question, ask, key
+
+MEMO_SIZE = 1024  # answers kept: more than every battery of an assignment asks
 
 
 @cache
@@ -25,7 +29,25 @@ def wrong_implementations() -> dict:
 
 
 class LiveOracle(Answering):
-    """The oracle backed by the answer key (see `normlab.grading.oracle` for the methods)."""
+    """The oracle backed by the answer key (see `normlab.grading.oracle` for the methods).
+
+    A judge's question is answered once per process: the answer is kept by the question's
+    `key` (its arrays by their bytes), its arrays read-only, for the next battery that asks it
+    (a grader asks the same questions of every submission; a notebook judges a function's
+    reuse battery before each of its cells). Every answer is a function of its question; a
+    judge gets its own copy of a dict or list, whose arrays it reads and cannot change."""
+
+    def __init__(self) -> None:
+        self._answers: dict = {}
+
+    def answer(self, question: Question):
+        found = key(question)
+        if found not in self._answers:
+            if len(self._answers) >= MEMO_SIZE:
+                del self._answers[next(iter(self._answers))]  # the oldest
+            self._answers[found] = read_only(ask(self, question))
+        answer = self._answers[found]
+        return type(answer)(answer) if type(answer) in (dict, list) else answer  # a copy
 
     def reference(self, name: str, *args, **kwargs):
         from .reference import PUBLIC
@@ -59,6 +81,19 @@ class LiveOracle(Answering):
         from .torch_layer_norms import training_losses
 
         return training_losses(run, **member)
+
+
+def read_only(answer):
+    """`answer` with every array in it (in dicts, tuples and lists) made read-only, so that no
+    judge can change an answer that the next one reads."""
+    if isinstance(answer, np.ndarray):
+        answer = answer.view()
+        answer.flags.writeable = False
+    elif type(answer) is dict:
+        answer = {k: read_only(v) for k, v in answer.items()}
+    elif type(answer) in (tuple, list):
+        answer = type(answer)(read_only(v) for v in answer)
+    return answer
 
 
 LIVE = LiveOracle()

@@ -148,7 +148,7 @@ def members(seen, y: np.ndarray) -> list[variants.Variant]:
     w = 1.0 if weight is None else np.asarray(weight, dtype=np.float64)
     b = 0.0 if bias is None else np.asarray(bias, dtype=np.float64)
     outputs = seen.oracle.family(x, case.meta["eps"])
-    return [v for v, z in outputs.items() if variants.same(y, w * z + b)]
+    return variants.matching(y, outputs, change=lambda z: w * z + b)
 
 
 def wrong_choices(v: variants.Variant, axes: tuple[int, ...], eps: float) -> set[str]:

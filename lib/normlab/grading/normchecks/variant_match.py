@@ -48,7 +48,7 @@ def family_judge(kind: NormKind, choice: str, explain):
     def rule(seen):
         x, eps = input_of(seen), seen.case.meta["eps"]
         outputs = seen.oracle.family(x, eps)
-        matches = [v for v, z in outputs.items() if variants.same(seen.value, z)]
+        matches = variants.matching(seen.value, outputs)
         wrong = {v: wrong_choices(v, kind, x.ndim, eps) for v in matches}
         found = qualified.reading(matches, wrong, {choice}, partial(_hides, kind, choice, seen))
         if found != "fails":
