@@ -13,7 +13,7 @@ trusted helpers would be.
   or the error, as plain text (a submitted output is never replayed). `check(...)` does
   nothing in a cell of the student's, and raises `UnreadTestCell` in an autograded test
   cell: the grader judges the check calls of a test cell it can read
-  (`normlab.course.grader.checkcell`) outside the kernel, and sends a test cell here only
+  (`normlab.grading.checkcell`) outside the kernel, and sends a test cell here only
   when it cannot, so a check called in one would never be judged. It fails closed: the cell
   scores 0, naming itself, instead of passing.
 - `import torch` succeeds (an unused import costs nothing) but using it raises `Unavailable`;

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from demo_course import REPO
 
-from normlab.course.grader.checkcell import CheckCall, parse_test_cell
+from normlab.grading.checkcell import CheckCall, parse_test_cell
 
 COURSE_CELL = '''"""Check that each record is normalized over its own features."""
 check('axis', layer_norm)

@@ -2,12 +2,13 @@
 layer that proves, for every mutant, what plain nbgrader and Restart and Run All would show.
 
 `run_cells(nb, grading=...)` executes each code cell (test cells and the summary included) in
-one namespace and records, per cell, what a kernel would send: its stdout, its stderr (text
+one namespace, saying where each begins as IPython does (`selfcheck.cell_begins`: the verdicts
+`check` keeps), and records, per cell, what a kernel would send: its stdout, its stderr (text
 written there and each warning Python shows by default, as a kernel prints them there), the
-error it raised and the value of its last expression (a kernel's execute_result, which
-nbgrader reads as partial credit). `grading=True` is nbgrader's autograde: NBGRADER_EXECUTION
-is set, a failing check raises, and the run goes on after an error (nbgrader's
-allow_errors). `grading=False` is a student's Run All: the first error ends the run.
+error it raised and the value of its last expression (a kernel's execute_result, which nbgrader
+reads as partial credit). `grading=True` is nbgrader's autograde: NBGRADER_EXECUTION is set, a
+failing check raises, and the run goes on after an error (nbgrader's allow_errors).
+`grading=False` is a student's Run All: the first error ends the run.
 
 `graded(nb)` is the notebook nbgrader grades: the submission's cells with the source's test
 cells (hidden tests back, as autograde's overwrite of locked cells puts them).
@@ -31,6 +32,7 @@ import nbformat
 from course_helpers import as_student, nbgrader_meta, read, source_path
 
 from normlab.course.plugins import is_check_cell
+from normlab.grading import selfcheck
 
 # the warnings a fresh Python does not show (its default filters)
 _HIDDEN_BY_DEFAULT = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
@@ -71,12 +73,14 @@ def run_cells(nb, *, grading: bool, student: str | None = None) -> list[CellRun]
             if cell.cell_type != "code":
                 continue
             source = as_student(cell.source, student) if student else cell.source
+            selfcheck.cell_begins(source)  # as IPython's pre_run_cell event says it
             run = _run_cell(source, namespace)
             run.grade_id = nbgrader_meta(cell).get("grade_id")
             runs.append(run)
             if run.error is not None and not grading:
                 break
     finally:
+        selfcheck.cells_end()
         if saved is None:
             os.environ.pop("NBGRADER_EXECUTION", None)
         else:

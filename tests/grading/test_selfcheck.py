@@ -231,3 +231,68 @@ def test_every_try_it_cell_calls_through_try_it(assignment):
     tries = [c for c in read(release_path(assignment)).cells if c.get("id", "").startswith("try")]
     assert all("try_it(" in cell.source for cell in tries)
     assert tries or assignment == "ps1_by_hand"
+
+
+HONEST_LAYER_NORM = '''
+def layer_norm(x, gamma, beta, eps=1e-5):
+    calls.append(None)
+    x = np.asarray(x, dtype=np.float64)
+    mean, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
+    return gamma * (x - mean) / np.sqrt(var + eps) + beta
+'''
+
+
+def _counted_layer_norm():
+    namespace = {"np": np, "calls": []}
+    exec(HONEST_LAYER_NORM, namespace)  # noqa: S102 - a student's answer cell
+    return namespace["layer_norm"], namespace["calls"]
+
+
+def _calls_of(cell: str, layer_norm, calls) -> int:
+    before = len(calls)
+    selfcheck.cell_begins(cell)
+    check(cell.split('"')[1], layer_norm)
+    return len(calls) - before
+
+
+def test_while_only_check_cells_run_each_battery_is_judged_once(capsys):
+    """A function's reuse battery, judged before each of its cells, is judged once while test
+    cells run one after the other; any other cell drops what was kept; a runner that does not
+    say where cells begin keeps nothing."""
+    layer_norm, calls = _counted_layer_norm()
+    use_assignment("ps2_layer_norm")
+    try:
+        selfcheck.cell_begins("def layer_norm(x, gamma, beta, eps=1e-5): ...")
+        _calls_of('check("axis", layer_norm)', layer_norm, calls)
+        kept = _calls_of('check("centering", layer_norm)', layer_norm, calls)
+        again = _calls_of('check("centering", layer_norm)', layer_norm, calls)
+        dropped = _calls_of('y = 1\ncheck("centering", layer_norm)', layer_norm, calls)
+        selfcheck.cells_end()
+        untracked = _calls_of('check("centering", layer_norm)', layer_norm, calls)
+    finally:
+        selfcheck.cells_end()
+    reuse = len(CHECKS["ps2_layer_norm"]["reference_reuse"].make_cases(0, hidden=False))
+    assert again == 0  # the same cell again: its own battery was kept too
+    assert dropped == kept + reuse  # reference_reuse's battery runs again, its cases once each
+    assert untracked == dropped
+    assert capsys.readouterr().out.count("✓ ") == 5  # every verdict is the same pass
+
+
+def test_in_an_ipython_kernel_each_cell_says_it_begins():
+    """`use_assignment` has IPython tell `check` where each cell begins (pre_run_cell)."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell('from normlab.grading import use_assignment\nuse_assignment("ps1_by_hand")')
+        shell.run_cell("y = 1")
+        assert selfcheck._kept == {}
+        selfcheck._kept["earlier"] = "a verdict"
+        shell.run_cell('"""A test cell."""\ncheck("mean", y)')  # only check calls: kept
+        assert "earlier" in selfcheck._kept
+        shell.run_cell("y = 2")
+        assert selfcheck._kept == {}
+    finally:
+        shell.events.unregister("pre_run_cell", selfcheck._on_cell)
+        InteractiveShell.clear_instance()
+        selfcheck.cells_end()

@@ -24,6 +24,12 @@ error it raised (on stdout), without stopping the notebook.
 pass, the points they cover and the points the failing ones lose, and the cells graded by
 hand; it never raises.
 
+While cells that are only check calls run one after the other (a notebook's test cells), a
+battery is judged once: `check` keeps its verdicts, by the objects checked, until a cell that is
+anything else begins (`cell_begins`: IPython's pre_run_cell event in a notebook's kernel,
+which `use_assignment` registers; no cell is told apart elsewhere, and then nothing is kept).
+The sandboxed grader keeps them by the same rule (`normlab.course.grader.notebook`).
+
 `find_check` (lookup and arity) and `run_check` (cases, runs, judge: a `Verdict`) are the
 resolution `check` shares with the sandboxed grader (`normlab.course`), which runs the cases
 in another process. Both judge with the installed oracle, `recording.ORACLE`: the live one
@@ -44,6 +50,7 @@ from normlab_sandbox import student_variant
 
 from . import pools
 from .catalog import CHECKS, GRADED, MANUAL, REAL_TORCH, cells_of, reuse_cell
+from .checkcell import parse_test_cell
 from .normchecks.reference_reuse import hands_over
 from .oracle import DeclaredOracle
 from .recording import ORACLE
@@ -52,6 +59,9 @@ from .spec import DEFAULT_SEED, CheckSpec
 from .verdict import CRASHED, NOT_JUDGED, NOT_WRITTEN, Verdict
 
 _current: dict[str, str] = {}
+# the verdicts `check` keeps while test cells run one after the other, by the identities of the
+# objects checked: {ids: (objects, {battery: Verdict})}; None where cells are not told apart
+_kept: dict | None = None
 
 
 REUSE_VOIDS = ("function", "cell")  # the course's reuse policies (nbgrader_config.py)
@@ -77,6 +87,7 @@ def use_assignment(assignment: str, reuse_voids: str = "function", student: str 
         found, how = pools.student_id(student.strip())
         _current.update(student=found, how=how, claimed=student.strip())
         _current["variant"] = pools.variant(assignment, found) if found else None
+    _track_cells()
     if assignment in REAL_TORCH and importlib.util.find_spec("torch") is None:
         raise ModuleNotFoundError(
             f"{assignment} needs torch, which this Python does not have. Install its CPU "
@@ -88,6 +99,44 @@ def use_assignment(assignment: str, reuse_voids: str = "function", student: str 
 
 
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def cell_begins(source: str) -> None:
+    """A cell of `source` is about to run. Unless it is only check calls (a test cell), the
+    verdicts `check` kept are dropped: that cell may define, change or delete anything. The
+    first call starts keeping them (a runner that says where its cells begin)."""
+    global _kept
+    if _kept is None or parse_test_cell(source) is None:
+        _kept = {}
+
+
+def cells_end() -> None:
+    """A runner that said where its cells begin ran its last: nothing is kept any more."""
+    global _kept
+    _kept = None
+
+
+def _on_cell(info) -> None:
+    cell_begins(info.raw_cell)
+
+
+def _track_cells() -> None:
+    """In an IPython kernel, have each cell say it begins (`cell_begins`), once."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None and _on_cell not in shell.events.callbacks["pre_run_cell"]:
+        shell.events.register("pre_run_cell", _on_cell)
+
+
+def kept_for(*objects) -> dict | None:
+    """The verdicts kept for a check of these objects (`run_check`'s `kept`), or None when
+    cells are not told apart here."""
+    if _kept is None:
+        return None
+    return _kept.setdefault(tuple(map(id, objects)), (objects, {}))[1]  # objects: ids stay theirs
 
 
 def my_variant():
@@ -155,9 +204,12 @@ def run_check(
     oracle=ORACLE,
     reuse_voids: str | None = None,
     variant: dict | None = None,
+    kept: dict | None = None,
 ) -> Verdict:
     """The `Verdict` of one battery of `spec`, with the course's rules across cells (`variant`:
-    the student's own numbers, for an assignment with a pool; by default the notebook's):
+    the student's own numbers, for an assignment with a pool; by default the notebook's;
+    `kept`: the verdicts of batteries already judged on the same objects since the last cell
+    that was not only check calls, which this judging reads and adds to):
 
     - reuse voids a function's own work (policy "function", the default; `reuse_voids` or
       the notebook's `use_assignment`): each cell of a function first runs its reuse cell's
@@ -171,9 +223,18 @@ def run_check(
     policy = reuse_voids or _current.get("reuse_voids", REUSE_VOIDS[0])
     if variant is None and spec.assignment in pools.POOLS:
         variant = _current.get("variant")
-    judge = partial(
+    judged = partial(
         judge_battery, run_one=run_one, hidden=hidden, seed=seed, oracle=oracle, variant=variant
     )
+
+    def judge(battery: CheckSpec) -> Verdict:
+        if kept is None:
+            return judged(battery)
+        found = (battery.assignment, battery.grade_id, hidden, seed)
+        if found not in kept:
+            kept[found] = judged(battery)
+        return kept[found]
+
     reuse = reuse_cell(spec)
     if reuse is not None and policy == "function":
         found = judge(reuse)
@@ -267,7 +328,8 @@ def check(
     grading = hidden or graded_now()
     try:
         run_one = partial(run_case, namespace, owners=owners)
-        verdict = run_check(spec, run_one, hidden=hidden, seed=seed)
+        kept = kept_for(*targets, *owners.values())
+        verdict = run_check(spec, run_one, hidden=hidden, seed=seed, kept=kept)
     except CheckerError as exc:  # a course bug: the cell scores 0 when graded
         if grading:
             raise
@@ -374,9 +436,10 @@ def summary(namespace: dict) -> None:
     try:
         specs = CHECKS[_chosen()].values()
         lines, passed, earned = [], 0, 0.0
+        kept: dict = {}  # no cell runs while the summary judges
         for spec in specs:
             try:
-                verdict = run_check(spec, partial(run_case, namespace))
+                verdict = run_check(spec, partial(run_case, namespace), kept=kept)
             except Exception:  # noqa: BLE001 (a check that cannot run does not pass)
                 verdict = Verdict(CRASHED, "the check could not run")
             passed += verdict.passed

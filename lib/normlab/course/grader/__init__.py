@@ -5,7 +5,6 @@
     nbgrader_app    nbgrader's configuration, loaded as `nbgrader autograde` loads it
     execute         `SandboxExecute`, the nbgrader step that replaces `Execute`
     notebook        one notebook's cells: check cells judged here, the rest in the kernel
-    checkcell       a test cell read as the check calls it makes
     outputs         the cell outputs the grader writes, and which of them score 0
     answers         the grader's answers to the kernel's questions (and its notes of reuse)
     kernel_session  a notebook's kernel across replacements

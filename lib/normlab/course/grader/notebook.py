@@ -1,14 +1,14 @@
 """Run one submitted notebook in a sandbox kernel, judging its check cells in the grader.
 
 Cells run in order, as nbgrader would run them. An autograded test cell that is made of check
-calls (see `checkcell`) is not sent to the kernel: for each call the grader builds the
-`Case`s (`CheckSpec.make_cases`), has the kernel run each through `run_case` (one request
-per case, so the grader knows which case every question belongs to), checks the
-`Result`s' shapes, adds the reference calls it saw itself, and judges them
-(`CheckSpec.judge`) here, where the student's code never ran. The cell's outputs are then what
-`check` would have shown in a notebook kernel: nothing on a pass, the judge's AssertionError
-on a failure, plus what the student's code printed meanwhile (stderr included, which nbgrader
-counts against the cell, as it would in the kernel).
+calls (see `normlab.grading.checkcell`) is not sent to the kernel: for each call the grader
+builds the `Case`s (`CheckSpec.make_cases`), has the kernel run each through `run_case` (one
+request per case, so the grader knows which case every question belongs to), checks the
+`Result`s' shapes, adds the reference calls it saw itself, and judges them (`CheckSpec.judge`)
+here, where the student's code never ran. The cell's outputs are then what `check` would have
+shown in a notebook kernel: nothing on a pass, the judge's AssertionError on a failure, plus
+what the student's code printed meanwhile (stderr included, which nbgrader counts against the
+cell, as it would in the kernel).
 
 Every cell has a timeout (nbgrader's `Execute.timeout`), and the whole notebook a budget.
 A function that a timeout stopped, or that crashed the kernel, is stalled (see
@@ -35,13 +35,13 @@ from enum import Enum
 from nbgrader import utils
 
 from normlab.grading.catalog import GRADED
+from normlab.grading.checkcell import CheckCall, parse_test_cell
 from normlab.grading.selfcheck import REUSE_VOIDS, CheckerError, find_check, run_check
 from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASSED, TIMED_OUT
 from normlab_sandbox import protocol
 
 from . import outputs as out
 from .answers import Answers
-from .checkcell import CheckCall, parse_test_cell
 from .kernel_process import Interrupted, KernelDied
 from .kernel_session import KernelSession
 
@@ -99,6 +99,9 @@ class NotebookRun:
         )
         self.variant = variant
         self.answers = Answers()
+        # the verdicts kept while check cells run one after the other, as `check` keeps them in
+        # a notebook's kernel (`normlab.grading.selfcheck`): {names checked: {battery: Verdict}}
+        self.kept: dict = {}
         self.reuse_voids = REUSE_VOIDS[0]
         self.record: dict = {"kernel": "ok", "reason": None, "cells": []}
         self.count = 0
@@ -120,11 +123,15 @@ class NotebookRun:
 
     def _run_cell(self, index: int, cell) -> None:
         test = is_test_cell(cell)
-        calls = parse_test_cell(cell.source) if test else None
+        parsed = parse_test_cell(cell.source)
+        calls = parsed if test else None
+        replacements = len(self.kernel.replaced)
         entry = {"index": index, "grade_id": grade_id(cell) if test else None}
         entry["where"] = "grader" if calls else "kernel"
         if time.monotonic() < self.over:
             self.kernel.renew(self.over)
+        if parsed is None or len(self.kernel.replaced) != replacements:
+            self.kept.clear()  # the cell may change anything (a new kernel: holds nothing yet)
         started = time.monotonic()
         stopped = self.kernel.dead or (started >= self.over and self._over_budget())
         if stopped:
@@ -231,6 +238,7 @@ class NotebookRun:
                 seed=call.seed,
                 reuse_voids=self.reuse_voids,
                 variant=self.variant,
+                kept=self.kept.setdefault(call.names, {}),
             )
         except CheckerError as exc:  # a checker bug scores 0, as in the kernel
             return out.error(type(exc.__cause__).__name__, str(exc)), CRASHED

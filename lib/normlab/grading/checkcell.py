@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from normlab.grading.spec import DEFAULT_SEED
+from .spec import DEFAULT_SEED
 
 _KEYWORDS = {"hidden": bool, "seed": int, "assignment": str}
 
