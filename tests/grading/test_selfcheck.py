@@ -233,13 +233,13 @@ def test_every_try_it_cell_calls_through_try_it(assignment):
     assert tries or assignment == "ps1_by_hand"
 
 
-HONEST_LAYER_NORM = '''
+HONEST_LAYER_NORM = """
 def layer_norm(x, gamma, beta, eps=1e-5):
     calls.append(None)
     x = np.asarray(x, dtype=np.float64)
     mean, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
     return gamma * (x - mean) / np.sqrt(var + eps) + beta
-'''
+"""
 
 
 def _counted_layer_norm():
