@@ -3,6 +3,7 @@
     run             `grade`: workers, progress, shards (`--shard K/N`), the run's record
     worker          nbgrader's own Autograde converter, in-process, one submission at a time
     nbgrader_app    nbgrader's configuration, loaded as `nbgrader autograde` loads it
+    nbgrader_costs  nbgrader's engine and checked schema, kept for a worker's submissions
     execute         `SandboxExecute`, the nbgrader step that replaces `Execute`
     notebook        one notebook's cells: check cells judged here, the rest in the kernel
     outputs         the cell outputs the grader writes, and which of them score 0

@@ -5,7 +5,8 @@ start per submission) and owns one grading slot (its kernels' uid when root grad
 strict isolation). For a submission it runs nbgrader's `Autograde` converter with
 `student_id` set, exactly as `nbgrader autograde <assignment> --student <id>` would, with
 `SandboxExecute` in place of `Execute`; the worker's copy of the config tells it the
-isolation, the slot and where the records go.
+isolation, the slot and where the records go. Two of nbgrader's steps that redo the same work
+for each submission do it once per worker (`nbgrader_costs`).
 
 Nothing is lost: "database is locked" from SQLite is retried (with the busy timeout that is
 rare); a submission nbgrader cannot grade at all (a notebook that is not valid JSON, say) gets 0
@@ -29,7 +30,7 @@ from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 from sqlalchemy.exc import SAWarning
 
-from . import forget_student
+from . import forget_student, nbgrader_costs
 
 LOCK_RETRIES = 8
 
@@ -130,6 +131,7 @@ def grade_one(app, config, assignment: str, student: str, force: bool) -> dict:
 def worker_main(slot: int, app, config, isolation, assignment, force, tasks, results) -> None:
     """A worker process: grade students from `tasks` until None."""
     warnings.simplefilter("ignore", SAWarning)  # nbgrader's own session warnings, not ours
+    nbgrader_costs.reuse_in_this_process()  # here, after the fork: an engine is the process's
     config.SandboxExecute.isolation = isolation
     config.SandboxExecute.slot = slot
     config.SandboxExecute.records_root = app.coursedir.root

@@ -1,0 +1,63 @@
+"""Two costs nbgrader 0.9 pays again for every submission, paid once per grading worker.
+
+A worker runs nbgrader's own Autograde converter for one submission after another
+(`worker`). Two of nbgrader's steps redo, each time, work whose result never changes:
+
+- every `Gradebook` creates a new SQLAlchemy engine (`nbgrader.api`), and SQLAlchemy keeps its
+  compiled SQL statements in the engine: each submission compiled the same few hundred
+  statements again (about 0.2 s of CPU a submission). The worker keeps one engine per
+  database URL; `Gradebook.close()` still disposes of its connections (`Engine.dispose` gives
+  the engine a new pool, and keeps its compiled statements).
+- every cell's nbgrader metadata is checked with `jsonschema.validate`
+  (`nbgrader.nbgraderformat.common`), which first checks nbgrader's schema itself against
+  JSON Schema's metaschema (about 0.2 s a submission). The worker checks the schema once and
+  validates each cell with `jsonschema.validate`'s own steps after that: the same errors, the
+  same one raised (`best_match`).
+
+`reuse_in_this_process()` installs both, in a worker after it is forked (an engine must never
+cross a fork: its pooled connections would be shared). Nothing else of nbgrader changes.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jsonschema
+from jsonschema import exceptions, validators
+from nbgrader import api
+from nbgrader.nbgraderformat import common
+
+
+@functools.cache
+def _engine(db_url: str, **options):
+    return _CREATE_ENGINE(db_url, **options)
+
+
+_CREATE_ENGINE = api.create_engine
+
+
+class _SchemaCheckedOnce:
+    """Stands for the `jsonschema` module in nbgrader's metadata check: `validate` as
+    jsonschema's, with each schema checked against its metaschema the first time only."""
+
+    def __init__(self) -> None:
+        self._validators: dict[int, tuple] = {}
+
+    def validate(self, instance, schema) -> None:
+        found = self._validators.get(id(schema))
+        if found is None or found[0] is not schema:
+            cls = validators.validator_for(schema)
+            cls.check_schema(schema)
+            found = self._validators[id(schema)] = (schema, cls(schema))
+        error = exceptions.best_match(found[1].iter_errors(instance))
+        if error is not None:
+            raise error
+
+    def __getattr__(self, name: str):
+        return getattr(jsonschema, name)
+
+
+def reuse_in_this_process() -> None:
+    """Keep nbgrader's engines and its checked schema for the rest of this process."""
+    api.create_engine = _engine
+    common.jsonschema = _SchemaCheckedOnce()
