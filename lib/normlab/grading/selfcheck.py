@@ -328,7 +328,7 @@ def check(
     grading = hidden or graded_now()
     try:
         run_one = partial(run_case, namespace, owners=owners)
-        kept = kept_for(*targets, *owners.values())
+        kept = kept_for(*owners.values())  # the targets and every graded function
         verdict = run_check(spec, run_one, hidden=hidden, seed=seed, kept=kept)
     except CheckerError as exc:  # a course bug: the cell scores 0 when graded
         if grading:
