@@ -6,6 +6,10 @@ soupsieve 2.x below 3.11.5, Debian 12's 3.11.2). For each supported version this
 resolve the whole course (`.[dev]`, every extra) under the lock, from PyPI's metadata only, and
 checks that every package it picks is pinned by the lock: a new dependency that `make lock` has
 not seen fails here, not on a newcomer's machine.
+
+A resolution waits on the index far more than it computes (about 10 s, 1 s of it CPU here), so
+the module starts all of them at once (`resolutions`, one worker's group) and each target's
+test reads its own.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -53,18 +58,31 @@ def test_readme_and_pyproject_name_the_tested_range():
     assert f'requires-python = ">={SUPPORTED[0]}"' in pyproject
 
 
-@pytest.mark.slow
-@pytest.mark.network  # uv reads PyPI's metadata
-@pytest.mark.parametrize(("python", "platform"), TARGETS)
-def test_lock_resolves(python, platform):
-    """uv resolves `.[dev]` under the lock for this Python; everything it picks is pinned."""
-    done = subprocess.run(
+def _resolve(target: tuple[str, str]) -> subprocess.CompletedProcess:
+    """uv's resolution of `.[dev]` under the lock for one (python, platform)."""
+    python, platform = target
+    return subprocess.run(
         [str(UV), "pip", "compile", "pyproject.toml", "--extra", "dev", "--constraint",
          str(LOCK), "--python-version", python, "--python-platform", platform,
          "--no-header", "--no-annotate", "--quiet"],
         cwd=REPO, env={**os.environ, "MACOSX_DEPLOYMENT_TARGET": "14.0"},  # torch's macOS wheels
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def resolutions() -> dict[tuple[str, str], subprocess.CompletedProcess]:
+    """Every target's resolution, all started at once."""
+    with ThreadPoolExecutor(max_workers=len(TARGETS)) as pool:
+        return dict(zip(TARGETS, pool.map(_resolve, TARGETS), strict=True))
+
+
+@pytest.mark.slow
+@pytest.mark.network  # uv reads PyPI's metadata
+@pytest.mark.parametrize(("python", "platform"), TARGETS)
+def test_lock_resolves(resolutions, python, platform):
+    """uv resolves `.[dev]` under the lock for this Python; everything it picks is pinned."""
+    done = resolutions[python, platform]
     assert done.returncode == 0, f"the lock does not resolve on Python {python}:\n{done.stderr}"
     unpinned = _pins(done.stdout) - _pins(LOCK.read_text())
     assert not unpinned, f"resolved but not in constraints.txt (run `make lock`): {unpinned}"
