@@ -8,20 +8,21 @@ checks that every package it picks is pinned by the lock: a new dependency that 
 not seen fails here, not on a newcomer's machine.
 
 A resolution waits on the index far more than it computes (about 10 s, 1 s of it CPU here), so
-the module starts all of them at once (`resolutions`, one worker's group) and each target's
-test reads its own.
+they all start at once, and early: the first worker starts them when it has collected
+(`start_resolutions`, called by tests/conftest.py), so they wait while the run computes, and
+each target's test reads its own result from the run's shared folder.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import time
 from pathlib import Path
 
 import pytest
+from run_once import shared_folder
 
 REPO = Path(__file__).resolve().parents[2]
 LOCK = REPO / "constraints.txt"
@@ -58,23 +59,47 @@ def test_readme_and_pyproject_name_the_tested_range():
     assert f'requires-python = ">={SUPPORTED[0]}"' in pyproject
 
 
-def _resolve(target: tuple[str, str]) -> subprocess.CompletedProcess:
-    """uv's resolution of `.[dev]` under the lock for one (python, platform)."""
-    python, platform = target
-    return subprocess.run(
-        [str(UV), "pip", "compile", "pyproject.toml", "--extra", "dev", "--constraint",
-         str(LOCK), "--python-version", python, "--python-platform", platform,
-         "--no-header", "--no-annotate", "--quiet"],
-        cwd=REPO, env={**os.environ, "MACOSX_DEPLOYMENT_TARGET": "14.0"},  # torch's macOS wheels
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+FOLDER = "lock-resolutions"  # in the run's shared folder: <python>-<platform>.out, .err, .rc
+# sh -c RUN <out> <command...>: in the background, the command's output and errors, then, last,
+# its exit status (torch's macOS wheels need the deployment target)
+RUN = (
+    '(MACOSX_DEPLOYMENT_TARGET=14.0 "$@" >"$0.out" 2>"$0.err" </dev/null; '
+    'echo $? >"$0.part"; mv "$0.part" "$0.rc") &'
+)
+
+
+def start_resolutions(folder: Path) -> None:
+    """Start every target's `uv pip compile` of `.[dev]` under the lock in the background (it
+    outlives the worker that started it), into `folder`."""
+    folder.mkdir(exist_ok=True)
+    for python, platform in TARGETS:
+        subprocess.run(
+            ["sh", "-c", RUN, str(folder / f"{python}-{platform}"),
+             str(UV), "pip", "compile", "pyproject.toml", "--extra", "dev", "--constraint",
+             str(LOCK), "--python-version", python, "--python-platform", platform,
+             "--no-header", "--no-annotate", "--quiet"],
+            cwd=REPO, check=True,
+        )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
-def resolutions() -> dict[tuple[str, str], subprocess.CompletedProcess]:
-    """Every target's resolution, all started at once."""
-    with ThreadPoolExecutor(max_workers=len(TARGETS)) as pool:
-        return dict(zip(TARGETS, pool.map(_resolve, TARGETS), strict=True))
+def resolutions(tmp_path_factory) -> Path:
+    """The folder of every target's resolution, started early or, when not, now."""
+    folder = shared_folder(tmp_path_factory) / FOLDER
+    if not folder.is_dir():
+        start_resolutions(folder)
+    return folder
+
+
+def _result(folder: Path, python: str, platform: str) -> tuple[int, str, str]:
+    """(exit status, output, errors) of one target's resolution, once it has finished."""
+    out = folder / f"{python}-{platform}"
+    deadline = time.monotonic() + 600
+    while not Path(f"{out}.rc").is_file():
+        assert time.monotonic() < deadline, f"uv pip compile for {python} ran past 600 s"
+        time.sleep(0.5)
+    return (int(Path(f"{out}.rc").read_text()), Path(f"{out}.out").read_text(),
+            Path(f"{out}.err").read_text())  # fmt: skip
 
 
 @pytest.mark.slow
@@ -82,7 +107,7 @@ def resolutions() -> dict[tuple[str, str], subprocess.CompletedProcess]:
 @pytest.mark.parametrize(("python", "platform"), TARGETS)
 def test_lock_resolves(resolutions, python, platform):
     """uv resolves `.[dev]` under the lock for this Python; everything it picks is pinned."""
-    done = resolutions[python, platform]
-    assert done.returncode == 0, f"the lock does not resolve on Python {python}:\n{done.stderr}"
-    unpinned = _pins(done.stdout) - _pins(LOCK.read_text())
+    status, output, errors = _result(resolutions, python, platform)
+    assert status == 0, f"the lock does not resolve on Python {python}:\n{errors}"
+    unpinned = _pins(output) - _pins(LOCK.read_text())
     assert not unpinned, f"resolved but not in constraints.txt (run `make lock`): {unpinned}"
