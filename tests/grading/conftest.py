@@ -4,8 +4,10 @@ Students: "honest" submits each source notebook as is, "blank" each released not
 unfilled, and the kernel witnesses among the mutants (mutants.KERNEL_WITNESSES) one student
 each, the released notebook with the mutant's answers (`mutant_student` names them). Every
 mutant and every planted bug of the bank is graded cell by cell in process, as nbgrader
-grades it (test_mutants.py); this course shows that nbgrader itself agrees. All students of
-an assignment are graded by one `nbgrader autograde` call. Everything lives under pytest's
+grades it (test_mutants.py); this course shows that nbgrader itself agrees. One
+`nbgrader generate_assignment "*"` releases every assignment and one `nbgrader autograde "*"`
+grades every submission (nbgrader reads the id as a glob: the same scores as one call per
+assignment, a process start each saved). Everything lives under pytest's
 tmp folder: the repo never gets a gradebook or a submitted/ folder.
 """
 
@@ -49,20 +51,19 @@ class GradedCourse:
 
 def _graded_course(folder: Path) -> GradedCourse:
     course = GradedCourse(new_course(folder / "layernorm"))
+    start = time.perf_counter()
+    nbgrader(course.root, "generate_assignment", "*")  # every assignment, one command
+    course.seconds["generate"] = time.perf_counter() - start
     for assignment in ASSIGNMENTS:
-        start = time.perf_counter()
-        nbgrader(course.root, "generate_assignment", assignment)
-        course.seconds[f"generate {assignment}"] = time.perf_counter() - start
         submit(course.root, "honest", assignment, read(source_path(assignment)))
         submit(course.root, "blank", assignment, read(release_path(assignment)))
         for mutant in kernel_witnesses():
             if mutant.assignment == assignment:
                 nb = released_with(assignment, answers(mutant))
                 submit(course.root, mutant_student(mutant), assignment, nb)
-    for assignment in ASSIGNMENTS:
-        start = time.perf_counter()
-        nbgrader(course.root, "autograde", assignment)
-        course.seconds[f"autograde {assignment}"] = time.perf_counter() - start
+    start = time.perf_counter()
+    nbgrader(course.root, "autograde", "*")
+    course.seconds["autograde"] = time.perf_counter() - start
     return course
 
 
