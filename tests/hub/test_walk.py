@@ -19,10 +19,12 @@ page's accounts are done with.
 from __future__ import annotations
 
 import csv
+import http.client
 import io
 import json
 import os
 import pwd
+import random
 import secrets
 import signal
 import socket
@@ -77,13 +79,13 @@ def home(user: str) -> Path:
 
 
 def free_ports(count: int = 3) -> int:
-    """A port p with p .. p + count - 1 free: the proxy, its API and the hub."""
-    for _ in range(50):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            first = probe.getsockname()[1]
-        if first + count > 65535:
-            continue
+    """A port p with p .. p + count - 1 free: the proxy, its API and the hub. Below the
+    kernel's ephemeral range (ip_local_port_range), where every socket bound to port 0 lands,
+    a Jupyter kernel's among them: make test's kernels, started while the hub starts, cannot
+    take these ports between this choice and the proxy's bind."""
+    ephemeral = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+    below = min(int(ephemeral[0]), 32768)
+    for first in random.sample(range(10000, below - count), 50):
         try:
             for port in range(first, first + count):
                 with socket.socket() as other:
@@ -91,7 +93,7 @@ def free_ports(count: int = 3) -> int:
         except OSError:
             continue
         return first
-    raise RuntimeError("no three free ports in a row on 127.0.0.1")
+    raise RuntimeError(f"no {count} free ports in a row on 127.0.0.1 below {below}")
 
 
 class Hub:
@@ -131,7 +133,7 @@ class Hub:
                 with urllib.request.urlopen(f"{self.url}/hub/login", timeout=5) as answer:
                     if answer.status == 200:
                         return
-            except OSError:
+            except (OSError, http.client.HTTPException):  # not up, or not yet speaking HTTP
                 pass
             time.sleep(1)
         pytest.fail(f"the hub did not answer within {START_LIMIT_S} s:\n{self.log_tail()}")
