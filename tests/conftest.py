@@ -46,7 +46,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from run_once import once, shared_folder
+from run_once import once
 
 REPO = Path(__file__).resolve().parents[1]
 HTML = REPO / "_build" / "html"
@@ -147,15 +147,18 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_collection_finish(session):
-    """The lock's resolutions (tests/packaging/test_lock.py) wait on the package index: the
-    first worker (or a run without workers) starts them as soon as it has collected them, so
-    they wait while the run computes."""
-    if session.config.option.collectonly or os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0":
+    """The lock's resolutions (tests/packaging/test_lock.py) wait on the package index: under
+    pytest-xdist the first worker starts them as soon as it has collected them, so they wait
+    while the run computes (without xdist, their module's fixture starts them). xdist gives
+    each worker the base temporary folder `<the run's shared folder>/popen-gwN`."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if session.config.option.collectonly or worker != "gw0" or not session.config.option.basetemp:
         return
     lock_tests = [item for item in session.items if item.name.startswith("test_lock_resolves")]
     if lock_tests:
         module = lock_tests[0].module
-        module.start_resolutions(shared_folder(session.config._tmp_path_factory) / module.FOLDER)
+        shared = Path(session.config.option.basetemp).resolve().parent
+        module.start_resolutions(shared / module.FOLDER)
 
 
 def pytest_runtest_setup(item):

@@ -61,9 +61,9 @@ def test_readme_and_pyproject_name_the_tested_range():
 
 FOLDER = "lock-resolutions"  # in the run's shared folder: <python>-<platform>.out, .err, .rc
 # sh -c RUN <out> <command...>: in the background, the command's output and errors, then, last,
-# its exit status (torch's macOS wheels need the deployment target)
+# its exit status (torch's macOS wheels need the deployment target); stopped after 10 minutes
 RUN = (
-    '(MACOSX_DEPLOYMENT_TARGET=14.0 "$@" >"$0.out" 2>"$0.err" </dev/null; '
+    '(MACOSX_DEPLOYMENT_TARGET=14.0 timeout 600 "$@" >"$0.out" 2>"$0.err" </dev/null; '
     'echo $? >"$0.part"; mv "$0.part" "$0.rc") &'
 )
 
@@ -108,6 +108,6 @@ def _result(folder: Path, python: str, platform: str) -> tuple[int, str, str]:
 def test_lock_resolves(resolutions, python, platform):
     """uv resolves `.[dev]` under the lock for this Python; everything it picks is pinned."""
     status, output, errors = _result(resolutions, python, platform)
-    assert status == 0, f"the lock does not resolve on Python {python}:\n{errors}"
+    assert status == 0, f"the lock does not resolve on Python {python} (exit {status}):\n{errors}"
     unpinned = _pins(output) - _pins(LOCK.read_text())
     assert not unpinned, f"resolved but not in constraints.txt (run `make lock`): {unpinned}"
