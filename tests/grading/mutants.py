@@ -11,9 +11,10 @@ Each property is proven once for every mutant, in process (test_mutants.py: each
 exactly `lost`, in the visible battery as in the hidden one, no message gives an answer away,
 and its whole notebook, run cell by cell as nbgrader grades it and as a student's Run All
 runs it (in_process.py), loses exactly its cells and reaches the summary), and again in real
-kernels for the kernel witnesses (`KERNEL_WITNESSES`: test_run_all.py's Restart and Run All,
-test_nbgrader.py's `nbgrader autograde`), which show that a kernel adds nothing the
-in-process run misses. `answers(mutant)` is the answer cells' sources by grade_id, the
+kernels for the kernel witnesses (`KERNEL_WITNESSES`: test_nbgrader.py's `nbgrader
+autograde`, test_sandbox_class.py's grader, and the first of each assignment in
+test_run_all.py's Restart and Run All), which show that a kernel adds nothing the in-process
+run misses. `answers(mutant)` is the answer cells' sources by grade_id, the
 instructor's where the mutant changes nothing.
 """
 
@@ -802,7 +803,8 @@ def run_as_students() -> list[Mutant]:
     return [m for m in MUTANTS if m.assignment != "ps1_by_hand" or m in firsts]
 
 
-# The mutants real kernels run (Run All, plain nbgrader, the sandboxed grader's class): each
+# The mutants real kernels run (plain nbgrader, the sandboxed grader's class; Run All the
+# first of each assignment): each
 # mutant whose verdicts carry a rule across cells (a function voided by its reuse cell, "not
 # judged", "same cause as"), on which plain nbgrader and the course's grader must agree, and
 # ps1's first, so that every assignment has one. test_mutants.py checks the first part

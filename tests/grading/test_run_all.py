@@ -9,9 +9,11 @@ failing ones lose. Proven at two layers with one assertion (`assert_reaches_the_
 - every mutant (mutants.run_as_students), its notebook run cell by cell in this process
   (in_process.py), the cheap layer;
 - real kernels (nbclient, `allow_errors=False`, as JupyterLab's *Kernel > Restart Kernel
-  and Run All Cells…*): each notebook blank and with the instructor's answers, and the kernel
-  witnesses (mutants.KERNEL_WITNESSES), which show that a kernel adds nothing the in-process
-  run misses.
+  and Run All Cells…*): each notebook blank and with the instructor's answers, and one
+  mutant of each assignment (its first kernel witness, mutants.KERNEL_WITNESSES), which show
+  that a kernel adds nothing the in-process run misses. Every kernel witness runs in a real
+  kernel under plain nbgrader and the sandboxed grader (test_nbgrader.py,
+  test_sandbox_class.py), where the rules they carry across cells are compared.
 """
 
 from __future__ import annotations
@@ -42,10 +44,13 @@ from normlab_sandbox import student_variant
 pytestmark = pytest.mark.xdist_group("mutant-verdicts")  # with test_mutants.py, which says why
 
 BLANK, SOLUTION = "blank", "solution"
+FIRST_WITNESSES = {}  # assignment -> its first kernel witness
+for _mutant in kernel_witnesses():
+    FIRST_WITNESSES.setdefault(_mutant.assignment, _mutant)
 KERNEL_RUNS = [
     *((a, BLANK) for a in ASSIGNMENTS),
     *((a, SOLUTION) for a in ASSIGNMENTS),
-    *((m.assignment, m.name) for m in kernel_witnesses()),
+    *((m.assignment, m.name) for m in FIRST_WITNESSES.values()),
 ]
 IN_PROCESS_RUNS = [(m.assignment, m.name) for m in run_as_students()]
 
