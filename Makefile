@@ -11,7 +11,7 @@ JOBS   ?=
 ISOLATION ?= auto
 PORT   ?= 8000
 
-.PHONY: install lock student book check test lint release grade report export bench serve clean
+.PHONY: install lock student book check test lint release grade report export bench serve clean FORCE
 .PHONY: hub-demo hub hub-clean hub-root hub-roster
 
 $(STAMP): pyproject.toml constraints.txt
@@ -31,16 +31,23 @@ lock: install
 # The student download (issue 19): a wheel of the checks with their visible batteries recorded
 # from the reference (no answer, no hidden battery; lib/normlab/course/download/source.py) and
 # a zip of it with the released notebooks, in _build/student/downloads/, which the book
-# publishes (html_extra_path). Made again only when something it is made of changes: a file or
-# a folder (a file added or deleted) under lib/, solutions/ or exercises/, or the install.
-STUDENT     := _build/student/downloads
-STUDENT_SRC := _build/student-src
-STUDENT_IN  := $(shell find lib solutions exercises -not -path '*/__pycache__*' \
-	-not -path '*/.ipynb_checkpoints*' -not -name '*.pyc' -not -path '*.egg-info*' 2>/dev/null)
+# publishes (html_extra_path). Made again only when something it is made of changes: a file
+# under lib/, solutions/ or exercises/, the list of those files (one added or deleted:
+# STUDENT_LIST is rewritten only then), or the install. Not a folder's time: importing lib/
+# makes __pycache__ folders in it.
+STUDENT      := _build/student/downloads
+STUDENT_SRC  := _build/student-src
+STUDENT_IN   := $(shell find lib solutions exercises -type f -not -path '*/__pycache__/*' \
+	-not -path '*/.ipynb_checkpoints/*' -not -name '*.pyc' -not -path '*.egg-info/*' 2>/dev/null | sort)
+STUDENT_LIST := _build/student/inputs.txt
 
 student: $(STUDENT)/normlab-course-student.zip
 
-$(STUDENT)/normlab-course-student.zip: $(STAMP) $(STUDENT_IN)
+$(STUDENT_LIST): FORCE
+	@mkdir -p $(@D)
+	@echo "$(STUDENT_IN)" | cmp -s - $@ || echo "$(STUDENT_IN)" >$@
+
+$(STUDENT)/normlab-course-student.zip: $(STAMP) $(STUDENT_LIST) $(STUDENT_IN)
 	rm -rf $(STUDENT) $(STUDENT_SRC)
 	$(PY) -m normlab.course student-source $(STUDENT_SRC)
 	SOURCE_DATE_EPOCH=315532800 $(PY) -m build --wheel --no-isolation --outdir $(STUDENT) $(STUDENT_SRC)
