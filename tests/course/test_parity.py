@@ -116,14 +116,15 @@ def test_where_bwrap_cannot_sandbox_grading_is_refused_in_one_line(course_copy, 
     nothing is graded, and one line says why and what to do."""
     (tmp_path / "bwrap").write_text(NO_USER_NAMESPACES)
     (tmp_path / "bwrap").chmod(0o755)
-    before = course_copy.export_rows()
+    gradebook = course_copy.root / "gradebook.db"
+    before = gradebook.read_bytes()
     grade = ("grade", PS2, "--force", "--no-progress", "--isolation", mode)
     done = normlab_course(course_copy.root, *grade, path_first=tmp_path)
     assert done.returncode != 0 and done.stdout == ""
     [line] = done.stderr.splitlines()
     assert "refusing to run students' code without strict isolation" in line
     assert "non-privileged user namespaces" in line and "--isolation basic" in line
-    assert course_copy.export_rows() == before
+    assert gradebook.read_bytes() == before  # not a byte of the gradebook written
 
 
 def test_grading_outside_a_course_says_so_and_creates_nothing(tmp_path):
