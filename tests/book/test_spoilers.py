@@ -64,8 +64,9 @@ ANSWERS = {
     "group_norm": [("group_norm.py", "group_norm")],
     "stable_variance": [
         ("stats.py", "centered_and_var"),
-        ("numerics.py", "two_pass_variance"),
-        ("numerics.py", "welford_variance"),  # one pass, stable: a whole answer to ps6 Part A
+        ("variance_precision.py", "two_pass_variance"),
+        # Welford: one pass, stable, a whole answer to ps6 Part A
+        ("variance_precision.py", "welford_variance"),
     ],
     "time_median": [("bench/timing.py", "time_interleaved")],
     # ps8's module: the torch twin's class, and the function its forward calls
