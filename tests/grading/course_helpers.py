@@ -18,6 +18,7 @@ from normlab.course.download.recording import (  # noqa: F401 (re-exported)
     as_student,
 )
 from normlab.grading import pools
+from normlab.grading.checkcell import is_check_cell
 
 REPO = Path(__file__).resolve().parents[2]
 SOLUTIONS = REPO / "solutions"
@@ -74,7 +75,7 @@ def autograded_cells(nb) -> dict[str, float]:
     return {
         nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c)["points"])
         for c in nb.cells
-        if nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution")
+        if is_check_cell(c)
     }
 
 

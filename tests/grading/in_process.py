@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import nbformat
 from course_helpers import as_student, nbgrader_meta, read, source_path
 
-from normlab.course.plugins import is_check_cell
 from normlab.grading import selfcheck
+from normlab.grading.checkcell import is_check_cell
 
 # the warnings a fresh Python does not show (its default filters)
 _HIDDEN_BY_DEFAULT = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)

@@ -62,6 +62,7 @@ from traitlets import Bool, Enum, Float
 from traitlets.config import Configurable
 
 from normlab.grading import CHECKS
+from normlab.grading.checkcell import is_check_cell
 from normlab.grading.selfcheck import REUSE_VOIDS
 from normlab.grading.verdict import HIDDEN_LABEL
 
@@ -77,11 +78,6 @@ VISIBLE_LABEL = "On an input of the visible check: "
 
 def _nbgrader(cell) -> dict:
     return cell.metadata.get("nbgrader", {})
-
-
-def is_check_cell(cell) -> bool:
-    meta = _nbgrader(cell)
-    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
 
 
 def is_summary_cell(cell) -> bool:

@@ -36,6 +36,12 @@ class CheckCall:
     assignment: str | None = None
 
 
+def is_check_cell(cell) -> bool:
+    """An autograded test cell: an nbgrader grade cell of code that is not an answer cell."""
+    meta = cell.metadata.get("nbgrader", {})
+    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
 def _check_call(node: ast.stmt) -> CheckCall | None:
     if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
         return None

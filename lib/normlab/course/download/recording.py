@@ -32,6 +32,7 @@ import normlab
 from normlab.answer_key import reference, trusted
 from normlab.answer_key.oracle import LIVE
 from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, pools, recording, scripted_timer
+from normlab.grading.checkcell import is_check_cell
 from normlab_sandbox import guarded
 from normlab_sandbox.cases import Ref
 
@@ -43,9 +44,8 @@ def answer_cells(nb) -> list[str]:
     """The sources of a notebook's code cells but its test cells and its summary cell."""
     cells = []
     for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        is_test = meta.get("grade") and not meta.get("solution")
-        if cell.cell_type == "code" and not is_test and meta.get("grade_id") != SUMMARY_CELL:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if cell.cell_type == "code" and not is_check_cell(cell) and grade_id != SUMMARY_CELL:
             cells.append(cell.source)
     return cells
 

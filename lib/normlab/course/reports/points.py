@@ -25,6 +25,7 @@ from pathlib import Path
 import nbformat
 
 from normlab.grading import CHECKS
+from normlab.grading.checkcell import is_check_cell
 from normlab.grading.selfcheck import REUSE_VOIDS
 
 TOTAL = re.compile(r"\((\d+(?:\.\d+)?) points?\)")
@@ -78,7 +79,7 @@ def sync_notebook(nb, checks: dict, reuse_voids: str = REUSE_VOIDS[0]) -> None:
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         spec = checks.get(meta.get("grade_id"))
-        if spec is not None and meta.get("grade") and not meta.get("solution"):
+        if spec is not None and is_check_cell(cell):
             meta["points"] = spec.points
     part, title = None, None
     sums: dict[int, float] = {}
