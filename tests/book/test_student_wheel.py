@@ -67,7 +67,16 @@ ANSWERS = (
     | {fn.__name__ for objects in student_recording.stub_functions().values() for fn in objects}
     | {name for name in dir(normlab.red_team) if not name.startswith("_")}
     | {f.__name__ for f in WRONG}
-    | {"family", "statistics", "_moments", "_scale", "_group_norm", "_layer_norm_alt", "_norm_fn"}
+    | {
+        "variant_outputs",
+        "all_outputs",
+        "statistics",
+        "_moments",
+        "_scale",
+        "_group_norm",
+        "_layer_norm_alt",
+        "_norm_fn",
+    }
     | {f.__name__ for f in trusted.PLANTED.values()}
 )
 # a bank submission that cannot give the full normlab's verdicts in the download, and why
@@ -368,7 +377,7 @@ def _answers() -> list:
         normlab.group_norm(x, groups, gamma, beta),
         *(p.fn(x) for p in normlab.red_team.RED_TEAM.values()),
         *(f(x) for f in trusted.PLANTED.values()),
-        *variant_outputs.family(x, v["eps"]).values(),
+        *variant_outputs.variant_outputs(x, v["eps"]).values(),
         *(f(x, groups) for f in wrong_implementations.GROUP_NORM),
         *(f(dy, x) for f in wrong_implementations.BATCH_NORM_BACKWARD),
     ]

@@ -64,11 +64,11 @@ def test_the_oracle_answers_ps7s_wrong_implementations_by_name():
 
 def test_a_judge_gets_what_its_check_declared_and_nothing_else():
     x = np.arange(6.0).reshape(2, 3)
-    oracle = DeclaredOracle(LIVE, [ASK.statistics(x), ASK.family(x, 1e-5)])
+    oracle = DeclaredOracle(LIVE, [ASK.statistics(x), ASK.variant_outputs(x, 1e-5)])
     same = x.copy()  # equal values are the same question
     assert np.array_equal(oracle.statistics(same)[(1,), 0][0], x.mean(axis=1))
-    assert len(oracle.family(x, 1e-5)) == len(LIVE.family(x, 1e-5))
-    for undeclared in (lambda: oracle.family(x, 1e-3), lambda: oracle.statistics(x + 1)):
+    assert len(oracle.variant_outputs(x, 1e-5)) == len(LIVE.variant_outputs(x, 1e-5))
+    for undeclared in (lambda: oracle.variant_outputs(x, 1e-3), lambda: oracle.statistics(x + 1)):
         with pytest.raises(UndeclaredQuestion, match="does not declare"):
             undeclared()
 
@@ -122,14 +122,14 @@ def test_every_declared_question_is_about_a_cases_inputs():
 
 def test_the_live_oracle_answers_a_question_once_and_no_judge_can_change_the_answer():
     x = np.random.default_rng(3).normal(size=(3, 5))
-    first = LIVE.answer(Question("family", (x, 1e-5)))
-    again = LIVE.answer(Question("family", (x.copy(), 1e-5)))  # equal by value: kept
+    first = LIVE.answer(Question("variant_outputs", (x, 1e-5)))
+    again = LIVE.answer(Question("variant_outputs", (x.copy(), 1e-5)))  # equal by value: kept
     assert again == first and again is not first  # each judge its own dict
     assert all(again[v] is first[v] for v in first)  # of the same arrays
     member = next(iter(first.values()))
     with pytest.raises(ValueError, match="read-only"):
         member[0, 0] = 0.0
-    fresh = dict(LIVE.family(x, 1e-5))  # not through the memo: the same numbers
+    fresh = dict(LIVE.variant_outputs(x, 1e-5))  # not through the memo: the same numbers
     assert all(np.array_equal(fresh[v], first[v], equal_nan=True) for v in fresh)
 
 
@@ -137,7 +137,7 @@ def test_matching_finds_the_members_same_finds_in_one_comparison():
     rng = np.random.default_rng(4)
     x = rng.normal(size=(2, 3, 4))
     x[0, 0, 0] = np.nan  # NaN where NaN
-    outputs = LIVE.family(x, 1e-5)
+    outputs = LIVE.variant_outputs(x, 1e-5)
     outputs[Variant((0,), True, "n", "none")] = np.zeros(3)  # another shape matches nothing
     for y in [*list(outputs.values())[::17], np.zeros_like(x), x]:
         expected = [v for v, z in outputs.items() if variants.same(y, z)]

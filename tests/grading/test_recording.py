@@ -129,7 +129,7 @@ def test_every_variant_of_a_pool_is_recorded_and_replays_as_live(recorded):
 def test_a_question_not_recorded_raises_and_never_computes(recorded):
     oracle, x = recording.RecordedOracle(recorded), np.random.default_rng(1).normal(size=(3, 5))
     for question in (
-        ASK.family(x, 1e-5),
+        ASK.variant_outputs(x, 1e-5),
         ASK.statistics(x),
         ASK.reference("layer_norm", x),
         ASK.wrong("strided_groups", x[None], 1),

@@ -54,10 +54,10 @@ class LiveOracle(Answering):
 
         return PUBLIC[name](*args, **kwargs)
 
-    def family(self, x, eps: float) -> dict:
-        from .variant_outputs import family
+    def variant_outputs(self, x, eps: float) -> dict:
+        from .variant_outputs import all_outputs
 
-        return family(x, eps)
+        return all_outputs(x, eps)
 
     def statistics(self, x) -> dict:
         from .variant_outputs import statistics

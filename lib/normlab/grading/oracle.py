@@ -5,7 +5,7 @@ is given, `judge(cases, results, oracle)`, for them:
 
     oracle.reference(name, *args, **kwargs)   the reference's function `name`, e.g.
                                               reference("param_count", "rms_norm", 512)
-    oracle.family(x, eps)                     {Variant: output}: every member of the family
+    oracle.variant_outputs(x, eps)            {Variant: output}: every member of the family
                                               on x (float64, gamma = 1, beta = 0)
     oracle.statistics(x)                      {(axes, ddof): (mean, var)} of x, float64
     oracle.wrong(name, *args, **kwargs)       ps7's wrong implementation `name` on a case's
@@ -62,8 +62,8 @@ class _Asking:
     def reference(self, name: str, *args, **kwargs):
         return self._put(Question("reference", (name, *args), kwargs))
 
-    def family(self, x, eps: float):
-        return self._put(Question("family", (x, eps)))
+    def variant_outputs(self, x, eps: float):
+        return self._put(Question("variant_outputs", (x, eps)))
 
     def statistics(self, x):
         return self._put(Question("statistics", (x,)))
@@ -86,7 +86,8 @@ class _Declaring(_Asking):
         return question
 
 
-# the questions a check declares: ASK.family(x, eps) is the question oracle.family(x, eps) asks
+# the questions a check declares: ASK.variant_outputs(x, eps) is the question that
+# oracle.variant_outputs(x, eps) asks
 ASK = _Declaring()
 
 

@@ -22,12 +22,12 @@ from .judges import each_case
 from .oracle import ASK
 from .ps8_probes import (
     CLASS,
-    family_questions,
     float_array,
     member_options,
     members,
     output,
     trailing_axes,
+    variant_questions,
     wrong_choices,
 )
 from .spec import check_spec
@@ -65,7 +65,7 @@ def _gradient_questions(case) -> list:
     shape, x, weight, bias, dy = case.args
     eps = case.meta["eps"]
     return [
-        *family_questions(case),
+        *variant_questions(case),
         *(
             ASK.torch_layer_norm(
                 x, shape, weight, bias, eps=eps, dy=dy, **member_options(member), **cut

@@ -133,11 +133,11 @@ def output(case: Case, result):
     return {**found, "y": y}, None
 
 
-def family_questions(case: Case) -> list:
+def variant_questions(case: Case) -> list:
     """What `members` asks about a forward probe: the family on its x."""
     if case.probe != "forward":
         return []
-    return [ASK.family(np.asarray(case.args[1], dtype=np.float64), case.meta["eps"])]
+    return [ASK.variant_outputs(np.asarray(case.args[1], dtype=np.float64), case.meta["eps"])]
 
 
 def members(seen, y: np.ndarray) -> list[variants.Variant]:
@@ -147,7 +147,7 @@ def members(seen, y: np.ndarray) -> list[variants.Variant]:
     x, weight, bias = np.asarray(case.args[1], dtype=np.float64), case.args[2], case.args[3]
     w = 1.0 if weight is None else np.asarray(weight, dtype=np.float64)
     b = 0.0 if bias is None else np.asarray(bias, dtype=np.float64)
-    outputs = seen.oracle.family(x, case.meta["eps"])
+    outputs = seen.oracle.variant_outputs(x, case.meta["eps"])
     return variants.matching(y, outputs, change=lambda z: w * z + b)
 
 

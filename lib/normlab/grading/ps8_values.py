@@ -24,13 +24,13 @@ from .ps8_probes import (
     CLASS,
     DEFAULT_EPS,
     affine_property,
-    family_questions,
     interactions,
     members,
     output,
     probed,
     reads,
     trailing_axes,
+    variant_questions,
 )
 from .spec import check_spec
 from .verdict import Message
@@ -44,7 +44,7 @@ def _values_questions(case) -> list:
     """The family on the case's x, and nn.LayerNorm's output with the case's weight and bias
     (`_explain_values`)."""
     x = np.asarray(case.args[1])
-    return [*family_questions(case), ASK.torch_layer_norm(x, case.args[0], *case.args[2:4])]
+    return [*variant_questions(case), ASK.torch_layer_norm(x, case.args[0], *case.args[2:4])]
 
 
 def _explain_values(seen, y, closest):
@@ -114,7 +114,7 @@ def trailing_axes_spec(points: float):
         "a tuple normalized_shape: statistics over those trailing axes together",
         misconception="a tuple normalized_shape not normalized over all its axes",
         points=points,
-        questions=family_questions,
+        questions=variant_questions,
         **interactions({"axes"}),
     )
 
@@ -153,7 +153,7 @@ def no_affine_spec(points: float):
         "elementwise_affine=False: no parameters, the normalized x",
         misconception="elementwise_affine=False ignored",
         points=points,
-        questions=family_questions,
+        questions=variant_questions,
     )
 
 
@@ -192,7 +192,7 @@ def population_variance_spec(points: float):
         "population variance: divide by n, not n - 1 (torch.var's default)",
         misconception="the sample variance (n - 1), or a sum of squares",
         points=points,
-        questions=family_questions,
+        questions=variant_questions,
         **interactions({"divisor"}),
     )
 
@@ -237,7 +237,7 @@ def eps_placement_spec(points: float):
         "eps inside the square root, the argument kept and used",
         misconception="eps outside the square root, missing or ignored",
         points=points,
-        questions=family_questions,
+        questions=variant_questions,
         **interactions({"eps"}),
     )
 

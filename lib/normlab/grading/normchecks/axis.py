@@ -10,11 +10,11 @@ from ..spec import CheckSpec, check_spec
 from .kind import NormKind
 from .variant_match import (
     evidence_of_difference,
-    family_judge,
-    family_questions,
     input_of,
     interactions,
     output_of,
+    variant_judge,
+    variant_questions,
 )
 
 
@@ -57,10 +57,10 @@ def axis_spec(kind: NormKind, grade_id: str = "axis", *, points: float) -> Check
     return check_spec(
         grade_id,
         kind.function,
-        family_judge(kind, "axes", explain),
+        variant_judge(kind, "axes", explain),
         f"{kind.title}: statistics over {where_}",
         misconception=f"{kind.title}: statistics over the wrong axes",
         points=points,
-        questions=family_questions(kind),
+        questions=variant_questions(kind),
         **interactions(kind, "axes"),
     )

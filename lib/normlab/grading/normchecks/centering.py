@@ -9,11 +9,11 @@ from ..spec import CheckSpec, check_spec
 from .kind import NormKind
 from .variant_match import (
     evidence_of_difference,
-    family_judge,
-    family_questions,
     input_of,
     interactions,
     output_of,
+    variant_judge,
+    variant_questions,
 )
 
 
@@ -37,11 +37,11 @@ def centering_spec(kind: NormKind, grade_id: str = "centering", *, points: float
     return check_spec(
         grade_id,
         kind.function,
-        family_judge(kind, "center", explain),
+        variant_judge(kind, "center", explain),
         "subtracts the mean" if kind.center else "does not subtract the mean",
         misconception="the mean not subtracted" if kind.center else "the mean subtracted",
         points=points,
-        questions=family_questions(kind),
+        questions=variant_questions(kind),
         **interactions(kind, "center"),
     )
 

@@ -21,11 +21,11 @@ from .kind import NormKind
 from .variant_match import (
     correct_variant,
     evidence_of_difference,
-    family_judge,
-    family_questions,
     input_of,
     interactions,
     output_of,
+    variant_judge,
+    variant_questions,
 )
 
 ZHANG_SENNRICH_EPS = 1e-8  # their code's default, added to the rms
@@ -35,7 +35,7 @@ def _zhang_sennrich(seen, kind: NormKind):
     """RMSNorm with Zhang and Sennrich's default, x / (rms + 1e-8), on the case's input."""
     x = input_of(seen)
     variant = variants.Variant(kind.correct_axes(x.ndim), False, "n", "outside")
-    return seen.oracle.family(x, ZHANG_SENNRICH_EPS)[variant]
+    return seen.oracle.variant_outputs(x, ZHANG_SENNRICH_EPS)[variant]
 
 
 def _other_convention(kind: NormKind, case: Case, computed: str) -> str:
@@ -90,11 +90,11 @@ def eps_placement_spec(
     return check_spec(
         grade_id,
         kind.function,
-        family_judge(kind, "eps", explain),
+        variant_judge(kind, "eps", explain),
         "eps inside the square root, the argument honoured",
         misconception="eps outside the square root, missing or ignored",
         points=points,
-        questions=family_questions(kind, () if kind.center else (ZHANG_SENNRICH_EPS,)),
+        questions=variant_questions(kind, () if kind.center else (ZHANG_SENNRICH_EPS,)),
         **interactions(kind, "eps"),
     )
 

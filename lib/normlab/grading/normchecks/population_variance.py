@@ -9,11 +9,11 @@ from ..spec import CheckSpec, check_spec
 from .kind import NormKind
 from .variant_match import (
     evidence_of_difference,
-    family_judge,
-    family_questions,
     input_of,
     interactions,
     output_of,
+    variant_judge,
+    variant_questions,
 )
 
 
@@ -57,10 +57,10 @@ def population_variance_spec(
     return check_spec(
         grade_id,
         kind.function,
-        family_judge(kind, "divisor", explain),
+        variant_judge(kind, "divisor", explain),
         f"population {stat}: divide by {_count(kind)}",
         misconception=f"the sample {stat} (n - 1), or a sum of squares",
         points=points,
-        questions=family_questions(kind),
+        questions=variant_questions(kind),
         **interactions(kind, "divisor"),
     )

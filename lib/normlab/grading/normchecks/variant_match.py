@@ -37,7 +37,7 @@ def wrong_choices(v: variants.Variant, kind: NormKind, ndim: int, eps: float) ->
     return {choice for choice, bad in zip(CHOICES, wrong, strict=True) if bad}
 
 
-def family_judge(kind: NormKind, choice: str, explain):
+def variant_judge(kind: NormKind, choice: str, explain):
     """The judge of a cell that reads `choice` (one of CHOICES): a case passes when a
     matching variant is right on it (apart from the other choices that variant gets wrong,
     or not judged where they hide this one: `qualified`); else explain(seen, closest) ->
@@ -47,7 +47,7 @@ def family_judge(kind: NormKind, choice: str, explain):
 
     def rule(seen):
         x, eps = input_of(seen), seen.case.meta["eps"]
-        outputs = seen.oracle.family(x, eps)
+        outputs = seen.oracle.variant_outputs(x, eps)
         matches = variants.matching(seen.value, outputs)
         wrong = {v: wrong_choices(v, kind, x.ndim, eps) for v in matches}
         found = qualified.reading(matches, wrong, {choice}, partial(_hides, kind, choice, seen))
@@ -88,14 +88,14 @@ def interactions(kind: NormKind, choice: str) -> dict:
     return {"apart_from": others, "hidden_by": hidden}
 
 
-def family_questions(kind: NormKind, other_eps=()):
-    """The questions of a cell judged by `family_judge`, for each case: the family on the
+def variant_questions(kind: NormKind, other_eps=()):
+    """The questions of a cell judged by `variant_judge`, for each case: the family on the
     case's input (also at each of `other_eps`), and for a per-record norm the statistics
     `lost_keepdims` reads."""
 
     def questions(case) -> list:
         x = np.asarray(case.args[0], dtype=np.float64)  # as `input_of` reads it
-        asked = [ASK.family(x, eps) for eps in (case.meta["eps"], *other_eps)]
+        asked = [ASK.variant_outputs(x, eps) for eps in (case.meta["eps"], *other_eps)]
         return asked if kind.leading_axes else [*asked, ASK.statistics(x)]
 
     return questions
@@ -160,7 +160,7 @@ def input_of(seen) -> np.ndarray:
 
 def output_of(seen, variant: variants.Variant, **change) -> np.ndarray:
     """The output of `variant` (with `change`d choices, e.g. center=True) on the case's input."""
-    outputs = seen.oracle.family(input_of(seen), seen.case.meta["eps"])
+    outputs = seen.oracle.variant_outputs(input_of(seen), seen.case.meta["eps"])
     return outputs[replace(variant, **change)]
 
 
