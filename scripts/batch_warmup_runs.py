@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import torch
-from training_sweep import _commit  # scripts/ is this script's own folder
+from training_sweep import git_commit  # scripts/ is this script's own folder
 
 from normlab import training
 from normlab.bench.machine import describe_machine
@@ -65,7 +65,7 @@ def seq_result(run: training.SequenceRun) -> dict:
 def main() -> int:
     torch.set_num_threads(1)
     machine = describe_machine(torch)
-    machine["commit"] = _commit()
+    machine["commit"] = git_commit()
     batch = training.run_all(training.train_classifier, dict(enumerate(BATCH_RUNS)))
     seq = training.run_all(training.train_sequence_model, dict(enumerate(SEQ_RUNS)))
     record = {

@@ -37,7 +37,7 @@ from normlab.training.parallel import _worker_setup
 PARTIAL = "training-sweep.partial.jsonl"
 
 
-def _commit() -> str | None:
+def git_commit() -> str | None:
     """The git commit of the code that ran, with "-dirty" if the work tree had changes."""
     try:
         out = subprocess.run(
@@ -127,7 +127,7 @@ def main(argv=None) -> int:
     header, runs = _done(partial, settings)
     if not header:
         machine = describe_machine(torch)
-        machine["commit"] = _commit()
+        machine["commit"] = git_commit()
         machine["torch_threads_used"] = 1
         header = {"settings": settings, "machine": machine}
         partial.write_text(json.dumps(header) + "\n")
