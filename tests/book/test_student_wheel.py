@@ -1,7 +1,8 @@
 """The student download holds no answer, and runs the visible checks as the full normlab does.
 
 `make student` builds it (lib/normlab/course/download/source.py) into _build/student/downloads,
-which the book publishes as the site's downloads/ (test_student_download.py compares the two).
+which the book publishes as the site's downloads/ (tests/e2e/test_student_download.py
+compares the two).
 Here, without building the book:
 
 - the wheel and the bundle, scanned: only the checks' modules, the stubs of the reference and

@@ -23,7 +23,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 BUNDLE = "normlab-course-student"
 HEAVY = {"torch", "jupyter-book", "nbgrader", "sphinx", "psycopg2", "psycopg2-binary"}
 NOT_WRITTEN = re.compile(

@@ -2,9 +2,10 @@
 
 The site's `downloads/` holds the normlab wheel and `normlab-course-student.zip` (the wheel, the
 released notebooks, a README), built by `make student` into _build/student/downloads and
-published by the book (html_extra_path; test_student_wheel.py tests that folder). These tests copy
-`_build/html` to a temporary folder and work from that copy, as a student with only the website
-would (student_route.py says how: no repository on the path, fresh venvs, their own kernels):
+published by the book (html_extra_path; tests/book/test_student_wheel.py tests that folder).
+These tests copy `_build/html` to a temporary folder and work from that copy, as a student
+with only the website would (tests/student_route.py says how: no repository on the path, fresh
+venvs, their own kernels):
 
 - the bundle holds what the Getting started page promises, and the wheel's core needs are light;
 - nothing from solutions/ or the hidden tests is in the wheel or the bundle;
