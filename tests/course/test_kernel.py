@@ -241,10 +241,14 @@ time.sleep(600)
 """
 
 
-def test_a_kernel_dies_with_its_grading_worker():
-    """A grader killed mid-run leaves no kernel behind."""
+def test_a_kernel_dies_with_its_grading_worker(tmp_path):
+    """A grader killed mid-run leaves no kernel behind. (Its kernel's private folder stays,
+    as nothing runs to remove it: the test gives it a TMPDIR of its own, not /tmp.)"""
     worker = subprocess.Popen(
-        [sys.executable, "-c", WORKER, MODE, str(UID_BASE)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", WORKER, MODE, str(UID_BASE)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
     )
     try:
         pid = int(worker.stdout.readline())
