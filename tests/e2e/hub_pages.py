@@ -92,11 +92,14 @@ def replace_cell(page, panel, index: int, source: str) -> None:
 def save(page, panel, attempts: int = 3) -> None:
     """Ctrl+S until the notebook's tab no longer shows unsaved changes.
 
-    One save may not be the last: CI once saw the notebook saved and checkpointed and its tab
-    still marked unsaved, on a busy machine. The likely cause is the kernel's first reply,
-    which can come after the save: JupyterLab then writes the kernel's full `language_info`
-    into the metadata (the released notebook holds only the language's name). The saved file
-    is read back and compared after this, so a retry hides nothing."""
+    One save may not be the last: the notebook turns unsaved by itself when its kernel
+    connects (JupyterLab 4.6, the released ps2 opened and left alone: unsaved about 2 s after
+    it opened, as the kernel's status went from connecting to idle; the released notebook's
+    `language_info` holds only the language's name, and JupyterLab writes the kernel's).
+    When the kernel is slow to start, that comes after the save, as CI saw on a busy machine
+    (saved, checkpointed, still unsaved). The kernel's status cannot tell that moment: it
+    reads idle before connecting too. The saved file is read back and compared after this,
+    so a retry hides nothing."""
     unsaved = page.locator(".lm-TabBar-tab.jp-mod-current.jp-mod-dirty")
     for attempt in range(1, attempts + 1):
         panel.locator(".jp-Cell").first.click()
