@@ -55,6 +55,7 @@ c.Autograde.sanitize_preprocessors = [
     OverwriteKernelspec,
     plugins.RestoreHiddenTests,
     CheckCellMetadata,
+    plugins.ReusePolicy,  # the policy below, for the kernels autograde starts
 ]
 c.Execute.timeout = 60
 c.Execute.interrupt_on_timeout = True
@@ -82,9 +83,9 @@ c.HTMLExporter.extra_template_basedirs = [str(plugins.TEMPLATES)]
 
 # reuse: a function that hands its work to a library (normlab's reference, torch's
 # normalizations, autograd for a backward, np.var in ps6) earns nothing, every cell of it
-# scoring 0 ("function"); or only its reuse cell scores 0 ("cell"). `make release` writes it
-# into the notebooks' setup cells, so plain nbgrader, `make grade` and a student's own kernel
-# all apply it; run `make release` (and `make student`) after changing it.
+# scoring 0 ("function"); or only its reuse cell scores 0 ("cell"). Both graders read it here
+# (plain nbgrader's kernels through plugins.ReusePolicy); `make release` writes it into the
+# notebooks' setup cells for a student's own kernel: run it (and `make student`) after a change.
 c.NormlabGrading.reuse_voids = "function"
 
 c.Exchange.root = os.environ.get("NBGRADER_EXCHANGE", "/srv/nbgrader/exchange")

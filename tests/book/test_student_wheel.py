@@ -40,7 +40,7 @@ from course_helpers import TEST_STUDENT, run_sources
 from test_verdicts import submission_sources
 
 import normlab
-from normlab.answer_key import trusted, variant_outputs, wrong_implementations
+from normlab.answer_key import formula_outputs, trusted, wrong_implementations
 from normlab.course.download import recording as student_recording
 from normlab.course.download import source as student_download
 from normlab.grading import (
@@ -52,7 +52,7 @@ from normlab.grading import (
     run_case,
     run_check,
 )
-from normlab.grading.selfcheck import CheckerError
+from normlab.grading.session import CheckerError
 from normlab_sandbox import wire
 from normlab_sandbox.cases import Ref
 
@@ -69,7 +69,7 @@ ANSWERS = (
     | {name for name in dir(normlab.red_team) if not name.startswith("_")}
     | {f.__name__ for f in WRONG}
     | {
-        "variant_outputs",
+        "formula_outputs",
         "all_outputs",
         "statistics",
         "_moments",
@@ -378,7 +378,7 @@ def _answers() -> list:
         normlab.group_norm(x, groups, gamma, beta),
         *(p.fn(x) for p in normlab.red_team.RED_TEAM.values()),
         *(f(x) for f in trusted.PLANTED.values()),
-        *variant_outputs.all_outputs(x, v["eps"]).values(),
+        *formula_outputs.all_outputs(x, v["eps"]).values(),
         *(f(x, groups) for f in wrong_implementations.GROUP_NORM),
         *(f(dy, x) for f in wrong_implementations.BATCH_NORM_BACKWARD),
     ]
@@ -423,7 +423,7 @@ VERDICTS = """
     import contextlib, io, sys
     from functools import partial
     from normlab.grading import CHECKS, recording, run_case, run_check
-    from normlab.grading.selfcheck import CheckerError
+    from normlab.grading.session import CheckerError
     from normlab_sandbox import wire
 
     given, taken = sys.argv[1:]

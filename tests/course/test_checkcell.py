@@ -49,14 +49,15 @@ def test_every_test_cell_of_every_source_notebook_is_read_by_the_grader():
     ships must read as check calls of a check that exists, with its own grade_id."""
     import nbformat
 
-    from normlab.course.grader.notebook import grade_id, is_test_cell
+    from normlab.course.grader.notebook import grade_id
+    from normlab.grading.checkcell import is_check_cell
     from normlab.grading import ASSIGNMENTS, CHECKS
 
     read = 0
     for assignment in ASSIGNMENTS:
         path = REPO / "solutions" / assignment / f"{assignment}.ipynb"
         for cell in nbformat.read(path, as_version=4).cells:
-            if not is_test_cell(cell):
+            if not is_check_cell(cell):
                 continue
             calls = parse_test_cell(cell.source)
             assert calls, f"{path.name}: test cell {grade_id(cell)!r} is not only check calls"

@@ -2,8 +2,8 @@
 layer that proves, for every mutant, what plain nbgrader and Restart and Run All would show.
 
 `run_cells(nb, grading=...)` executes each code cell (test cells and the summary included) in
-one namespace, saying where each begins as IPython does (`selfcheck.cell_begins`: the verdicts
-`check` keeps), and records, per cell, what a kernel would send: its stdout, its stderr (text
+one namespace, saying where each begins as IPython does (the notebook's session's
+`cell_begins`: the verdicts `check` keeps), and records, per cell, what a kernel would send: its stdout, its stderr (text
 written there and each warning Python shows by default, as a kernel prints them there), the
 error it raised and the value of its last expression (a kernel's execute_result, which nbgrader
 reads as partial credit). `grading=True` is nbgrader's autograde: NBGRADER_EXECUTION is set, a
@@ -73,14 +73,17 @@ def run_cells(nb, *, grading: bool, student: str | None = None) -> list[CellRun]
             if cell.cell_type != "code":
                 continue
             source = as_student(cell.source, student) if student else cell.source
-            selfcheck.cell_begins(source)  # as IPython's pre_run_cell event says it
+            session = namespace.get(selfcheck.SESSION)
+            if session is not None:  # as IPython's pre_run_cell event says it
+                session.cell_begins(source)
             run = _run_cell(source, namespace)
             run.grade_id = nbgrader_meta(cell).get("grade_id")
             runs.append(run)
             if run.error is not None and not grading:
                 break
     finally:
-        selfcheck.cells_end()
+        if selfcheck.SESSION in namespace:
+            namespace[selfcheck.SESSION].cells_end()
         if saved is None:
             os.environ.pop("NBGRADER_EXECUTION", None)
         else:

@@ -28,7 +28,7 @@ from normlab.grading import ASSIGNMENTS, CHECKS, Verdict, cell_verdict
 from normlab.grading.catalog import cells_of
 from normlab.grading.evidence import brief_type
 from normlab.grading.runner import run_case
-from normlab.grading.selfcheck import judge_battery
+from normlab.grading.session import judge_battery
 from normlab.grading.verdict import NOT_JUDGED, NOT_WRITTEN
 
 

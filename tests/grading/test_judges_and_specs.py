@@ -8,9 +8,10 @@ from functools import partial
 import numpy as np
 import pytest
 
-from normlab.answer_key.oracle import LIVE
+from normlab.answer_key import batteries
+from normlab.answer_key.backing import LIVE
 from normlab.answer_key.random_inputs import messy, rng_for
-from normlab.grading import CHECKS, Case, Result, Verdict, judges, selfcheck
+from normlab.grading import CHECKS, Case, Result, Verdict, backing, judges, selfcheck
 from normlab.grading.evidence import (
     amount,
     arrays_output,
@@ -18,6 +19,7 @@ from normlab.grading.evidence import (
     first_beyond,
     first_index,
 )
+from normlab.grading.session import CheckerError, judge_battery
 from normlab.grading.spec import check_spec, registry
 from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASS, as_verdict
 
@@ -154,25 +156,37 @@ def _draw(rng, hidden):
     return [Case("f", args=(rng.normal(size=3),)) for _ in range(2 if hidden else 1)]
 
 
-def _bound(spec):
-    """The spec on battery `_draw`, as the answer key binds one (normlab.answer_key.batteries)."""
-    return spec.with_cases(lambda seed=0, hidden=True: _draw(rng_for(seed, spec.salt), hidden))
+class Drawn:
+    """A backing whose every battery is `_draw`, on the check's own stream as the answer key
+    draws one (`normlab.answer_key.batteries.cases`); the live oracle answers."""
+
+    def cases(self, spec, seed, hidden, variant):
+        if spec.grade_id == "unbound":
+            return batteries.cases(spec, seed, hidden, variant)  # the answer key's own lookup
+        return _draw(rng_for(seed, spec.salt), hidden)
+
+    answer, resolve, unanswered = LIVE.answer, LIVE.resolve, LIVE.unanswered
 
 
-def test_a_battery_draws_its_checks_own_stream_and_the_visible_cases_first():
-    spec = _bound(
-        check_spec("cell", "f", judges.each_case(judges.returned), "s", misconception="m", points=2)
+@pytest.fixture
+def drawn(monkeypatch):
+    monkeypatch.setattr(backing, "current", Drawn)
+
+
+def test_a_battery_draws_its_checks_own_stream_and_the_visible_cases_first(drawn):
+    spec = check_spec(
+        "cell", "f", judges.each_case(judges.returned), "s", misconception="m", points=2
     )
     assert spec.targets == ("f",) and spec.points == 2 and spec.category == "cell"
     visible, hidden = spec.make_cases(0, hidden=False), spec.make_cases(0)
     assert len(visible) == 1 and len(hidden) == 2
     np.testing.assert_array_equal(visible[0].args[0], hidden[0].args[0])
-    other = _bound(_spec("other")).make_cases(0)
+    other = _spec("other").make_cases(0)
     assert not np.array_equal(other[0].args[0], hidden[0].args[0])
-    salted = _bound(_spec("other", salt="cell")).make_cases(0)
+    salted = _spec("other", salt="cell").make_cases(0)
     np.testing.assert_array_equal(salted[0].args[0], hidden[0].args[0])
     np.testing.assert_array_equal(hidden[0].args[0], rng_for(0, "cell").normal(size=3))
-    with pytest.raises(LookupError, match="no battery bound"):
+    with pytest.raises(LookupError, match="no battery for"):
         _spec("unbound").make_cases(0)
 
 
@@ -193,11 +207,15 @@ def test_a_bare_message_names_the_cells_category_and_a_verdict_keeps_its_own():
 
 def test_registry_refuses_a_duplicate_id_and_a_cell_worth_nothing():
     one = _spec("a")
-    assert list(registry(one)) == ["a"]
+    assert list(registry("ps_test", one)) == ["a"] and one.assignment == "ps_test"
     with pytest.raises(ValueError, match="share the grade_id 'a'"):
-        registry(one, one)
+        registry("ps_test", one, one)
     with pytest.raises(ValueError, match="worth no points"):
-        registry(_spec("b", points=0))
+        registry("ps_test", _spec("b", points=0))
+    with pytest.raises(ValueError, match="ps_test's already"):
+        registry("ps_other", one)
+    with pytest.raises(TypeError, match="the assignment's id"):
+        registry(_spec("c"))
 
 
 def test_messy_records_differ_in_scale_and_offset():
@@ -240,7 +258,7 @@ def test_run_check_runs_each_case_and_judges():
 
 def test_a_check_of_a_variant_without_one_asks_who_the_student_is():
     spec = CHECKS["ps1_by_hand"]["mean"]
-    asked = selfcheck.judge_battery(spec, lambda case: Result(output=2.5), variant=None)
+    asked = judge_battery(spec, lambda case: Result(output=2.5), variant=None)
     assert asked.category == NOT_WRITTEN and 'STUDENT = "<your id>"' in asked.message
 
 
@@ -266,19 +284,23 @@ def test_run_check_judges_with_the_oracle_it_is_given():
     assert "layer_norm" in Replay.asked
 
 
-def test_run_check_names_a_checker_bug_and_lets_the_runners_exceptions_through():
-    def broken_cases(rng, hidden):
+def test_run_check_names_a_checker_bug_and_lets_the_runners_exceptions_through(monkeypatch):
+    def broken_cases(*args):
         raise IndexError("oops")
 
     def broken_judge(cases, results, oracle):
         raise ZeroDivisionError("bad")
 
-    spec = _spec("x").with_cases(lambda seed=0, hidden=True: broken_cases(None, hidden))
-    with pytest.raises(selfcheck.CheckerError, match="could not build its cases: oops") as info:
+    monkeypatch.setattr(Drawn, "cases", broken_cases)
+    monkeypatch.setattr(backing, "current", Drawn)
+    spec = _spec("x")
+    with pytest.raises(CheckerError, match="could not build its cases: oops") as info:
         selfcheck.run_check(spec, lambda case: Result())
     assert isinstance(info.value.__cause__, IndexError)
-    spec = _bound(_spec("x", broken_judge))
-    with pytest.raises(selfcheck.CheckerError, match="could not judge: bad"):
+    monkeypatch.undo()
+    monkeypatch.setattr(backing, "current", Drawn)
+    spec = _spec("x", broken_judge)
+    with pytest.raises(CheckerError, match="could not judge: bad"):
         selfcheck.run_check(spec, lambda case: Result())
 
     class KernelGone(Exception):

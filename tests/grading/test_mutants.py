@@ -44,7 +44,7 @@ from mutants import (
 )
 from test_verdicts import SNAPSHOT
 
-from normlab.answer_key.oracle import LIVE
+from normlab.answer_key.backing import LIVE
 from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, run_case, run_check
 from normlab.grading.verdict import NOT_JUDGED, NOT_WRITTEN, PASSED
 

@@ -19,10 +19,10 @@ import pytest
 from course_helpers import variant_for
 
 from normlab.answer_key import wrong_implementations as wrong
-from normlab.answer_key.oracle import LIVE, wrong_implementations
-from normlab.grading import CHECKS, DEFAULT_SEED, ps1_by_hand, variants
+from normlab.answer_key.backing import LIVE, wrong_implementations
+from normlab.grading import CHECKS, DEFAULT_SEED, ps1_by_hand
+from normlab.grading.formulas import Formula
 from normlab.grading.oracle import ASK, DeclaredOracle, Question, UndeclaredQuestion, key
-from normlab.grading.variants import Variant
 
 GRADING = Path(ps1_by_hand.__file__).parent
 
@@ -46,7 +46,7 @@ def test_nothing_in_the_checks_reaches_the_answer_key_or_torch_but_through_recor
         }
         if path.name == "recording.py":  # the one switch: the answer key, or a recording
             assert reached == {
-                "..answer_key.oracle",
+                "..answer_key.backing",
                 "..answer_key.trusted",
                 "..answer_key.batteries",
             }
@@ -64,11 +64,11 @@ def test_the_oracle_answers_ps7s_wrong_implementations_by_name():
 
 def test_a_judge_gets_what_its_check_declared_and_nothing_else():
     x = np.arange(6.0).reshape(2, 3)
-    oracle = DeclaredOracle(LIVE, [ASK.statistics(x), ASK.variant_outputs(x, 1e-5)])
+    oracle = DeclaredOracle(LIVE, [ASK.statistics(x), ASK.formula_outputs(x, 1e-5)])
     same = x.copy()  # equal values are the same question
     assert np.array_equal(oracle.statistics(same)[(1,), 0][0], x.mean(axis=1))
-    assert len(oracle.variant_outputs(x, 1e-5)) == len(LIVE.variant_outputs(x, 1e-5))
-    for undeclared in (lambda: oracle.variant_outputs(x, 1e-3), lambda: oracle.statistics(x + 1)):
+    assert len(oracle.formula_outputs(x, 1e-5)) == len(LIVE.formula_outputs(x, 1e-5))
+    for undeclared in (lambda: oracle.formula_outputs(x, 1e-3), lambda: oracle.statistics(x + 1)):
         with pytest.raises(UndeclaredQuestion, match="does not declare"):
             undeclared()
 
@@ -122,14 +122,14 @@ def test_every_declared_question_is_about_a_cases_inputs():
 
 def test_the_live_oracle_answers_a_question_once_and_no_judge_can_change_the_answer():
     x = np.random.default_rng(3).normal(size=(3, 5))
-    first = LIVE.answer(Question("variant_outputs", (x, 1e-5)))
-    again = LIVE.answer(Question("variant_outputs", (x.copy(), 1e-5)))  # equal by value: kept
+    first = LIVE.answer(Question("formula_outputs", (x, 1e-5)))
+    again = LIVE.answer(Question("formula_outputs", (x.copy(), 1e-5)))  # equal by value: kept
     assert again == first and again is not first  # each judge its own dict
     assert all(again[v] is first[v] for v in first)  # of the same arrays
     member = next(iter(first.values()))
     with pytest.raises(ValueError, match="read-only"):
         member[0, 0] = 0.0
-    fresh = dict(LIVE.variant_outputs(x, 1e-5))  # not through the memo: the same numbers
+    fresh = dict(LIVE.formula_outputs(x, 1e-5))  # not through the memo: the same numbers
     assert all(np.array_equal(fresh[v], first[v], equal_nan=True) for v in fresh)
 
 
@@ -137,9 +137,9 @@ def test_matching_finds_the_members_same_finds_in_one_comparison():
     rng = np.random.default_rng(4)
     x = rng.normal(size=(2, 3, 4))
     x[0, 0, 0] = np.nan  # NaN where NaN
-    outputs = LIVE.variant_outputs(x, 1e-5)
-    outputs[Variant((0,), True, "n", "none")] = np.zeros(3)  # another shape matches nothing
+    outputs = LIVE.formula_outputs(x, 1e-5)
+    outputs[Formula((0,), True, "n", "none")] = np.zeros(3)  # another shape matches nothing
     for y in [*list(outputs.values())[::17], np.zeros_like(x), x]:
-        expected = [v for v, z in outputs.items() if variants.same(y, z)]
-        assert variants.matching(y, outputs) == expected
-    assert variants.matching(np.zeros(5), outputs) == []
+        expected = [v for v, z in outputs.items() if formulas.same(y, z)]
+        assert formulas.matching(y, outputs) == expected
+    assert formulas.matching(np.zeros(5), outputs) == []

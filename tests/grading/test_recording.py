@@ -1,8 +1,8 @@
 """The student download's recording replays the live checks, and computes nothing itself.
 
 `normlab.course.download.recording.record` records, from the full normlab, every check's visible
-battery and the answers to the questions it declares about it; `normlab.grading.recording`
-replays that in a download. Here, in this process: the replayed checks give the live verdicts
+battery and the answers to the questions it declares about it; `normlab.grading.recorded`
+replays that in a download, as the checks' backing (`normlab.grading.backing`). Here, in this process: the replayed checks give the live verdicts
 and messages over the verdict bank's visible batteries (one known exception, below), a
 question that was not recorded raises instead of computing, the hidden battery is refused, and
 what ships is the checks' folder, the answer key left out. The wheel itself, installed in a
@@ -20,16 +20,17 @@ from course_helpers import variant_for
 from test_verdicts import submissions
 
 import normlab
-from normlab.answer_key.batteries import BATTERIES
-from normlab.answer_key.oracle import LIVE
-from normlab.answer_key.trusted import resolve as trusted_resolve
+from normlab.answer_key import batteries
+from normlab.answer_key.backing import LIVE
 from normlab.course.download import recording as student_recording
 from normlab.course.download import source as student_download
-from normlab.grading import CHECKS, DEFAULT_SEED, pools, recording, run_case
+from normlab.grading import CHECKS, DEFAULT_SEED, backing, pools, run_case
+from normlab.grading import recorded as recording
 from normlab.grading.oracle import ASK
-from normlab.grading.selfcheck import CheckerError, run_check
+from normlab.grading.selfcheck import run_check
+from normlab.grading.session import CheckerError
 from normlab.grading.verdict import CRASHED
-from normlab_sandbox import guarded, wire
+from normlab_sandbox import wire
 from normlab_sandbox.cases import WIRE_TYPES, Ref, Result
 
 # its witness runs normlab's audit on the norm_fn it is handed: the audit probes inputs of its
@@ -43,45 +44,53 @@ def recorded() -> recording.Recording:
     return recording.Recording.loads(student_recording.record().dumps())
 
 
-def _verdicts(checks, namespace, resolve, oracle, variant=None) -> dict:
+@pytest.fixture
+def replaying(recorded, monkeypatch) -> recording.RecordedBacking:
+    """The checks backed by the recording, as in a download."""
+    replay = recording.RecordedBacking(recorded)
+    monkeypatch.setattr(backing, "current", lambda: replay)
+    return replay
+
+
+def _verdicts(checks, namespace, variant=None) -> dict:
     found = {}
     for grade_id, spec in checks.items():
         try:
-            run_one = partial(guarded.run_case, namespace, resolve=resolve)
-            verdict = run_check(spec, run_one, oracle=oracle, variant=variant)
+            run_one = partial(run_case, namespace)
+            verdict = run_check(spec, run_one, variant=variant)
             found[grade_id] = (verdict.category, verdict.message)
         except CheckerError as exc:
             found[grade_id] = ("checker error", str(exc))
     return found
 
 
-def test_a_full_install_holds_no_recording():
-    """The grader's own normlab runs the live checks: no recording, no replay."""
-    assert recording.RECORDING is None and not recording.DATA.exists()
-    assert isinstance(recording.ORACLE, recording.AnswerKeyOracle)
-    assert recording.resolve is recording.answer_key_resolve
+def test_a_full_install_is_backed_by_the_answer_key():
+    """The grader's own normlab runs the live checks: no recording, and a battery for every
+    check, whose hidden cases start with its visible ones."""
+    assert backing.current() is LIVE and not recording.DATA.exists()
     for assignment, specs in CHECKS.items():
-        assert set(BATTERIES[assignment]) == set(specs)  # a battery for each check, no other
         own = {"variant": variant_for(assignment)} if assignment in pools.POOLS else {}
         for spec in specs.values():
+            assert batteries.battery(spec)
             visible = spec.make_cases(DEFAULT_SEED, hidden=False, **own)
             hidden = spec.make_cases(DEFAULT_SEED, hidden=True, **own)
             assert wire.dumps(hidden[: len(visible)], WIRE_TYPES) == wire.dumps(visible, WIRE_TYPES)
 
 
-def test_the_replay_gives_the_live_verdicts_over_the_bank(recorded):
+def test_the_replay_gives_the_live_verdicts_over_the_bank(recorded, monkeypatch):
     """Every visible battery of the bank, live and replayed, in the same order (a submission
     may keep state between calls): the same category and message, but for the witness that
     calls normlab's audit, where each witness cell says it cannot run in the download."""
-    checks, oracle = recorded.checks(CHECKS), recording.RecordedOracle(recorded)
+    replay = recording.RecordedBacking(recorded)
     differ = {}
     with np.errstate(all="ignore"):
         live_bank, replay_bank = submissions(), submissions()  # each its own state
         for name, (assignment, namespace) in sorted(live_bank.items()):
             variant = variant_for(assignment)
-            live = _verdicts(CHECKS[assignment], namespace, trusted_resolve, LIVE, variant)
-            fresh = replay_bank[name][1]
-            replayed = _verdicts(checks[assignment], fresh, recorded.resolve, oracle, variant)
+            live = _verdicts(CHECKS[assignment], namespace, variant)
+            with monkeypatch.context() as patched:
+                patched.setattr(backing, "current", lambda: replay)
+                replayed = _verdicts(CHECKS[assignment], replay_bank[name][1], variant)
             differ |= {(name, g): replayed[g] for g in live if live[g] != replayed[g]}
     assert {name for name, _ in differ} == {WITNESS_FROM_AUDIT}
     for (_, grade_id), (category, message) in differ.items():
@@ -107,29 +116,32 @@ def test_the_replay_answers_the_course_witness_on_every_visible_norm(recorded):
         assert norm_fn.probes() == ((recording.NOT_RECORDED, "a float64 array of shape (3, 4, 8)"),)
 
 
-def test_every_variant_of_a_pool_is_recorded_and_replays_as_live(recorded):
+def test_every_variant_of_a_pool_is_recorded_and_replays_as_live(recorded, monkeypatch):
     """ps1's visible battery for every slot of its pool, answered as live: a student's own
     numbers are checked offline whoever the student is; no other variant is."""
-    checks, oracle = recorded.checks(CHECKS), recording.RecordedOracle(recorded)
+    replay = recording.RecordedBacking(recorded)
+    ps1 = CHECKS["ps1_by_hand"].cell
     for variant in pools.variants("ps1_by_hand"):
         r = np.asarray(variant["record"], dtype=np.float64)
         namespace = {"mean_r": r.mean(), "var_r": r.var(ddof=1)}  # right, then wrong
-        for grade_id in ("mean", "variance"):
-            spec = checks["ps1_by_hand"][grade_id]
+        for spec in (ps1.mean, ps1.variance):
             run_one = partial(run_case, namespace)
-            replayed = run_check(spec, run_one, oracle=oracle, variant=variant)
-            live = run_check(CHECKS["ps1_by_hand"][grade_id], run_one, variant=variant)
+            live = run_check(spec, run_one, variant=variant)
+            with monkeypatch.context() as patched:
+                patched.setattr(backing, "current", lambda: replay)
+                replayed = run_check(spec, run_one, variant=variant)
             assert (replayed.category, replayed.message) == (live.category, live.message)
-        assert replayed.category == "variance"
+        assert replayed.category == ps1.variance.category
     made_up = {"slot": 10**6, "record": [1, 2, 3, 4], "d_model": 512}
+    monkeypatch.setattr(backing, "current", lambda: replay)
     with pytest.raises(CheckerError, match="own variant"):
-        run_check(checks["ps1_by_hand"]["mean"], partial(run_case, {}), variant=made_up)
+        run_check(ps1.mean, partial(run_case, {}), variant=made_up)
 
 
-def test_a_question_not_recorded_raises_and_never_computes(recorded):
-    oracle, x = recording.RecordedOracle(recorded), np.random.default_rng(1).normal(size=(3, 5))
+def test_a_question_not_recorded_raises_and_never_computes(replaying):
+    oracle, x = replaying, np.random.default_rng(1).normal(size=(3, 5))
     for question in (
-        ASK.variant_outputs(x, 1e-5),
+        ASK.formula_outputs(x, 1e-5),
         ASK.statistics(x),
         ASK.reference("layer_norm", x),
         ASK.wrong("strided_groups", x[None], 1),
@@ -140,18 +152,18 @@ def test_a_question_not_recorded_raises_and_never_computes(recorded):
 
 def test_a_recorded_answer_is_what_the_answer_key_says(recorded):
     """Each visible case's declared questions, answered from the recording as live."""
-    spec = CHECKS["ps2_layer_norm"]["stats_axis"]
+    spec = CHECKS["ps2_layer_norm"].cell.stats_axis
     case = spec.make_cases(DEFAULT_SEED, hidden=False)[1]
     (question,) = spec.questions(case)
-    replayed = recording.RecordedOracle(recorded).answer(question)
+    replayed = recording.RecordedBacking(recorded).answer(question)
     for stats, (mean, var) in LIVE.answer(question).items():
         np.testing.assert_array_equal(replayed[stats][0], mean)
         np.testing.assert_array_equal(replayed[stats][1], var)
 
 
-def test_the_hidden_battery_and_other_seeds_are_refused(recorded):
-    spec = recorded.checks(CHECKS)["ps2_layer_norm"]["axis"]
-    visible = CHECKS["ps2_layer_norm"]["axis"].make_cases(DEFAULT_SEED, hidden=False)
+def test_the_hidden_battery_and_other_seeds_are_refused(replaying, monkeypatch):
+    spec = CHECKS["ps2_layer_norm"].cell.axis
+    visible = LIVE.cases(spec, DEFAULT_SEED, False, None)
     assert len(spec.make_cases(DEFAULT_SEED, hidden=False)) == len(visible)
     with pytest.raises(recording.NotRecorded, match="hidden battery is not in the student"):
         spec.make_cases(DEFAULT_SEED, hidden=True)
@@ -161,18 +173,17 @@ def test_the_hidden_battery_and_other_seeds_are_refused(recorded):
         run_check(spec, partial(run_case, {}), hidden=True)
 
 
-def test_a_run_that_asked_a_norm_about_an_unrecorded_input_is_not_judged(recorded):
-    spec = recorded.checks(CHECKS)["ps3_axes"]["witness_accepts_layer_norm"]
-    cases = spec.make_cases(DEFAULT_SEED, hidden=False)
+def test_a_run_that_asked_a_norm_about_an_unrecorded_input_is_not_judged(replaying):
+    spec = CHECKS["ps3_axes"].cell.witness_accepts_layer_norm
     missed = Result(output=False, output_type="bool", probes=((recording.NOT_RECORDED, "x"),))
-    verdict = spec.judge(cases, [missed], recording.RecordedOracle(recorded))
+    verdict = run_check(spec, lambda case: missed)
     assert verdict.category == CRASHED and "cannot run in the student download" in verdict.message
 
 
 def test_every_visible_case_is_recorded_as_made(recorded):
     for assignment, specs in CHECKS.items():
         for grade_id, spec in specs.items():
-            kept = recorded.cases[assignment][grade_id]
+            kept = recorded.cases[assignment][grade_id]  # the recording's own keys
             if not spec.varies:
                 made = spec.make_cases(DEFAULT_SEED, hidden=False)
                 assert wire.dumps(kept, WIRE_TYPES) == wire.dumps(made, WIRE_TYPES)
@@ -209,7 +220,7 @@ def test_the_stubs_keep_the_reference_names_and_parameters_and_compute_nothing()
     (stub,) = ast.parse(source).body
     assert stub.name == "layer_norm"
     assert ast.unparse(stub.args) == "x, gamma=None, beta=None, eps=1e-05"
-    namespace = {"recording": recording}
+    namespace = {"recorded": recording}
     exec(source, namespace)  # noqa: S102 (the stub above)
     with pytest.raises(recording.NotInDownload, match="not part of the student download"):
         namespace["layer_norm"](np.ones((2, 4)))

@@ -205,9 +205,8 @@ def test_without_torch_only_a_torch_assignment_stops_its_setup_cell(monkeypatch)
     assert REAL_TORCH == {"ps8_in_a_model"}
 
 
-def test_summary_before_the_setup_cell_says_what_to_run(monkeypatch, capsys):
-    monkeypatch.setattr(selfcheck, "_current", {})
-    assert summary({}) is None
+def test_summary_before_the_setup_cell_says_what_to_run(capsys):
+    assert summary({}) is None  # a namespace without a session
     assert "run the notebook's first code cell" in capsys.readouterr().out
 
 
@@ -248,9 +247,14 @@ def _counted_layer_norm():
     return namespace["layer_norm"], namespace["calls"]
 
 
+def _session():
+    """The session `use_assignment` left in this module's namespace (the 'notebook')."""
+    return globals()[selfcheck.SESSION]
+
+
 def _calls_of(cell: str, layer_norm, calls) -> int:
     before = len(calls)
-    selfcheck.cell_begins(cell)
+    _session().cell_begins(cell)
     check(cell.split('"')[1], layer_norm)
     return len(calls) - before
 
@@ -262,15 +266,17 @@ def test_while_only_check_cells_run_each_battery_is_judged_once(capsys):
     layer_norm, calls = _counted_layer_norm()
     use_assignment("ps2_layer_norm")
     try:
-        selfcheck.cell_begins("def layer_norm(x, gamma, beta, eps=1e-5): ...")
+        _session().cell_begins("def layer_norm(x, gamma, beta, eps=1e-5): ...")
         _calls_of('check("axis", layer_norm)', layer_norm, calls)
         kept = _calls_of('check("centering", layer_norm)', layer_norm, calls)
         again = _calls_of('check("centering", layer_norm)', layer_norm, calls)
         dropped = _calls_of('y = 1\ncheck("centering", layer_norm)', layer_norm, calls)
-        selfcheck.cells_end()
-        untracked = _calls_of('check("centering", layer_norm)', layer_norm, calls)
+        _session().cells_end()
+        before = len(calls)
+        check("centering", layer_norm)  # no cell said it begins
+        untracked = len(calls) - before
     finally:
-        selfcheck.cells_end()
+        _session().cells_end()
     reuse = len(CHECKS["ps2_layer_norm"]["reference_reuse"].make_cases(0, hidden=False))
     assert again == 0  # the same cell again: its own battery was kept too
     assert dropped == kept + reuse  # reference_reuse's battery runs again, its cases once each
@@ -285,14 +291,14 @@ def test_in_an_ipython_kernel_each_cell_says_it_begins():
     shell = InteractiveShell.instance()
     try:
         shell.run_cell('from normlab.grading import use_assignment\nuse_assignment("ps1_by_hand")')
+        session = shell.user_ns[selfcheck.SESSION]
         shell.run_cell("y = 1")
-        assert selfcheck._kept == {}
-        selfcheck._kept["earlier"] = "a verdict"
+        assert session.memo == {}
+        session.memo["earlier"] = "a verdict"
         shell.run_cell('"""A test cell."""\ncheck("mean", y)')  # only check calls: kept
-        assert "earlier" in selfcheck._kept
+        assert "earlier" in session.memo
         shell.run_cell("y = 2")
-        assert selfcheck._kept == {}
+        assert session.memo == {}
     finally:
-        shell.events.unregister("pre_run_cell", selfcheck._on_cell)
+        shell.events.unregister("pre_run_cell", session.on_cell)
         InteractiveShell.clear_instance()
-        selfcheck.cells_end()

@@ -3,7 +3,7 @@
     batteries/         every check's cases, visible and hidden (`BATTERIES`, `bound`)
     reference          a private copy of normlab's reference, for the expectations
     oracle             `LIVE`, the oracle those expectations come from
-    variant_outputs    what each member of the family of normalizations computes
+    formula_outputs    what each member of the family of normalizations computes
     wrong_implementations
                        ps7's wrong group norms and batch-norm backwards
     torch_layer_norms  ps8's nn.LayerNorm and its family in torch, with autograd

@@ -12,7 +12,7 @@ Each function below is that computation with one wrong choice, in float64, with 
 student function's signature: `group_norm(x, num_groups, gamma, beta, eps)` for
 (N, C, *spatial) input and `batch_norm_backward(dy, x, gamma, eps)`. A judge computes
 them on a case's inputs and asks which one the student's output matches, as
-`normlab.grading.variants` does for LayerNorm's family. Where a misconception is
+`normlab.grading.formulas` does for LayerNorm's family. Where a misconception is
 harmless (strided groups with G = 1 or G = C) its variant equals the right answer, so
 a case meant to tell them apart must avoid those inputs.
 """

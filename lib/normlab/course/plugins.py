@@ -4,7 +4,8 @@
     c.AssignLatePenalties.plugin_class   "normlab.course.plugins.PercentPerDay"
     c.GenerateFeedback.preprocessors     CheckNotes, ConciseErrors, MathToMathML
     c.HTMLExporter.template_name         TEMPLATE (templates/normlab_feedback)
-    c.NormlabGrading.reuse_voids         the course's reuse policy (`NormlabGrading`)
+    c.NormlabGrading.reuse_voids         the course's reuse policy (`NormlabGrading`), which
+                                         `ReusePolicy` hands to nbgrader's kernels
 
 **Restoring hidden tests.** nbgrader stores a locked cell's checksum in the gradebook *before*
 it strips the cell's hidden tests from the release (generate_assignment runs SaveCells, then
@@ -49,6 +50,7 @@ that wraps messages at any width (1280 px or a phone).
 from __future__ import annotations
 
 import math
+import os
 import re
 from pathlib import Path
 
@@ -63,7 +65,8 @@ from traitlets.config import Configurable
 
 from normlab.grading import CHECKS
 from normlab.grading.checkcell import is_check_cell
-from normlab.grading.selfcheck import REUSE_VOIDS
+from normlab.grading.session import POLICIES as REUSE_VOIDS
+from normlab.grading.session import POLICY_ENV
 from normlab.grading.verdict import HIDDEN_LABEL
 
 TEMPLATES = Path(__file__).with_name("templates")  # HTMLExporter.extra_template_basedirs
@@ -221,8 +224,22 @@ class NormlabGrading(Configurable):
         help="A function that hands its work to a library (normlab's reference, torch's "
         "normalizations, autograd for a backward, np.var in ps6): 'function' voids every "
         "cell of it (the default), 'cell' its reuse cell alone. `make release` writes it "
-        "into the notebooks' setup cells (python -m normlab.course points).",
+        "into the notebooks' setup cells (python -m normlab.course points) for a student's "
+        "own kernel; "
+        "graders read it here.",
     ).tag(config=True)
+
+
+class ReusePolicy(Preprocessor):
+    """The course's reuse policy for the kernels nbgrader starts: they inherit this process's
+    environment, where it sets `POLICY_ENV` from `NormlabGrading.reuse_voids`, and the
+    notebook's `use_assignment` reads it there before its own argument, so what decides is
+    this config, not the setup cell (in c.Autograde.sanitize_preprocessors: before Execute).
+    The course's grader reads the config itself (`grader.execute.SandboxExecute`)."""
+
+    def preprocess(self, nb, resources):
+        os.environ[POLICY_ENV] = NormlabGrading(parent=self).reuse_voids
+        return nb, resources
 
 
 # --- restoring hidden tests --------------------------------------------------------------

@@ -83,6 +83,7 @@ from normlab_sandbox.cases import Case, Ref, Result
 from .catalog import ASSIGNMENTS, CHECKS, MANUAL, REAL_TORCH
 from .runner import run_case, run_cases
 from .selfcheck import (
+    SESSION,
     check,
     my_variant,
     reference_norms,
@@ -91,6 +92,7 @@ from .selfcheck import (
     try_it,
     use_assignment,
 )
+from .session import Session
 from .spec import DEFAULT_SEED, CheckSpec
 from .verdict import Verdict
 
@@ -103,10 +105,14 @@ def cell_verdict(
     variant: dict | None = None,
 ) -> Verdict:
     """The `Verdict` of grade cell `grade_id` at autograde for `namespace` (its hidden
-    battery; on the student's `variant` for ps1)."""
+    battery), under the notebook's session if its setup cell ran in `namespace` (its policy,
+    and for ps1 its student's numbers, or `variant`)."""
     spec = CHECKS[assignment][grade_id]
-    run_one = partial(run_case, namespace)
-    return run_check(spec, run_one, hidden=True, seed=seed, variant=variant)
+    own = namespace.get(SESSION)
+    session = own if own is not None and own.assignment == assignment else Session(assignment)
+    if variant is not None:
+        session = Session(assignment, session.policy, variant)
+    return session.judge(spec, partial(run_case, namespace), hidden=True, seed=seed)
 
 
 __all__ = [

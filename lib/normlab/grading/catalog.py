@@ -1,49 +1,38 @@
 """The course's checks: every assignment's `CheckSpec`s by grade_id, in the course's order.
 
-One module per assignment (`psN_<name>.py`) defines `ASSIGNMENT` (its id) and `CHECKS`
-(its specs, `spec.registry(...)`); this module only lists them, and gives each spec its
-battery (`recording.with_batteries`: the answer key's, or in a student download the recorded
-visible one). A new assignment is one more import and one more entry in `_COURSE` (and its
-batteries in `normlab.answer_key.batteries`).
+An assignment is a module of this package named `ps<N>_<name>.py` that defines `ASSIGNMENT`
+(its id) and `CHECKS` (`spec.registry(ASSIGNMENT, ...)`); this module finds them, in the order
+of N. A module of that name without `ASSIGNMENT` holds part of a larger set's cells (ps7's
+`ps7_group_norm`). A new assignment is its module here, its batteries
+(`normlab.answer_key.batteries`) and its notebooks: nothing to list.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import importlib
+import pkgutil
+import re
 
-from . import (
-    ps1_by_hand,
-    ps2_layer_norm,
-    ps3_axes,
-    ps4_rmsnorm,
-    ps5_backward,
-    ps6_stability_speed,
-    ps7_family,
-    ps8_in_a_model,
-)
-from .recording import with_batteries
 from .spec import CheckSpec
 
-# the assignments' modules, in the course's order
-_COURSE = (
-    ps1_by_hand,
-    ps2_layer_norm,
-    ps3_axes,
-    ps4_rmsnorm,
-    ps5_backward,
-    ps6_stability_speed,
-    ps7_family,
-    ps8_in_a_model,
-)
-CHECKS: dict[str, dict[str, CheckSpec]] = with_batteries(
-    {
-        module.ASSIGNMENT: {
-            grade_id: replace(spec, assignment=module.ASSIGNMENT)
-            for grade_id, spec in module.CHECKS.items()
-        }
-        for module in _COURSE
-    }
-)
+_SET = re.compile(r"ps(\d+)_\w+$")
+
+
+def _course() -> list:
+    """The assignments' modules, in the course's order."""
+    found = []
+    package = importlib.import_module(__package__)
+    for info in pkgutil.iter_modules(package.__path__):
+        match = _SET.match(info.name)
+        if match:
+            module = importlib.import_module(f"{__package__}.{info.name}")
+            if hasattr(module, "ASSIGNMENT"):
+                found.append((int(match[1]), module))
+    return [module for _, module in sorted(found, key=lambda pair: pair[0])]
+
+
+_COURSE = _course()
+CHECKS: dict[str, dict[str, CheckSpec]] = {module.ASSIGNMENT: module.CHECKS for module in _COURSE}
 # the assignment ids, in the course's order
 ASSIGNMENTS: tuple[str, ...] = tuple(CHECKS)
 # manually graded cells (no CheckSpec), grade_id -> points: the rubric is in the source notebook

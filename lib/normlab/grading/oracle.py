@@ -5,7 +5,7 @@ is given, `judge(cases, results, oracle)`, for them:
 
     oracle.reference(name, *args, **kwargs)   the reference's function `name`, e.g.
                                               reference("param_count", "rms_norm", 512)
-    oracle.variant_outputs(x, eps)            {Variant: output}: every member of the family
+    oracle.formula_outputs(x, eps)            {Formula: output}: every member of the family
                                               on x (float64, gamma = 1, beta = 0)
     oracle.statistics(x)                      {(axes, ddof): (mean, var)} of x, float64
     oracle.wrong(name, *args, **kwargs)       ps7's wrong implementation `name` on a case's
@@ -25,7 +25,7 @@ answers a declared question and refuses any other (`UndeclaredQuestion`). So the
 battery can need are known before any student's code runs, from the cases alone: the student
 download records exactly them for its visible cases (`recording`), and is complete by
 construction; where the answer key is installed, the same questions are answered live
-(`normlab.answer_key.oracle.LIVE`). Either way the judge runs the same code against the same
+(`normlab.answer_key.backing.LIVE`). Either way the judge runs the same code against the same
 questions.
 
 This module computes nothing; what answers lives in the answer key, which never ships.
@@ -62,8 +62,8 @@ class _Asking:
     def reference(self, name: str, *args, **kwargs):
         return self._put(Question("reference", (name, *args), kwargs))
 
-    def variant_outputs(self, x, eps: float):
-        return self._put(Question("variant_outputs", (x, eps)))
+    def formula_outputs(self, x, eps: float):
+        return self._put(Question("formula_outputs", (x, eps)))
 
     def statistics(self, x):
         return self._put(Question("statistics", (x,)))
@@ -86,8 +86,8 @@ class _Declaring(_Asking):
         return question
 
 
-# the questions a check declares: ASK.variant_outputs(x, eps) is the question that
-# oracle.variant_outputs(x, eps) asks
+# the questions a check declares: ASK.formula_outputs(x, eps) is the question that
+# oracle.formula_outputs(x, eps) asks
 ASK = _Declaring()
 
 
@@ -98,7 +98,7 @@ def fixed_questions(*questions: Question):
 
 
 def ask(backing, question: Question):
-    """The answer of an oracle with the methods above (`LiveOracle`) to `question`."""
+    """The answer of an oracle with the methods above (`LiveBacking`) to `question`."""
     return getattr(backing, question.method)(*question.args, **question.kwargs)
 
 

@@ -384,6 +384,7 @@ def _param_counts(seen):
 
 
 CHECKS = registry(
+    ASSIGNMENT,
     value_spec(
         "mean",
         ("mean_r",),

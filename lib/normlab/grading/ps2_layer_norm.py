@@ -12,7 +12,7 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from . import normchecks, variants
+from . import formulas, normchecks
 from .evidence import arrays_output, fmt, record, where
 from .judges import each_case
 from .normchecks import LAYER_NORM
@@ -43,7 +43,7 @@ def _same(got: np.ndarray, want: np.ndarray) -> bool:
 
 def _mean_axes(stats: dict, x: np.ndarray, mean: np.ndarray):
     """The axes the student's mean was taken over, or None."""
-    for axes in variants.axis_subsets(x.ndim):
+    for axes in formulas.axis_subsets(x.ndim):
         if _same(mean, stats[axes, 0][0]):
             return axes
     return None
@@ -71,7 +71,7 @@ def _judge_stats_axis(case, x, stats, mean, var):
     if axes is not None and axes != last:
         return (
             f"Wrong axis: for {where(case)}, row_stats averages over "
-            f"{variants.describe_axes(axes, x.ndim)}. The statistics of a record are over its "
+            f"{formulas.describe_axes(axes, x.ndim)}. The statistics of a record are over its "
             f"own features, the last axis: x.mean(axis=-1) has shape {want_mean.shape}."
         )
     if not _same(mean, want_mean):
@@ -131,6 +131,7 @@ def _judge_stats_shape(seen):
 
 
 CHECKS = registry(
+    ASSIGNMENT,
     check_spec(
         "stats_axis",
         "row_stats",

@@ -116,6 +116,7 @@ def _catch_spec(grade_id: str) -> CheckSpec:
 
 
 CHECKS = registry(
+    ASSIGNMENT,
     normchecks.axis_spec(BATCH_NORM, "bn_axis", points=3),
     normchecks.population_variance_spec(BATCH_NORM, "bn_population_variance", points=1),
     normchecks.eps_placement_spec(BATCH_NORM, "bn_eps_placement", points=1),

@@ -48,6 +48,7 @@ def _param_counts(seen):
 
 
 CHECKS = registry(
+    ASSIGNMENT,
     normchecks.axis_spec(RMS_NORM, "rms_axis", points=2),
     normchecks.centering_spec(RMS_NORM, "rms_no_centering", points=3),
     normchecks.population_variance_spec(RMS_NORM, "rms_mean_square", points=2),

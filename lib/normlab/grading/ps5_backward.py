@@ -152,6 +152,7 @@ def _judge_independence(cases, results, oracle):
 
 
 CHECKS = registry(
+    ASSIGNMENT,
     check_spec(
         "dbeta",
         FUNCTION,

@@ -191,6 +191,7 @@ def _median(seen):
 
 
 CHECKS = registry(
+    ASSIGNMENT,
     check_spec(
         "far_from_zero",
         "stable_variance",

@@ -16,4 +16,4 @@ from .spec import registry
 
 ASSIGNMENT = "ps7_family"
 
-CHECKS = registry(*ps7_group_norm.SPECS, *ps7_backward.SPECS)
+CHECKS = registry(ASSIGNMENT, *ps7_group_norm.SPECS, *ps7_backward.SPECS)

@@ -16,19 +16,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import variants
+from . import formulas
 from .evidence import fmt, record, where, worst
 from .judges import each_case
+from .normchecks.formula_match import wrong_choices
 from .oracle import ASK
 from .ps8_probes import (
     CLASS,
     float_array,
+    formula_questions,
     member_options,
     members,
     output,
     trailing_axes,
-    variant_questions,
-    wrong_choices,
 )
 from .spec import check_spec
 
@@ -65,12 +65,12 @@ def _gradient_questions(case) -> list:
     shape, x, weight, bias, dy = case.args
     eps = case.meta["eps"]
     return [
-        *variant_questions(case),
+        *formula_questions(case),
         *(
             ASK.torch_layer_norm(
                 x, shape, weight, bias, eps=eps, dy=dy, **member_options(member), **cut
             )
-            for member in (None, *variants.members(np.ndim(x)))
+            for member in (None, *formulas.members(np.ndim(x)))
             for cut in ({}, *({"detach": detach} for detach in DETACHED))
         ),
     ]
@@ -82,7 +82,7 @@ def _candidates(seen) -> list:
     forward pass the module computes, whichever cell says what is wrong with that."""
     matches = members(seen, seen.value["y"])
     axes, eps = trailing_axes(seen.case), seen.case.meta["eps"]
-    return sorted(matches, key=lambda v: len(wrong_choices(v, axes, eps))) or [None]
+    return sorted(matches, key=lambda v: len(wrong_choices(v, axes, True, eps))) or [None]
 
 
 def _no_backward(seen) -> str | None:

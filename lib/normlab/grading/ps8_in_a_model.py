@@ -231,6 +231,7 @@ def training_spec(points: float):
 
 
 CHECKS = registry(
+    ASSIGNMENT,
     values_spec(points=3),
     trailing_axes_spec(points=2),
     no_affine_spec(points=2),

@@ -5,7 +5,7 @@ student's class and returns plain data; the readers here turn that data into wha
 judges, or into the problem ("not written" for a stub, "crashed" when the class raised).
 
 The cells that read a choice of the family (`variants`: axes, centring, divisor, eps) do it
-as ps2's do (`normchecks.variant_match`): the oracle has every member of the family computed on
+as ps2's do (`normchecks.formula_match`): the oracle has every member of the family computed on
 the case's x, and the student's output, with the case's weight and bias, matches some of
 them; a cell passes when one of those is right on the choices it reads. So a bug costs the
 cells of its own misconception: a module that divides by n - 1 still takes the right axes,
@@ -18,14 +18,14 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from . import qualified, variants
+from . import formulas
 from .evidence import failure_of_call, where
+from .normchecks.formula_match import formula_judge
 from .oracle import ASK
 from .verdict import CRASHED, NOT_WRITTEN, Verdict
 
 CLASS = "LayerNorm"
 DEFAULT_EPS = 1e-5
-CHOICES = ("axes", "center", "divisor", "eps")
 
 
 def shape_text(normalized_shape) -> str:
@@ -133,32 +133,51 @@ def output(case: Case, result):
     return {**found, "y": y}, None
 
 
-def variant_questions(case: Case) -> list:
+def formula_questions(case: Case) -> list:
     """What `members` asks about a forward probe: the family on its x."""
     if case.probe != "forward":
         return []
-    return [ASK.variant_outputs(np.asarray(case.args[1], dtype=np.float64), case.meta["eps"])]
+    return [ASK.formula_outputs(np.asarray(case.args[1], dtype=np.float64), case.meta["eps"])]
 
 
-def members(seen, y: np.ndarray) -> list[variants.Variant]:
-    """The members of the family whose output on the case's x, with the case's weight and
-    bias (none: 1 and 0), is y."""
+def members(seen, y: np.ndarray) -> list[formulas.Formula]:
+    """The formulas whose output on the case's x, with the case's weight and bias (none: 1
+    and 0), is y."""
     case = seen.case
     x, weight, bias = np.asarray(case.args[1], dtype=np.float64), case.args[2], case.args[3]
     w = 1.0 if weight is None else np.asarray(weight, dtype=np.float64)
     b = 0.0 if bias is None else np.asarray(bias, dtype=np.float64)
-    outputs = seen.oracle.variant_outputs(x, case.meta["eps"])
-    return variants.matching(y, outputs, change=lambda z: w * z + b)
+    outputs = seen.oracle.formula_outputs(x, case.meta["eps"])
+    return formulas.matching(y, outputs, change=lambda z: w * z + b)
 
 
-def wrong_choices(v: variants.Variant, axes: tuple[int, ...], eps: float) -> set[str]:
-    """The choices on which member v differs from LayerNorm over `axes`."""
-    right_eps = v.eps_mode == "inside" or (v.eps_mode == "fixed" and v.fixed_eps == eps)
-    wrong = (v.axes != axes, not v.center, v.divisor != "n", not right_eps)
-    return {choice for choice, bad in zip(CHOICES, wrong, strict=True) if bad}
+class _Module:
+    """The student's module as `formula_match` judges it: LayerNorm over the trailing axes
+    normalized_shape names, its output read with the case's weight and bias."""
+
+    who = "your module"
+    center = True
+
+    @staticmethod
+    def x_of(case: Case) -> np.ndarray:
+        return np.asarray(case.args[1], dtype=np.float64)
+
+    @staticmethod
+    def axes_of(case: Case) -> tuple[int, ...]:
+        return trailing_axes(case)
+
+    @staticmethod
+    def matches(seen) -> list:
+        return members(seen, seen.value["y"])
+
+    @staticmethod
+    def fallback(seen) -> None:
+        return None
 
 
-# the cell of ps8 that reads each choice of the family (`qualified`): the axes of an int
+MODULE = _Module()
+
+# the cell of ps8 that reads each choice of the formula (`qualified`): the axes of an int
 # normalized_shape are values', a tuple's trailing_axes'
 CELLS = {
     "axes": "values",
@@ -177,7 +196,7 @@ def cells_for(case: Case) -> dict:
 
 def interactions(choices: set[str]) -> dict:
     """check_spec's apart_from and hidden_by for a cell that `reads` these choices."""
-    others = [CELLS[c] for c in CHOICES if c not in choices]
+    others = [CELLS[c] for c in formulas.CHOICES if c not in choices]
     if "axes" not in choices:
         others.append("trailing_axes")
     hidden = () if "axes" in choices else ("values", "trailing_axes")
@@ -185,45 +204,19 @@ def interactions(choices: set[str]) -> dict:
 
 
 def reads(choices: set[str], explain):
-    """The judge of a cell that reads `choices` of the family: a case passes when a member
-    its output matches is right on all of them (apart from that member's other wrong
-    choices, or not judged where they hide these: `qualified`); else explain(seen, y,
-    closest) -> message | None, closest the matching member with the fewest wrong choices
-    (None: no match)."""
-
-    def rule(seen):
-        y = seen.value["y"]
-        axes, eps = trailing_axes(seen.case), seen.case.meta["eps"]
-        matches = members(seen, y)
-        wrong = {v: wrong_choices(v, axes, eps) for v in matches}
-        found = qualified.reading(matches, wrong, choices, lambda v: _hides(seen, v, choices))
-        if found != "fails":
-            return found
-        closest = min(matches, key=lambda v: len(wrong[v])) if matches else None
-        return explain(seen, y, closest)
-
-    def cells(case: Case) -> dict:
-        return {c: cell for c, cell in cells_for(case).items() if c not in choices}
-
-    return qualified.qualified_judge(output, rule, cells)
-
-
-def _hides(seen, variant, choices: set[str]) -> str | None:
-    """Why a member's wrong axes hide `choices` on this case (a set of one value), or None."""
-    x = np.asarray(seen.case.args[1])
-    if variant.axes == trailing_axes(seen.case) or "axes" in choices:
-        return None
-    if int(np.prod([x.shape[a] for a in variant.axes])) > 1:
-        return None
-    read = " or ".join(qualified.READS[c] for c in sorted(choices))
-    return (
-        f"for {where(seen.case)}, your module takes its statistics over "
-        f"{variants.describe_axes(variant.axes, x.ndim)}, one value each on this input, so its "
-        f"output cannot show {read}."
+    """The judge of a cell that reads `choices` of the formula (`formula_match.formula_judge`):
+    explain(seen, y, closest) -> message | None, closest the matching formula with the fewest
+    wrong choices (None: no match)."""
+    return formula_judge(
+        MODULE,
+        output,
+        choices,
+        lambda seen, closest: explain(seen, seen.value["y"], closest),
+        lambda case: {c: cell for c, cell in cells_for(case).items() if c not in choices},
     )
 
 
-def member_options(v: variants.Variant | None) -> dict:
+def member_options(v: formulas.Formula | None) -> dict:
     """The oracle's keywords for member v's torch formula (None: nn.LayerNorm's own)."""
     if v is None:
         return {}

@@ -15,7 +15,7 @@ import numpy as np
 
 from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
 
-from . import variants
+from . import formulas
 from .evidence import first_beyond, first_index, fmt, record, where, worst
 from .judges import each_case
 from .normchecks.reference_reuse import REUSE
@@ -24,27 +24,27 @@ from .ps8_probes import (
     CLASS,
     DEFAULT_EPS,
     affine_property,
+    formula_questions,
     interactions,
     members,
     output,
     probed,
     reads,
     trailing_axes,
-    variant_questions,
 )
 from .spec import check_spec
 from .verdict import Message
 
 
 def _axes_words(axes, ndim: int) -> str:
-    return variants.describe_axes(axes, ndim)
+    return formulas.describe_axes(axes, ndim)
 
 
 def _values_questions(case) -> list:
     """The family on the case's x, and nn.LayerNorm's output with the case's weight and bias
     (`_explain_values`)."""
     x = np.asarray(case.args[1])
-    return [*variant_questions(case), ASK.torch_layer_norm(x, case.args[0], *case.args[2:4])]
+    return [*formula_questions(case), ASK.torch_layer_norm(x, case.args[0], *case.args[2:4])]
 
 
 def _explain_values(seen, y, closest):
@@ -114,7 +114,7 @@ def trailing_axes_spec(points: float):
         "a tuple normalized_shape: statistics over those trailing axes together",
         misconception="a tuple normalized_shape not normalized over all its axes",
         points=points,
-        questions=variant_questions,
+        questions=formula_questions,
         **interactions({"axes"}),
     )
 
@@ -153,7 +153,7 @@ def no_affine_spec(points: float):
         "elementwise_affine=False: no parameters, the normalized x",
         misconception="elementwise_affine=False ignored",
         points=points,
-        questions=variant_questions,
+        questions=formula_questions,
     )
 
 
@@ -192,7 +192,7 @@ def population_variance_spec(points: float):
         "population variance: divide by n, not n - 1 (torch.var's default)",
         misconception="the sample variance (n - 1), or a sum of squares",
         points=points,
-        questions=variant_questions,
+        questions=formula_questions,
         **interactions({"divisor"}),
     )
 
@@ -237,7 +237,7 @@ def eps_placement_spec(points: float):
         "eps inside the square root, the argument kept and used",
         misconception="eps outside the square root, missing or ignored",
         points=points,
-        questions=variant_questions,
+        questions=formula_questions,
         **interactions({"eps"}),
     )
 

@@ -25,7 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .catalog import CHECKS, MANUAL, reuse_cell
-from .selfcheck import REUSE_VOIDS, points
+from .selfcheck import points
+from .session import POLICIES as REUSE_VOIDS
 
 RULES = (
     "One cause, said once: when cells of one function fail for one cause that is the "

@@ -21,7 +21,7 @@ def value_spec(
 ) -> CheckSpec:
     """A check that reads `targets` and judges them together: rule(seen) sees them as
     `seen.value`, a dict name -> value (and the first case as `seen.case`). Its battery reads
-    each target (`normlab.answer_key.batteries.values.gets`)."""
+    each target (`normlab.answer_key.batteries.values`)."""
 
     def judge(cases, results, oracle):
         values, problem = read_all(returned, cases, results)
@@ -38,6 +38,7 @@ def value_spec(
         misconception=misconception,
         points=points,
         questions=questions,
+        builder=value_spec,
     )
 
 

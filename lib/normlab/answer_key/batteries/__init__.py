@@ -1,40 +1,58 @@
 """Every check's battery: the cases it runs on, visible and hidden. Never shipped.
 
-    BATTERIES[assignment][grade_id] -> make(rng, hidden) -> [Case]
-                                        make(rng, hidden, variant) for a check that
-                                        varies per student (`CheckSpec.varies`)
+A battery is `make(rng, hidden) -> [Case]` (`make(rng, hidden, variant)` for a check that
+varies per student), its visible cases first: `hidden=True` adds the rest, so the hidden
+battery starts with the visible one. A check finds its battery by what it is:
 
-one module per assignment, named as the assignment, beside the shared `norm` (the
-normalization cells), `gradients` (the backward passes') and `values` (cells that read typed
-values). A battery's visible
-cases come first; `hidden=True` adds the rest, so the hidden battery starts with the
-visible one. `make_cases_of(assignment, spec)` is a spec's battery with a random stream of
-its own (`random_inputs.rng_for(seed, spec.salt)`): no check's cases depend on another's.
-`normlab.grading.recording` binds them, when a check first runs.
+- a set's own checks: the module here named as the assignment maps them to theirs,
+  `BATTERIES = {CHECKS.cell.stats_axis: ..., }` (the check objects of `normlab.grading`'s module);
+- a cell a shared builder made runs on that builder's battery (`SHARED`): `norm` for the
+  normalization cells (`normlab.grading.normchecks`, for the cell's `NormKind`), `values`
+  for the checks of typed values.
+
+`cases(spec, seed, hidden, variant)` draws it with a random stream of its own
+(`random_inputs.rng_for(seed, spec.salt)`): no check's cases depend on another's.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+from functools import cache
 
-from ...grading.catalog import ASSIGNMENTS
-from ...grading.spec import DEFAULT_SEED, CheckSpec
+from ...grading.spec import CheckSpec
+from ...grading.values import value_spec
 from ..random_inputs import rng_for
+from . import norm
+from .values import values
 
-# one module per assignment, named as the assignment: its BATTERIES, by grade_id
-BATTERIES = {a: importlib.import_module(f"{__name__}.{a}").BATTERIES for a in ASSIGNMENTS}
+SHARED = {
+    builder: (lambda make: lambda spec: make(spec.kind))(m) for builder, m in norm.SHARED.items()
+}
+SHARED[value_spec] = values
 
 
-def make_cases_of(assignment: str, spec: CheckSpec):
-    """`spec`'s make_cases(seed, hidden, variant): its battery, with a random stream of its
-    own; on the student's variant for a check that varies (which refuses to run without)."""
-    make = BATTERIES[assignment][spec.grade_id]
+@cache
+def _own(assignment: str) -> dict:
+    """The BATTERIES of the assignment's module here ({} when it has none)."""
+    name = f"{__name__}.{assignment}"
+    if importlib.util.find_spec(name) is None:
+        return {}
+    return importlib.import_module(name).BATTERIES
 
-    def made(seed: int = DEFAULT_SEED, hidden: bool = True, variant: dict | None = None):
-        if not spec.varies:
-            return make(rng_for(seed, spec.salt), hidden)
-        if variant is None:
-            raise ValueError(f"{assignment}'s checks run on a student's variant: pass one")
-        return make(rng_for(seed, spec.salt), hidden, variant)
 
-    return made
+def battery(spec: CheckSpec):
+    """The make(rng, hidden[, variant]) of `spec`'s battery."""
+    own = _own(spec.assignment)
+    if spec in own:
+        return own[spec]
+    if spec.builder in SHARED:
+        return SHARED[spec.builder](spec)
+    raise LookupError(f"no battery for {spec.assignment}'s check {spec.grade_id}")
+
+
+def cases(spec: CheckSpec, seed: int, hidden: bool, variant: dict | None = None) -> list:
+    """`spec`'s battery drawn with its own random stream (on `variant` for a check that varies)."""
+    make = battery(spec)
+    rng = rng_for(seed, spec.salt)
+    return make(rng, hidden, variant) if spec.varies else make(rng, hidden)

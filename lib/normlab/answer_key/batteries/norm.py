@@ -1,7 +1,8 @@
 """The batteries of the normalization cells (`normlab.grading.normchecks`), for any `NormKind`.
 
-One function per cell, named as its builder without `_spec`: `axis(kind)` is the battery of
-`normchecks.axis_spec(kind)`, a `make(rng, hidden) -> [Case]` whose visible cases come first.
+One function per builder (`SHARED`): `axis(kind)` is the battery of every cell
+`normchecks.axis_spec(kind)` makes, a `make(rng, hidden) -> [Case]` whose visible cases come
+first.
 LayerNorm (ps2), batch-norm (ps3) and RMSNorm (ps4) share them (Ba, Kiros and Hinton, 2016,
 arXiv:1607.06450; Ioffe and Szegedy, 2015; Zhang and Sennrich, 2019).
 """
@@ -12,6 +13,7 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
+from ...grading import normchecks
 from ...grading.normchecks.kind import NormKind, call
 from ..random_inputs import messy
 
@@ -200,6 +202,17 @@ def batch_of_one(kind: NormKind):
     return make
 
 
-def for_kind(kind: NormKind, cells: dict[str, str]) -> dict:
-    """{grade_id: battery} for a kind's cells, given as {grade_id: battery name}."""
-    return {grade_id: globals()[name](kind) for grade_id, name in cells.items()}
+# the battery of each builder's cells, for the kind it builds for
+SHARED = {
+    normchecks.axis_spec: axis,
+    normchecks.centering_spec: centering,
+    normchecks.population_variance_spec: population_variance,
+    normchecks.eps_placement_spec: eps_placement,
+    normchecks.gain_and_bias_spec: gain_and_bias,
+    normchecks.independence_spec: independence,
+    normchecks.dtype_and_shape_spec: dtype_and_shape,
+    normchecks.input_untouched_spec: input_untouched,
+    normchecks.numerics_spec: numerics,
+    normchecks.reference_reuse_spec: reference_reuse,
+    normchecks.batch_of_one_spec: batch_of_one,
+}

@@ -7,9 +7,8 @@ import numpy as np
 from normlab_sandbox.cases import Case
 
 from ...grading.evidence import fmt
-from ...grading.normchecks import LAYER_NORM
+from ...grading.ps2_layer_norm import CHECKS
 from ..random_inputs import messy
-from . import norm
 
 
 def _stats_case(x, tag="stats", label="") -> Case:
@@ -32,23 +31,8 @@ def _stats_cases(rng, hidden: bool) -> list[Case]:
 
 
 BATTERIES = {
-    "stats_axis": _stats_cases,
-    "stats_population_variance": _stats_cases,
-    "stats_shape": _stats_cases,
-    "stats_reference_reuse": _stats_cases,
-    **norm.for_kind(
-        LAYER_NORM,
-        {
-            "axis": "axis",
-            "centering": "centering",
-            "population_variance": "population_variance",
-            "eps_placement": "eps_placement",
-            "gain_and_bias": "gain_and_bias",
-            "independence": "independence",
-            "dtype_and_shape": "dtype_and_shape",
-            "input_untouched": "input_untouched",
-            "numerics": "numerics",
-            "reference_reuse": "reference_reuse",
-        },
-    ),
+    CHECKS.cell.stats_axis: _stats_cases,
+    CHECKS.cell.stats_population_variance: _stats_cases,
+    CHECKS.cell.stats_shape: _stats_cases,
+    CHECKS.cell.stats_reference_reuse: _stats_cases,
 }

@@ -14,11 +14,9 @@ import numpy as np
 
 from normlab_sandbox.cases import Case, Ref
 
-from ...grading.normchecks import BATCH_NORM
-from ...grading.ps3_axes import CATCHES
+from ...grading.ps3_axes import CATCHES, CHECKS
 from ...grading.ps3_running import call as forward_call
 from ..random_inputs import messy
-from . import norm
 
 _PLANTED_WORDS = {
     "red_team.wrong_axis": "normalizes down the token axis",
@@ -31,27 +29,24 @@ _PLANTED_WORDS = {
 }
 
 
-def _grader_only(rng, hidden: bool) -> dict[str, dict[str, str]]:
-    """What only the hidden battery runs: a second correct LayerNorm for
-    witness_accepts_layer_norm, and for each catch cell planted wrong LayerNorms that exist
-    only in the graders (`trusted`), with their words; {} for the visible battery."""
-    if not hidden:
-        return {}
-    return {
-        "witness_accepts_layer_norm": {"layer_norm_alt": ""},
-        "witness_catches_axis": {
-            "planted.first_axis": "normalizes down axis 0",
-            "planted.whole_tensor": "uses one mean and variance for the whole tensor",
-        },
-        "witness_catches_sample_variance": {
-            "planted.mean_abs_deviation": "divides by the mean absolute deviation"
-        },
-        "witness_catches_eps": {"planted.no_eps": "has no eps at all"},
-        "witness_catches_centering": {"planted.median_centred": "centres on the median"},
-        "witness_catches_cancellation": {
-            "planted.one_pass_float32": "computes E[x^2] - E[x]^2 in float32"
-        },
-    }
+# what only the hidden battery runs: a second correct LayerNorm for the cell that must accept
+# one, and for each catch cell planted wrong LayerNorms that exist only in the graders
+# (`trusted`), with their words
+GRADER_ONLY = {
+    CHECKS.cell.witness_accepts_layer_norm: {"layer_norm_alt": ""},
+    CHECKS.cell.witness_catches_axis: {
+        "planted.first_axis": "normalizes down axis 0",
+        "planted.whole_tensor": "uses one mean and variance for the whole tensor",
+    },
+    CHECKS.cell.witness_catches_sample_variance: {
+        "planted.mean_abs_deviation": "divides by the mean absolute deviation"
+    },
+    CHECKS.cell.witness_catches_eps: {"planted.no_eps": "has no eps at all"},
+    CHECKS.cell.witness_catches_centering: {"planted.median_centred": "centres on the median"},
+    CHECKS.cell.witness_catches_cancellation: {
+        "planted.one_pass_float32": "computes E[x^2] - E[x]^2 in float32"
+    },
+}
 
 
 def _witness_case(ref: str, tag: str, words: str = "") -> Case:
@@ -61,15 +56,15 @@ def _witness_case(ref: str, tag: str, words: str = "") -> Case:
 
 
 def _accepts_cases(rng, hidden: bool) -> list[Case]:
-    more = _grader_only(rng, hidden).get("witness_accepts_layer_norm", {})
+    more = GRADER_ONLY[CHECKS.cell.witness_accepts_layer_norm] if hidden else {}
     return [_witness_case(ref, "correct") for ref in ("layer_norm", *more)]
 
 
-def _catch_battery(grade_id: str):
-    visible = CATCHES[grade_id][2]
+def _catch_battery(spec):
+    visible = CATCHES[spec.grade_id][2]
 
     def make(rng, hidden: bool) -> list[Case]:
-        planted = {ref: "" for ref in visible} | _grader_only(rng, hidden).get(grade_id, {})
+        planted = {ref: "" for ref in visible} | (GRADER_ONLY[spec] if hidden else {})
         cases = [_witness_case(ref, "planted", words) for ref, words in planted.items()]
         return [_witness_case("layer_norm", "correct"), *cases]
 
@@ -81,22 +76,9 @@ def _reuse_cases(rng, hidden: bool) -> list[Case]:
 
 
 BATTERIES = {
-    **norm.for_kind(
-        BATCH_NORM,
-        {
-            "bn_axis": "axis",
-            "bn_population_variance": "population_variance",
-            "bn_eps_placement": "eps_placement",
-            "bn_gain_and_bias": "gain_and_bias",
-            "bn_batch_of_one": "batch_of_one",
-            "bn_dtype_and_shape": "dtype_and_shape",
-            "bn_input_untouched": "input_untouched",
-            "bn_reference_reuse": "reference_reuse",
-        },
-    ),
-    "witness_accepts_layer_norm": _accepts_cases,
-    **{grade_id: _catch_battery(grade_id) for grade_id in CATCHES},
-    "witness_reference_reuse": _reuse_cases,
+    CHECKS.cell.witness_accepts_layer_norm: _accepts_cases,
+    **{CHECKS[grade_id]: _catch_battery(CHECKS[grade_id]) for grade_id in CATCHES},
+    CHECKS.cell.witness_reference_reuse: _reuse_cases,
 }
 
 
@@ -171,14 +153,14 @@ def _forward_reuse(rng, hidden: bool) -> list[Case]:
 
 
 BATTERIES |= {
-    "bnf_momentum": _forward_cases(*TRAINING, training=True),
-    "bnf_running_var_unbiased": _forward_cases(*TRAINING, training=True),
-    "bnf_train_population_variance": _forward_cases(*TRAINING, training=True),
-    "bnf_eval_running_stats": _forward_cases(*EVAL, training=False),
-    "bnf_eval_frozen": _forward_cases(*EVAL, training=False),
-    "bnf_batch_of_one_training": _one_in_training,
-    "bnf_batch_of_one_eval": _one_in_eval,
-    "bnf_dtype_and_shape": _forward_dtypes,
-    "bnf_input_untouched": _forward_untouched,
-    "bnf_reference_reuse": _forward_reuse,
+    CHECKS.cell.bnf_momentum: _forward_cases(*TRAINING, training=True),
+    CHECKS.cell.bnf_running_var_unbiased: _forward_cases(*TRAINING, training=True),
+    CHECKS.cell.bnf_train_population_variance: _forward_cases(*TRAINING, training=True),
+    CHECKS.cell.bnf_eval_running_stats: _forward_cases(*EVAL, training=False),
+    CHECKS.cell.bnf_eval_frozen: _forward_cases(*EVAL, training=False),
+    CHECKS.cell.bnf_batch_of_one_training: _one_in_training,
+    CHECKS.cell.bnf_batch_of_one_eval: _one_in_eval,
+    CHECKS.cell.bnf_dtype_and_shape: _forward_dtypes,
+    CHECKS.cell.bnf_input_untouched: _forward_untouched,
+    CHECKS.cell.bnf_reference_reuse: _forward_reuse,
 }

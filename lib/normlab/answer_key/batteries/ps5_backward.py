@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...grading.ps5_backward import FUNCTION, bcall
+from ...grading.ps5_backward import CHECKS, FUNCTION, bcall
 from ..random_inputs import messy
 from . import gradients
 from .gradients import orthogonal_dy
@@ -70,15 +70,15 @@ def _independence_cases(rng, hidden):
 
 
 BATTERIES = {
-    "dbeta": _standard,
-    "dgamma": _standard,
-    "dx_mean_term": _standard,
-    "dx_variance_term": _standard,
-    "dx_gamma": _gamma_cases,
-    "dx_scale": _scale_cases,
-    "eps_placement": _eps_cases,
-    "independence": _independence_cases,
-    "dtype_and_shape": gradients.dtypes(FUNCTION),
-    "input_untouched": gradients.untouched(FUNCTION),
-    "reference_reuse": _standard,
+    CHECKS.cell.dbeta: _standard,
+    CHECKS.cell.dgamma: _standard,
+    CHECKS.cell.dx_mean_term: _standard,
+    CHECKS.cell.dx_variance_term: _standard,
+    CHECKS.cell.dx_gamma: _gamma_cases,
+    CHECKS.cell.dx_scale: _scale_cases,
+    CHECKS.cell.eps_placement: _eps_cases,
+    CHECKS.cell.independence: _independence_cases,
+    CHECKS.cell.dtype_and_shape: gradients.dtypes(FUNCTION),
+    CHECKS.cell.input_untouched: gradients.untouched(FUNCTION),
+    CHECKS.cell.reference_reuse: _standard,
 }

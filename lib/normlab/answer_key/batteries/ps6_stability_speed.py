@@ -10,6 +10,7 @@ import numpy as np
 
 from normlab_sandbox.cases import Case, Ref
 
+from ...grading.ps6_stability_speed import CHECKS
 from ..random_inputs import messy
 
 
@@ -82,10 +83,10 @@ def _median_cases(rng, hidden):
 
 
 BATTERIES = {
-    "far_from_zero": _far_cases,
-    "variance_population": _population_cases,
-    "variance_dtype_and_shape": _dtype_cases,
-    "variance_by_hand": _by_hand_cases,
-    "timing_warmup": _warmup_cases,
-    "timing_median": _median_cases,
+    CHECKS.cell.far_from_zero: _far_cases,
+    CHECKS.cell.variance_population: _population_cases,
+    CHECKS.cell.variance_dtype_and_shape: _dtype_cases,
+    CHECKS.cell.variance_by_hand: _by_hand_cases,
+    CHECKS.cell.timing_warmup: _warmup_cases,
+    CHECKS.cell.timing_median: _median_cases,
 }

@@ -13,6 +13,7 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
+from ...grading.ps7_family import CHECKS
 from ...grading.ps7_group_norm import DEFAULT_EPS, FUNCTION, SCALE
 from ..random_inputs import messy
 
@@ -150,7 +151,7 @@ def _indivisible_cases(rng, hidden: bool) -> list[Case]:
 
 
 BATTERIES = {
-    "gn_contiguous_groups": _plain_cases(
+    CHECKS.cell.gn_contiguous_groups: _plain_cases(
         [((2, 6, 6), 3, F64), ((3, 8), 4, F64)],
         (
             [
@@ -162,32 +163,32 @@ BATTERIES = {
             ]
         ),
     ),
-    "gn_instance_norm": _plain_cases(
+    CHECKS.cell.gn_instance_norm: _plain_cases(
         [((2, 6, 6), 2, F64), ((2, 4, 3, 4), 2, F64)],
         ([((2, 6, 6), 1, F64), ((3, 6), 3, F64), ((1, 8, 2, 1, 8), 2, F64)]),
     ),
-    "gn_layer_norm": _plain_cases(
+    CHECKS.cell.gn_layer_norm: _plain_cases(
         [((2, 6, 6), 3, F64), ((4, 8), 2, F64)],
         ([((2, 4, 4), 4, F64), ((2, 6, 3, 6), 2, F64), ((1, 6, 2, 2, 6), 3, F64)]),
     ),
-    "gn_population_variance": _plain_cases(
+    CHECKS.cell.gn_population_variance: _plain_cases(
         [((2, 4, 4), 2, F64), ((3, 6), 3, F64)],
         ([((2, 6, 2, 6), 3, F64), ((2, 4, 4), 4, F64), ((1, 4, 1, 2, 4), 1, F64)]),
         spread=(2.0, 40.0),  # eps is negligible: only the divisor shows
     ),
-    "gn_gain_and_bias": _gain_pairs(_affine_setups),
-    "gn_eps_placement": _eps_cases,
-    "gn_channel_axis": _gain_pairs(_channel_setups),
-    "gn_indivisible_groups": _indivisible_cases,
-    "gn_dtype_and_shape": _plain_cases(
+    CHECKS.cell.gn_gain_and_bias: _gain_pairs(_affine_setups),
+    CHECKS.cell.gn_eps_placement: _eps_cases,
+    CHECKS.cell.gn_channel_axis: _gain_pairs(_channel_setups),
+    CHECKS.cell.gn_indivisible_groups: _indivisible_cases,
+    CHECKS.cell.gn_dtype_and_shape: _plain_cases(
         [((2, 6, 6), 3, F64), ((2, 4, 3, 4), 2, F32)],
         ([((3, 8), 4, F32), ((1, 6, 2, 2, 6), 3, F64), ((2, 4, 4), 4, F32)]),
         spread=(0.5, 5.0),
     ),
-    "gn_input_untouched": _plain_cases(
+    CHECKS.cell.gn_input_untouched: _plain_cases(
         [((2, 6, 6), 3, F64)], ([((2, 4, 3, 4), 2, F64)]), params=True
     ),
-    "gn_reference_reuse": _plain_cases(
+    CHECKS.cell.gn_reference_reuse: _plain_cases(
         [((2, 6, 6), 3, F64)], ([((2, 4, 3, 4), 2, F64)]), params=True
     ),
 }

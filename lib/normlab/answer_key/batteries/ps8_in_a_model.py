@@ -10,6 +10,7 @@ import numpy as np
 
 from normlab_sandbox.spirals import RUN
 
+from ...grading.ps8_in_a_model import CHECKS
 from ...grading.ps8_probes import built, forward_case, probe_case
 from ..random_inputs import messy
 
@@ -154,16 +155,16 @@ def _training_cases(rng, hidden: bool) -> list:
 
 
 BATTERIES = {
-    "values": values_cases,
-    "trailing_axes": _trailing_cases,
-    "no_affine": _no_affine_cases,
-    "population_variance": _spread_cases,
-    "eps_placement": _eps_cases,
-    "float32": _float32_cases,
-    "reference_reuse": _reuse_cases,
-    "stats_in_graph": values_cases,
-    "parameter_gradients": values_cases,
-    "registered": _registered_cases,
-    "state_dict": _state_cases,
-    "training": _training_cases,
+    CHECKS.cell.values: values_cases,
+    CHECKS.cell.trailing_axes: _trailing_cases,
+    CHECKS.cell.no_affine: _no_affine_cases,
+    CHECKS.cell.population_variance: _spread_cases,
+    CHECKS.cell.eps_placement: _eps_cases,
+    CHECKS.cell.float32: _float32_cases,
+    CHECKS.cell.reference_reuse: _reuse_cases,
+    CHECKS.cell.stats_in_graph: values_cases,
+    CHECKS.cell.parameter_gradients: values_cases,
+    CHECKS.cell.registered: _registered_cases,
+    CHECKS.cell.state_dict: _state_cases,
+    CHECKS.cell.training: _training_cases,
 }

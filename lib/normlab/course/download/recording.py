@@ -1,7 +1,7 @@
 """What the student download records: every check's visible battery and its declared answers.
 
 `record()` runs in the full normlab (`make student`, `download.source`), over whatever `CHECKS`
-holds, and returns the `normlab.grading.recording.Recording` the download replays:
+holds, and returns the `normlab.grading.recorded.Recording` the download replays:
 
 - for every check, its visible battery, `spec.make_cases(DEFAULT_SEED, hidden=False)`; for
   a check that varies per student (ps1), the battery of every variant of the pool, by slot;
@@ -30,8 +30,8 @@ import numpy as np
 
 import normlab
 from normlab.answer_key import reference, trusted
-from normlab.answer_key.oracle import LIVE
-from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, pools, recording, scripted_timer
+from normlab.answer_key.backing import LIVE
+from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, pools, recorded, scripted_timer
 from normlab.grading.checkcell import is_check_cell
 from normlab_sandbox import guarded
 from normlab_sandbox.cases import Ref
@@ -101,9 +101,9 @@ def reference_modules() -> tuple[str, ...]:
 def _answered(fn, *args) -> object:
     """fn(*args), a live answer, as the recording stores it (`Raised` when it raised)."""
     try:
-        return recording.storable(fn(*args))
+        return recorded.storable(fn(*args))
     except Exception as exc:  # noqa: BLE001 (recorded: the replay raises it too)
-        return recording.Raised(type(exc).__name__, str(exc))
+        return recorded.Raised(type(exc).__name__, str(exc))
 
 
 def _norm_refs(battery: list) -> list[str]:
@@ -137,7 +137,7 @@ def _witness_inputs(assignment: str, battery: list) -> list[np.ndarray]:
     return seen
 
 
-def record() -> recording.Recording:
+def record() -> recorded.Recording:
     """The recording of every check's visible battery (see the module docstring)."""
     cases: dict = {}
     answers: dict = {}
@@ -159,7 +159,7 @@ def record() -> recording.Recording:
                     cases[assignment][grade_id] = battery
                 for case in battery:
                     for question in spec.questions(case):
-                        key = recording.fingerprint(question)
+                        key = recorded.fingerprint(question)
                         if key not in answers:
                             answers[key] = _answered(LIVE.answer, question)
                 norms = _norm_refs(battery)
@@ -169,6 +169,6 @@ def record() -> recording.Recording:
         for name in sorted(refs):
             live = trusted.resolve(Ref(name), {})
             for x in inputs:
-                question = recording.norm_question(name, x)
-                answers[recording.fingerprint(question)] = _answered(live, x)
-    return recording.Recording(cases, answers, sorted(refs))
+                question = recorded.norm_question(name, x)
+                answers[recorded.fingerprint(question)] = _answered(live, x)
+    return recorded.Recording(cases, answers, sorted(refs))

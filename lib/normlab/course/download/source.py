@@ -16,7 +16,7 @@ What ships is an include list of folders and files, copied as they are (`SHIPS`)
   ps8's probes and its spirals network (they import torch when a ps8 case runs: the student's
   own torch; the wheel does not require it);
 - `normlab/grading/recorded.json`, the recording (`download.recording.record`:
-  `normlab.grading.recording` replays it, and is what tells the package it is a download);
+  `normlab.grading.recorded` replays it, and its presence makes it the checks' backing);
 - the pools of per-student variants (`normlab.grading.pools`: ps1's records and widths,
   inputs only; the recording holds what each variant's visible checks expect);
 - `normlab/__init__.py` and, for each module of the reference, a module of the same name whose
@@ -40,7 +40,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from normlab.grading import pools, recording
+from normlab.grading import pools, recorded
 
 from .recording import REPO, library_name, record, stub_functions
 
@@ -74,7 +74,7 @@ def _stub(fn, module: str) -> str:
             f"class {fn.__name__}:\n"
             f'    """{what} is not in the student download: it carries no implementation."""\n\n'
             f"    def __init__(self, *args, **kwargs):\n"
-            f"        raise recording.NotInDownload({_not_here(what)!r})\n"
+            f"        raise recorded.NotInDownload({_not_here(what)!r})\n"
         )
     signature = inspect.signature(fn)
     params = []
@@ -86,7 +86,7 @@ def _stub(fn, module: str) -> str:
     return (
         f"def {fn.__name__}{plain}:\n"
         f'    """{what}, as the student download has it: no implementation."""\n'
-        f"    raise recording.NotInDownload({_not_here(what)!r})\n"
+        f"    raise recorded.NotInDownload({_not_here(what)!r})\n"
     )
 
 
@@ -106,7 +106,7 @@ parameters, and raises NotInDownload.
 
 from __future__ import annotations
 
-from .grading import recording
+from .grading import recorded
 
 '''
 
@@ -192,7 +192,7 @@ def write_source(out: Path) -> Path:
     for module, objects in stub_functions().items():
         stubs = "\n\n".join(_stub(fn, module) for fn in objects)
         _write(lib / "normlab" / f"{module}.py", STUB_HEADER.format(module=module) + "\n" + stubs)
-    (lib / "normlab" / "grading" / recording.DATA.name).write_bytes(record().dumps())
+    (lib / "normlab" / "grading" / recorded.DATA.name).write_bytes(record().dumps())
     for pool in pools.POOLS.values():
         shutil.copy2(LIB / "normlab" / "grading" / pool, lib / "normlab" / "grading" / pool)
     _write(out / "pyproject.toml", pyproject())
@@ -218,9 +218,9 @@ import sys
 sys.path.insert(0, {lib!r})
 import normlab
 from functools import partial
-from normlab.grading import CHECKS, recording, run_case, run_check
+from normlab.grading import CHECKS, backing, recorded, run_case, run_check
 assert normlab.__file__.startswith({lib!r}), normlab.__file__
-assert recording.RECORDING is not None
+assert isinstance(backing.current(), recorded.RecordedBacking)
 for assignment, specs in CHECKS.items():
     for grade_id, spec in specs.items():
         verdict = run_check(spec, partial(run_case, {{}}))

@@ -29,7 +29,9 @@ from nbgrader.preprocessors import Execute
 from traitlets import Any, Float, Integer, Unicode
 
 from normlab.grading import REAL_TORCH, pools
+from normlab.grading.session import Session
 
+from ..plugins import NormlabGrading
 from . import isolation as iso
 from . import notebook_record
 from .kernel_process import start_kernel
@@ -65,11 +67,13 @@ class SandboxExecute(Execute):
         started = time.monotonic()
         folder = resources["metadata"]["path"]
         variant = submitters_variant(info["assignment"], info["student"])
+        policy = NormlabGrading(config=self.config).reuse_voids
+        session = Session(info["assignment"], policy, variant)
         kernel = KernelSession(
             lambda: start_kernel(isolation, self.slot, folder, info["student"], variant), timeout
         )
         try:
-            run = NotebookRun(kernel, info["assignment"], timeout, budget, variant)
+            run = NotebookRun(kernel, session, timeout, budget)
             record = run.run(nb)
         finally:
             kernel.close()

@@ -27,16 +27,14 @@ that crashed it earlier).
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import time
 from enum import Enum
 
-from nbgrader import utils
-
 from normlab.grading.catalog import GRADED
-from normlab.grading.checkcell import CheckCall, parse_test_cell
-from normlab.grading.selfcheck import REUSE_VOIDS, CheckerError, find_check, run_check
+from normlab.grading.checkcell import CheckCall, is_check_cell, parse_test_cell
+from normlab.grading.selfcheck import find_check
+from normlab.grading.session import CheckerError, Session
 from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASSED, TIMED_OUT
 from normlab_sandbox import protocol
 
@@ -69,11 +67,6 @@ class NotRun(Exception):
         self.category = category
 
 
-def is_test_cell(cell) -> bool:
-    """An autograded test cell: a grade cell with code that is not a solution."""
-    return cell.cell_type == "code" and utils.is_grade(cell) and not utils.is_solution(cell)
-
-
 def grade_id(cell) -> str | None:
     return cell.metadata.get("nbgrader", {}).get("grade_id")
 
@@ -81,35 +74,21 @@ def grade_id(cell) -> str | None:
 class NotebookRun:
     """The run of one notebook in one kernel; `record` is what the report reads."""
 
-    def __init__(
-        self,
-        kernel: KernelSession,
-        assignment: str,
-        timeout: float,
-        budget: float,
-        variant: dict | None = None,
-    ) -> None:
-        """`variant`: the submitter's own numbers, for an assignment with a pool (ps1), which
-        every check of it runs on (and the kernel's setup gave the notebook)."""
-        self.kernel, self.assignment, self.timeout, self.budget = (
-            kernel,
-            assignment,
-            timeout,
-            budget,
-        )
-        self.variant = variant
+    def __init__(self, kernel: KernelSession, session: Session, timeout: float, budget: float):
+        """`session`: the notebook's grading session (`normlab.grading.session`): the course's
+        reuse policy, and the submitter's own numbers for an assignment with a pool (ps1),
+        which the kernel's setup gave the notebook too. It keeps the verdicts while check cells
+        run one after the other, by the names checked, as `check` keeps them in a kernel."""
+        self.kernel, self.session, self.timeout, self.budget = kernel, session, timeout, budget
+        self.assignment = session.assignment
         self.answers = Answers()
-        # the verdicts kept while check cells run one after the other, as `check` keeps them in
-        # a notebook's kernel (`normlab.grading.selfcheck`): {names checked: {battery: Verdict}}
-        self.kept: dict = {}
-        self.reuse_voids = REUSE_VOIDS[0]
         self.record: dict = {"kernel": "ok", "reason": None, "cells": []}
         self.count = 0
         self.over: float = float("inf")  # the notebook's deadline, once it runs
 
     def run(self, nb) -> dict:
         self.over = time.monotonic() + self.budget
-        self.reuse_voids = reuse_policy(nb)
+        self.session.cell_begins("")  # cells are told apart: verdicts are kept
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
@@ -122,7 +101,7 @@ class NotebookRun:
         return self.record
 
     def _run_cell(self, index: int, cell) -> None:
-        test = is_test_cell(cell)
+        test = is_check_cell(cell)
         parsed = parse_test_cell(cell.source)
         calls = parsed if test else None
         replacements = len(self.kernel.replaced)
@@ -131,7 +110,7 @@ class NotebookRun:
         if time.monotonic() < self.over:
             self.kernel.renew(self.over)
         if parsed is None or len(self.kernel.replaced) != replacements:
-            self.kept.clear()  # the cell may change anything (a new kernel: holds nothing yet)
+            self.session.cell_begins("")  # the cell may change anything (a new kernel too)
         started = time.monotonic()
         stopped = self.kernel.dead or (started >= self.over and self._over_budget())
         if stopped:
@@ -231,14 +210,12 @@ class NotebookRun:
                 raise NotRun(f"not run: {why}", category)
         names = dict(zip(spec.targets, call.names, strict=True))
         try:
-            verdict = run_check(
+            verdict = self.session.judge(
                 spec,
                 lambda case: self._case_in_kernel(case, names, deadline, shown),
                 hidden=call.hidden,
                 seed=call.seed,
-                reuse_voids=self.reuse_voids,
-                variant=self.variant,
-                kept=self.kept.setdefault(call.names, {}),
+                kept=self.session.kept(call.names),
             )
         except CheckerError as exc:  # a checker bug scores 0, as in the kernel
             return out.error(type(exc.__cause__).__name__, str(exc)), CRASHED
@@ -268,26 +245,6 @@ class NotebookRun:
 def _outputs(reply) -> list:
     """The outputs a reply carries (none for a reply that failed to encode)."""
     return getattr(reply, "outputs", [])
-
-
-def reuse_policy(nb) -> str:
-    """The course's reuse policy as the notebook's setup cell gives it to `use_assignment`
-    (`make release` writes nbgrader_config.py's into it; nbgrader restores the locked cell),
-    so that this grader and plain nbgrader grade alike: "function" unless it says "cell"."""
-    for cell in nb.cells:
-        if cell.cell_type != "code" or "use_assignment" not in cell.source:
-            continue
-        try:
-            tree = ast.parse(cell.source)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "use_assignment":
-                for keyword in node.keywords:
-                    value = getattr(keyword.value, "value", None)
-                    if keyword.arg == "reuse_voids" and value in REUSE_VOIDS:
-                        return value
-    return REUSE_VOIDS[0]
 
 
 def stall_reason(value: tuple[str, str]) -> tuple[str, str]:

@@ -26,7 +26,7 @@ import nbformat
 
 from normlab.grading import CHECKS
 from normlab.grading.checkcell import is_check_cell
-from normlab.grading.selfcheck import REUSE_VOIDS
+from normlab.grading.session import POLICIES as REUSE_VOIDS
 
 TOTAL = re.compile(r"\((\d+(?:\.\d+)?) points?\)")
 

@@ -1,7 +1,7 @@
 """Check builders shared by every normalization the students write.
 
 LayerNorm (ps2), batch-norm (ps3) and RMSNorm (ps4) are one formula with
-different choices (see `normlab.grading.variants`), so their grade cells are built
+different choices (see `normlab.grading.formulas`), so their grade cells are built
 from the same pieces, each reading one choice or one promise:
 
     axis                 statistics over the right axes, for any number of leading axes
@@ -22,7 +22,7 @@ the property itself. Either way a bug costs the cells of its own misconception.
 
 One module per cell above, named after its default grade_id, with a builder
 `<module>_spec(kind, grade_id=<module>, *, points)`; besides them `kind` (`NormKind`: what
-the student's function should be, and `call`, a case that calls it) and `variant_match` (the judge
+the student's function should be, and `call`, a case that calls it) and `formula_match` (the judge
 of the cells that read a choice). The rules of dtype_and_shape (`like_the_input`) and
 input_untouched (`untouched`) and the reader of reference_reuse (`no_reuse`) also serve
 normalizations called otherwise (ps7's group norm, ps5's and ps7's gradients).

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import variants
+from .. import formulas
 from ..evidence import where
-from ..spec import CheckSpec, check_spec
-from .kind import NormKind
-from .variant_match import (
+from ..spec import CheckSpec
+from .formula_match import (
+    choice_cell,
     evidence_of_difference,
-    input_of,
-    interactions,
     output_of,
-    variant_judge,
-    variant_questions,
 )
+from .kind import NormKind
 
 
 def _axis_property_holds(kind: NormKind, x, y) -> bool:
@@ -36,7 +33,7 @@ def axis_spec(kind: NormKind, grade_id: str = "axis", *, points: float) -> Check
     where_ = "every leading axis" if kind.leading_axes else "the last axis"
 
     def explain(seen, closest):
-        x, y = input_of(seen), seen.value
+        x, y = kind.x_of(seen.case), seen.value
         if closest is None:
             if _axis_property_holds(kind, x, y):
                 return None
@@ -49,18 +46,18 @@ def axis_spec(kind: NormKind, grade_id: str = "axis", *, points: float) -> Check
         evidence = evidence_of_difference(y, output_of(seen, closest, axes=right))
         return (
             f"Wrong axis: for {where(seen.case)}, {kind.function} takes its statistics over "
-            f"{variants.describe_axes(closest.axes, x.ndim)}. {kind.title} takes them over "
-            f"{variants.describe_axes(right, x.ndim)}, for any number of leading axes "
+            f"{formulas.describe_axes(closest.axes, x.ndim)}. {kind.title} takes them over "
+            f"{formulas.describe_axes(right, x.ndim)}, for any number of leading axes "
             f"(use axis=-1{' and keepdims=True' if not kind.leading_axes else ''})." + evidence
         )
 
-    return check_spec(
+    return choice_cell(
+        axis_spec,
+        kind,
         grade_id,
-        kind.function,
-        variant_judge(kind, "axes", explain),
+        "axes",
+        explain,
         f"{kind.title}: statistics over {where_}",
         misconception=f"{kind.title}: statistics over the wrong axes",
         points=points,
-        questions=variant_questions(kind),
-        **interactions(kind, "axes"),
     )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ..evidence import failure_of_call, undefined, where
 from ..judges import must_raise
-from ..spec import CheckSpec, check_spec
+from ..spec import CheckSpec
 from ..verdict import NOT_WRITTEN, Verdict
-from .kind import NormKind
+from .kind import NormKind, norm_cell
 
 
 def refuses_one_record(function: str, title: str, why: str, sep: str = " "):
@@ -38,9 +38,10 @@ def batch_of_one_spec(
         "One record per feature has nothing to average over: every output would be beta. "
         "Batch-norm needs a crowd; raise ValueError with a message."
     )
-    return check_spec(
+    return norm_cell(
+        batch_of_one_spec,
+        kind,
         grade_id,
-        kind.function,
         must_raise(refuses_one_record(kind.function, "Batch of one", why)),
         "a single record raises ValueError (batch-norm needs a crowd)",
         misconception="a batch of one normalized instead of refused",

@@ -5,23 +5,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..evidence import first_beyond, fmt, record, where
-from ..spec import CheckSpec, check_spec
-from .kind import NormKind
-from .variant_match import (
+from ..spec import CheckSpec
+from .formula_match import (
+    choice_cell,
     evidence_of_difference,
-    input_of,
-    interactions,
     output_of,
-    variant_judge,
-    variant_questions,
 )
+from .kind import NormKind
 
 
 def centering_spec(kind: NormKind, grade_id: str = "centering", *, points: float) -> CheckSpec:
     def explain(seen, closest):
         case, y = seen.case, seen.value
         if closest is None:
-            return _property(kind, case, input_of(seen), y)
+            return _property(kind, case, kind.x_of(seen.case), y)
         evidence = evidence_of_difference(y, output_of(seen, closest, center=kind.center))
         if kind.center:
             return (
@@ -34,15 +31,15 @@ def centering_spec(kind: NormKind, grade_id: str = "centering", *, points: float
             f"LayerNorm; RMSNorm divides each record, as it is, by its root mean square." + evidence
         )
 
-    return check_spec(
+    return choice_cell(
+        centering_spec,
+        kind,
         grade_id,
-        kind.function,
-        variant_judge(kind, "center", explain),
+        "center",
+        explain,
         "subtracts the mean" if kind.center else "does not subtract the mean",
         misconception="the mean not subtracted" if kind.center else "the mean subtracted",
         points=points,
-        questions=variant_questions(kind),
-        **interactions(kind, "center"),
     )
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ..evidence import shown_type, where
 from ..judges import each_case, returned
-from ..spec import CheckSpec, check_spec
-from .kind import NormKind
+from ..spec import CheckSpec
+from .kind import NormKind, norm_cell
 
 
 def like_the_input(seen):
@@ -34,9 +34,10 @@ def like_the_input(seen):
 def dtype_and_shape_spec(
     kind: NormKind, grade_id: str = "dtype_and_shape", *, points: float
 ) -> CheckSpec:
-    return check_spec(
+    return norm_cell(
+        dtype_and_shape_spec,
+        kind,
         grade_id,
-        kind.function,
         each_case(returned, like_the_input),
         "returns an array of the input's shape and dtype",
         misconception="the output's type, shape or dtype wrong",

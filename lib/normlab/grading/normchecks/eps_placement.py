@@ -14,28 +14,25 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from .. import variants
+from .. import formulas
 from ..evidence import first_beyond, first_index, fmt, record, warned, where
-from ..spec import CheckSpec, check_spec
-from .kind import NormKind
-from .variant_match import (
-    correct_variant,
+from ..spec import CheckSpec
+from .formula_match import (
+    choice_cell,
+    correct_formula,
     evidence_of_difference,
-    input_of,
-    interactions,
     output_of,
-    variant_judge,
-    variant_questions,
 )
+from .kind import NormKind
 
 ZHANG_SENNRICH_EPS = 1e-8  # their code's default, added to the rms
 
 
 def _zhang_sennrich(seen, kind: NormKind):
     """RMSNorm with Zhang and Sennrich's default, x / (rms + 1e-8), on the case's input."""
-    x = input_of(seen)
-    variant = variants.Variant(kind.correct_axes(x.ndim), False, "n", "outside")
-    return seen.oracle.variant_outputs(x, ZHANG_SENNRICH_EPS)[variant]
+    x = kind.x_of(seen.case)
+    variant = formulas.Formula(kind.correct_axes(x.ndim), False, "n", "outside")
+    return seen.oracle.formula_outputs(x, ZHANG_SENNRICH_EPS)[variant]
 
 
 def _other_convention(kind: NormKind, case: Case, computed: str) -> str:
@@ -87,22 +84,23 @@ def eps_placement_spec(
             f"instead of the eps it was given. Use the argument." + evidence
         )
 
-    return check_spec(
+    return choice_cell(
+        eps_placement_spec,
+        kind,
         grade_id,
-        kind.function,
-        variant_judge(kind, "eps", explain),
+        "eps",
+        explain,
         "eps inside the square root, the argument honoured",
         misconception="eps outside the square root, missing or ignored",
         points=points,
-        questions=variant_questions(kind, () if kind.center else (ZHANG_SENNRICH_EPS,)),
-        **interactions(kind, "eps"),
+        other_eps=() if kind.center else (ZHANG_SENNRICH_EPS,),
     )
 
 
 def _property(seen, kind: NormKind) -> str | None:
     """No member of the family matches: is the output finite, with the statistic eps gives?"""
     case, y, eps = seen.case, seen.value, seen.case.meta["eps"]
-    z = output_of(seen, correct_variant(kind, y.ndim))
+    z = output_of(seen, correct_formula(kind, y.ndim))
     if not np.all(np.isfinite(y)):
         r = first_index(~np.isfinite(y))
         zero = "beta" if kind.has_beta else "0"
@@ -111,7 +109,7 @@ def _property(seen, kind: NormKind) -> str | None:
             f"{warned(seen.result)}: a {kind.unit} of zero {kind.statistic_name} must give "
             f"{zero}, eps inside the square root keeps the division finite."
         )
-    if not kind.center and variants.same(y, _zhang_sennrich(seen, kind)):
+    if not kind.center and formulas.same(y, _zhang_sennrich(seen, kind)):
         return _other_convention(kind, case, "x / (rms + 1e-8)") + evidence_of_difference(y, z)
     got, want = kind.statistic(y), kind.statistic(z)
     r = first_beyond(got - want, 1e-3 * np.abs(want) + 1e-9)

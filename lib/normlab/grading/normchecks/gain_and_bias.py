@@ -6,8 +6,8 @@ import numpy as np
 
 from ..evidence import fmt, record, where, worst
 from ..judges import an_array, each_pair
-from ..spec import CheckSpec, check_spec
-from .kind import NormKind
+from ..spec import CheckSpec
+from .kind import NormKind, norm_cell
 
 
 def gain_and_bias_spec(
@@ -27,9 +27,10 @@ def gain_and_bias_spec(
             return None
         return _affine_message(kind, seen.case, y1, yg, gamma, beta, expected, index)
 
-    return check_spec(
+    return norm_cell(
+        gain_and_bias_spec,
+        kind,
         grade_id,
-        kind.function,
         each_pair(an_array, rule),
         "gamma (and beta) per feature, after normalizing",
         misconception=f"{'gamma and beta' if kind.has_beta else 'gamma'} misapplied",

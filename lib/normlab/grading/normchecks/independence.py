@@ -8,8 +8,8 @@ from normlab_sandbox.cases import Case
 
 from ..evidence import amount, fmt, where
 from ..judges import an_array, read_all
-from ..spec import CheckSpec, check_spec
-from .kind import NormKind
+from ..spec import CheckSpec
+from .kind import NormKind, norm_cell
 
 
 def independence_spec(
@@ -47,9 +47,10 @@ def independence_spec(
                         return message
         return None
 
-    return check_spec(
+    return norm_cell(
+        independence_spec,
+        kind,
         grade_id,
-        kind.function,
         judge,
         "records independent: alone = in a batch, no state",
         misconception="records influence each other, or state kept between calls",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ..evidence import where
 from ..judges import each_case, returned
-from ..spec import CheckSpec, check_spec
-from .kind import NormKind
+from ..spec import CheckSpec
+from .kind import NormKind, norm_cell
 
 
 def untouched(param_names: tuple[str, ...]):
@@ -28,9 +28,10 @@ def untouched(param_names: tuple[str, ...]):
 def input_untouched_spec(
     kind: NormKind, grade_id: str = "input_untouched", *, points: float
 ) -> CheckSpec:
-    return check_spec(
+    return norm_cell(
+        input_untouched_spec,
+        kind,
         grade_id,
-        kind.function,
         each_case(returned, untouched(kind.param_names)),
         "does not write into its arguments",
         misconception="writes into its arguments",

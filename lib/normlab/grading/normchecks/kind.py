@@ -8,6 +8,12 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
+from .. import formulas
+from ..evidence import keepdims_cause, where
+from ..judges import an_array
+from ..spec import CheckSpec, check_spec
+from ..verdict import Verdict
+
 
 @dataclass(frozen=True, kw_only=True)
 class NormKind:
@@ -19,12 +25,6 @@ class NormKind:
     leading_axes: bool  # statistics over every leading axis (batch-norm) or the last
     has_beta: bool
     default_eps: float
-    cells: tuple[tuple[str, str | None], ...] = ()  # choice -> the grade cell that reads it
-
-    @property
-    def cell_of(self) -> dict[str, str | None]:
-        """{choice: grade_id} of the cells that read the family's choices (`qualified`)."""
-        return dict(self.cells)
 
     def correct_axes(self, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim - 1)) if self.leading_axes else (ndim - 1,)
@@ -46,6 +46,32 @@ class NormKind:
         return f"{self.function}({', '.join(self.param_names[:-1])}, eps={self.default_eps:g})"
 
     @property
+    def who(self) -> str:
+        return self.function
+
+    @staticmethod
+    def read(case: Case, result):
+        """Reader: the output as a float64 array of the input's shape, or the problem."""
+        return an_array(case, result)
+
+    @staticmethod
+    def x_of(case: Case) -> np.ndarray:
+        """The input x of the normalization, in float64 (its first argument)."""
+        return np.asarray(case.args[0], dtype=np.float64)
+
+    def axes_of(self, case: Case) -> tuple[int, ...]:
+        return self.correct_axes(np.ndim(case.args[0]))
+
+    def matches(self, seen) -> list:
+        """The formulas the output matches on the case's input (`formula_match`)."""
+        outputs = seen.oracle.formula_outputs(self.x_of(seen.case), seen.case.meta["eps"])
+        return formulas.matching(seen.value, outputs)
+
+    def fallback(self, seen) -> Verdict | None:
+        """The output matches no formula: is it what statistics that lost their axis give?"""
+        return lost_keepdims(self, seen)
+
+    @property
     def unit(self) -> str:
         """What one set of statistics describes: a feature (batch-norm) or a record."""
         return "feature" if self.leading_axes else "record"
@@ -58,12 +84,6 @@ LAYER_NORM = NormKind(
     leading_axes=False,
     has_beta=True,
     default_eps=1e-5,
-    cells=(
-        ("axes", "axis"),
-        ("center", "centering"),
-        ("divisor", "population_variance"),
-        ("eps", "eps_placement"),
-    ),
 )
 BATCH_NORM = NormKind(
     function="batch_norm",
@@ -72,12 +92,6 @@ BATCH_NORM = NormKind(
     leading_axes=True,
     has_beta=True,
     default_eps=1e-5,
-    cells=(
-        ("axes", "bn_axis"),
-        ("center", None),
-        ("divisor", "bn_population_variance"),
-        ("eps", "bn_eps_placement"),
-    ),
 )
 RMS_NORM = NormKind(
     function="rms_norm",
@@ -86,12 +100,6 @@ RMS_NORM = NormKind(
     leading_axes=False,
     has_beta=False,
     default_eps=1e-6,
-    cells=(
-        ("axes", "rms_axis"),
-        ("center", "rms_no_centering"),
-        ("divisor", "rms_mean_square"),
-        ("eps", "rms_eps"),
-    ),
 )
 
 
@@ -111,3 +119,61 @@ def call(kind: NormKind, x, *, gamma=None, beta=None, eps=None, tag="", label=""
             label += f", {x.dtype}"
     meta = {"eps": kind.default_eps if eps is None else float(eps), "eps_passed": eps, **meta}
     return Case(kind.function, "call", args, tag=tag, label=label, meta=meta)
+
+
+MISSING_KEEPDIMS = "missing_keepdims"  # a misconception of its own, whichever cell shows it
+
+
+def lost_keepdims(kind: NormKind, seen) -> Verdict | None:
+    """The verdict when the output is what statistics that lost their axis give, else None.
+
+    A mean of shape x.shape[:-1] (no keepdims) raises a broadcast error against x, except
+    when the leading shape lines up with the features, as on a square input: then record i is
+    centred and scaled with the statistics of record k for feature k, and no error shows.
+    Those outputs are computed here from the oracle's statistics of the input.
+    """
+    if kind.leading_axes:
+        return None
+    x, eps = kind.x_of(seen.case), seen.case.meta["eps"]
+    mean, var = seen.oracle.statistics(x)[(x.ndim - 1,), 0]  # (...,): one per record
+    if mean.ndim == 0:
+        return None  # one record: its statistics have no axis to lose
+    try:
+        if np.broadcast_shapes(mean.shape, x.shape) != x.shape:
+            return None
+    except ValueError:
+        return None
+    gamma = np.asarray(seen.case.args[1], dtype=np.float64)
+    beta = np.asarray(seen.case.args[2], dtype=np.float64) if kind.has_beta else 0.0
+    statistic = var if kind.center else var + mean * mean  # what it divides by: (...,)
+    centres = [(mean[..., None], True), (mean, False)] if kind.center else [(0.0, True)]
+    for centre, centre_kept in centres:
+        xc = x - centre
+        scales = [
+            (statistic[..., None], True),
+            (statistic, False),
+            ((xc * xc).mean(axis=-1), False),  # the variance of the misaligned centring
+        ]
+        for scale, scale_kept in scales:
+            if centre_kept and scale_kept:
+                continue  # the correct normalization
+            with np.errstate(divide="ignore", invalid="ignore"):
+                z = gamma * xc / np.sqrt(scale + eps) + beta
+            if formulas.same(seen.value, z):
+                return Verdict(
+                    MISSING_KEEPDIMS,
+                    f"Missing keepdims: for {where(seen.case)}, {kind.function} normalizes "
+                    f"record i with the statistics of record k at feature k. Its statistics "
+                    f"over the last axis (shape {mean.shape}, one per record) lost that axis; "
+                    f"on this input they still broadcast against x of shape {x.shape}, along "
+                    f"the features, so no error shows. Keep the axis with keepdims=True (or "
+                    f"mean[..., None]).",
+                    cause=keepdims_cause(kind.function),
+                )
+    return None
+
+
+def norm_cell(builder, kind: NormKind, grade_id: str, judge, summary: str, **fields) -> CheckSpec:
+    """The cell of `kind`'s function that `builder` (a `<cell>_spec` of this package) makes:
+    its battery is the builder's (`normlab.answer_key.batteries.norm`), for `kind`."""
+    return check_spec(grade_id, kind.function, judge, summary, builder=builder, kind=kind, **fields)

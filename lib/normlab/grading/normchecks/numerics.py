@@ -6,8 +6,8 @@ import numpy as np
 
 from ..evidence import fmt, record, warned, where, worst
 from ..judges import an_array, each_pair
-from ..spec import CheckSpec, check_spec
-from .kind import NormKind
+from ..spec import CheckSpec
+from .kind import NormKind, norm_cell
 
 
 def numerics_spec(kind: NormKind, grade_id: str = "numerics", *, points: float) -> CheckSpec:
@@ -34,9 +34,10 @@ def numerics_spec(kind: NormKind, grade_id: str = "numerics", *, points: float) 
             f"subtract the mean first, then average the squares (two passes)."
         )
 
-    return check_spec(
+    return norm_cell(
+        numerics_spec,
+        kind,
         grade_id,
-        kind.function,
         each_pair(an_array, rule),
         "float32 records far from zero (no cancellation)",
         misconception="the variance cancels in float32 far from zero",

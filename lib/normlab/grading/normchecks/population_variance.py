@@ -5,16 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..evidence import first_beyond, fmt, record, where
-from ..spec import CheckSpec, check_spec
-from .kind import NormKind
-from .variant_match import (
+from ..spec import CheckSpec
+from .formula_match import (
+    choice_cell,
     evidence_of_difference,
-    input_of,
-    interactions,
     output_of,
-    variant_judge,
-    variant_questions,
 )
+from .kind import NormKind
 
 
 def _count(kind: NormKind) -> str:
@@ -28,7 +25,7 @@ def population_variance_spec(
     stat = kind.statistic_name
 
     def explain(seen, closest):
-        case, x, y = seen.case, input_of(seen), seen.value
+        case, x, y = seen.case, kind.x_of(seen.case), seen.value
         if closest is None:
             m2 = kind.statistic(y)
             r = first_beyond(m2 - 1, 1e-4)
@@ -54,13 +51,13 @@ def population_variance_spec(
             f"so your outputs are sqrt({n}) times too small." + evidence
         )
 
-    return check_spec(
+    return choice_cell(
+        population_variance_spec,
+        kind,
         grade_id,
-        kind.function,
-        variant_judge(kind, "divisor", explain),
+        "divisor",
+        explain,
         f"population {stat}: divide by {_count(kind)}",
         misconception=f"the sample {stat} (n - 1), or a sum of squares",
         points=points,
-        questions=variant_questions(kind),
-        **interactions(kind, "divisor"),
     )

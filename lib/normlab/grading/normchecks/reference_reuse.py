@@ -6,9 +6,9 @@ from __future__ import annotations
 from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
 
 from ..judges import each_case, returned
-from ..spec import CheckSpec, check_spec
+from ..spec import CheckSpec
 from ..verdict import Message
-from .kind import NormKind
+from .kind import NormKind, norm_cell
 
 LIBRARY_PREFIXES = ("normlab.", "torch.")
 # how every message of a function handing its work to a library begins (`hands_over` reads it)
@@ -56,9 +56,10 @@ def hands_over(message: str | None) -> bool:
 def reference_reuse_spec(
     kind: NormKind, grade_id: str = "reference_reuse", *, points: float
 ) -> CheckSpec:
-    return check_spec(
+    return norm_cell(
+        reference_reuse_spec,
+        kind,
         grade_id,
-        kind.function,
         each_case(no_reuse(returned)),
         "written by hand: no library normalization called",
         misconception="a library normalization called",

@@ -1,12 +1,19 @@
-"""The live oracle: what backs every judge's expectations where the answer key is installed.
+"""The answer key's backing (`normlab.grading.backing`): batteries, answers and callables, live.
 
-`normlab.grading.oracle` describes the oracle a judge is given and holds it to the questions
-its check declared; `LIVE` answers them here, from the graders' private copy of the reference
-(`reference`), the family of variants (`variant_outputs`), ps7's wrong implementations
-(`wrong_implementations`) and ps8's nn.LayerNorm family in torch (`torch_layer_norms`,
-imported on the first torch question: no other assignment asks one). The student download
-has none of this: it replays the answers recorded for its visible cases
-(`normlab.grading.recording`).
+Where the course is installed, pyproject.toml registers `LIVE` as the entry point `live` of the
+group `normlab.grading.backing`, and every check runs on it:
+
+- `cases(spec, ...)`: the check's battery (`batteries`);
+- `answer(question)`: the oracle. `normlab.grading.oracle` describes the oracle a judge is
+  given and holds it to the questions its check declared; they are answered here, from the
+  graders' private copy of the reference (`reference`), every formula of the normalization
+  (`formula_outputs`), ps7's wrong implementations (`wrong_implementations`) and ps8's
+  nn.LayerNorm and its formulas in torch (`torch_layer_norms`, imported on the first torch
+  question: no other assignment asks one);
+- `resolve(ref, made)`: the trusted callables (`trusted`).
+
+The student download has none of this: it replays what was recorded for its visible cases
+(`normlab.grading.recorded`).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from functools import cache
 import numpy as np
 
 from ..grading.oracle import Answering, Question, ask, key
+from ..grading.spec import CheckSpec
 
 MEMO_SIZE = 1024  # answers kept: more than every battery of an assignment asks
 
@@ -28,8 +36,8 @@ def wrong_implementations() -> dict:
     return {f.__name__: f for f in GROUP_NORM + BATCH_NORM_BACKWARD}
 
 
-class LiveOracle(Answering):
-    """The oracle backed by the answer key (see `normlab.grading.oracle` for the methods).
+class LiveBacking(Answering):
+    """The answer key's backing; its oracle methods are `normlab.grading.oracle`'s.
 
     A judge's question is answered once per process: the answer is kept by the question's
     `key` (its arrays by their bytes), its arrays read-only, for the next battery that asks it
@@ -49,18 +57,32 @@ class LiveOracle(Answering):
         answer = self._answers[found]
         return type(answer)(answer) if type(answer) in (dict, list) else answer  # a copy
 
+    def cases(self, spec: CheckSpec, seed: int, hidden: bool, variant: dict | None) -> list:
+        from .batteries import cases
+
+        return cases(spec, seed, hidden, variant)
+
+    def resolve(self, ref, made: dict):
+        from .trusted import resolve
+
+        return resolve(ref, made)
+
+    def unanswered(self, results) -> None:
+        """Every question is answered live."""
+        return None
+
     def reference(self, name: str, *args, **kwargs):
         from .reference import PUBLIC
 
         return PUBLIC[name](*args, **kwargs)
 
-    def variant_outputs(self, x, eps: float) -> dict:
-        from .variant_outputs import all_outputs
+    def formula_outputs(self, x, eps: float) -> dict:
+        from .formula_outputs import all_outputs
 
         return all_outputs(x, eps)
 
     def statistics(self, x) -> dict:
-        from .variant_outputs import statistics
+        from .formula_outputs import statistics
 
         return statistics(x)
 
@@ -96,4 +118,4 @@ def read_only(answer):
     return answer
 
 
-LIVE = LiveOracle()
+LIVE = LiveBacking()

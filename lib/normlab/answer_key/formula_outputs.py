@@ -1,6 +1,6 @@
 """What every member of the family computes, and the statistics judges compare with.
 
-The oracle's backing for `variant_outputs(x, eps)` and `statistics(x)` (`normlab.grading.oracle`):
+The oracle's backing for `formula_outputs(x, eps)` and `statistics(x)` (`normlab.grading.oracle`):
 the members are described in `variants` (four choices: axes, center, divisor, eps), and
 one of them is the correct LayerNorm, batch-norm or RMSNorm (Ba, Kiros and Hinton, 2016,
 arXiv:1607.06450), so this module stays with the graders: a student download replays its
@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from ..grading.variants import Variant, axis_subsets, members
+from ..grading.formulas import Formula, axis_subsets, members
 
 
 def _moments(x: np.ndarray, axes, center: bool, divisor: str):
@@ -36,7 +36,7 @@ def _scale(m2: np.ndarray, mode: str, eps: float, fixed: float) -> np.ndarray:
     return np.sqrt(m2 + fixed)
 
 
-def all_outputs(x, eps: float) -> dict[Variant, np.ndarray]:
+def all_outputs(x, eps: float) -> dict[Formula, np.ndarray]:
     """Every variant's output on x (float64, gamma = 1, beta = 0), in a fixed order: judges
     pick the first of equally close ones."""
     x = np.asarray(x, dtype=np.float64)

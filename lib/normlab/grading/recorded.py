@@ -1,9 +1,7 @@
-"""What backs the checks: the answer key, or in a student download its recording.
+"""The student download's backing (`backing`): its recording, replayed.
 
-A full install (the grader, the course's checkout) has the answer key (`normlab.answer_key`):
-each check runs on its battery, the oracle is the live one, and a `Ref` resolves to the
-graders' trusted callable. A student download has none of it (`make student`,
-`normlab.course.download`); it carries `recorded.json` beside this module instead:
+A student download holds no answer key (`make student`, `normlab.course.download`); it
+carries `recorded.json` beside this module instead:
 
 - `cases`: the visible battery of every check, `spec.make_cases(DEFAULT_SEED, hidden=False)`;
   for a check that varies per student (`CheckSpec.varies`: ps1), one per variant of the pool,
@@ -17,16 +15,12 @@ graders' trusted callable. A student download has none of it (`make student`,
 Nothing here computes an answer. A question or an input that was not recorded raises
 `NotRecorded`; the reference's functions in the download (`normlab.layer_norm` and co.) are
 stubs that raise `NotInDownload`; `hidden=True` is refused.
-
-This module decides, once, which backs the checks: `ORACLE` (what judges' questions are
-answered by), `resolve` (what a `Ref` becomes) and `with_batteries` (the catalog's specs,
-each on its battery).
 """
 
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -35,9 +29,9 @@ from normlab_sandbox import wire
 from normlab_sandbox.cases import WIRE_TYPES, Ref
 
 from . import scripted_timer
+from .formulas import Formula
 from .oracle import Question, fingerprint
-from .spec import DEFAULT_SEED, CheckSpec
-from .variants import Variant
+from .spec import DEFAULT_SEED
 from .verdict import CRASHED, Verdict
 
 DATA = Path(__file__).with_name("recorded.json")
@@ -54,7 +48,7 @@ class NotInDownload(RuntimeError):
 
 @dataclass(frozen=True)
 class Pairs:
-    """A dict whose keys are not plain data (the family's {Variant: output}), as its items."""
+    """A dict whose keys are not plain data (the family's {Formula: output}), as its items."""
 
     items: tuple
 
@@ -67,7 +61,7 @@ class Raised:
     message: str
 
 
-REGISTRY = {**WIRE_TYPES, **{cls.__name__: cls for cls in (Variant, Pairs, Raised, Question)}}
+REGISTRY = {**WIRE_TYPES, **{cls.__name__: cls for cls in (Formula, Pairs, Raised, Question)}}
 
 
 def storable(answer):
@@ -158,25 +152,50 @@ class Recording:
             return norm_fn  # in `made`, so `guarded.run_case` reads its probes
         raise KeyError(f"no recorded callable named {ref.name!r}")
 
-    def checks(self, checks: dict) -> dict:
-        """`checks` (the catalog's specs) each on its recorded visible battery (`replayed`)."""
-        missing = [f"{a}:{g}" for a in checks for g in checks[a] if g not in self.cases.get(a, {})]
-        if missing:
-            raise NotRecorded(f"no recorded cases for {missing}: build the download again")
-        return {
-            assignment: {g: replayed(spec, self.cases[assignment][g]) for g, spec in specs.items()}
-            for assignment, specs in checks.items()
-        }
 
-
-class RecordedOracle:
-    """The backing oracle of a download: the answers recorded about the visible cases."""
+class RecordedBacking:
+    """The download's backing (see `backing`): the recorded visible batteries and answers."""
 
     def __init__(self, recording: Recording) -> None:
-        self._recording = recording
+        self.recording = recording
+
+    def cases(self, spec, seed: int, hidden: bool, variant: dict | None) -> list:
+        """The check's recorded visible battery; the hidden one, or another seed, is refused."""
+        if hidden:
+            raise NotRecorded(
+                "the hidden battery is not in the student download: it runs when your "
+                "notebook is graded"
+            )
+        if seed != DEFAULT_SEED:
+            raise NotRecorded(f"the download recorded the visible battery of seed {DEFAULT_SEED}")
+        found = self.recording.cases.get(spec.assignment, {}).get(spec.grade_id)
+        if found is None:
+            raise NotRecorded(f"no recorded cases for {spec.grade_id}: build the download again")
+        if not spec.varies:
+            return list(found)
+        if variant is None or variant.get("slot") not in found:
+            raise NotRecorded("this check runs on your own variant: the download has no other")
+        return list(found[variant["slot"]])
 
     def answer(self, question: Question):
-        return self._recording.answer(question)
+        return self.recording.answer(question)
+
+    def resolve(self, ref: Ref, made: dict):
+        return self.recording.resolve(ref, made)
+
+    def unanswered(self, results) -> Verdict | None:
+        """A run that asked a replayed LayerNorm about an input it has no output for."""
+        missed = [r.probe(NOT_RECORDED) for r in results if r.probe(NOT_RECORDED)]
+        if not missed:
+            return None
+        return Verdict(
+            CRASHED,
+            f"This check cannot run in the student download: your code called the "
+            f"norm_fn it was handed on {missed[0]}, an input it has no output for. The "
+            f"download holds no LayerNorm: norm_fn replays the reference's outputs for the "
+            f"inputs the course's own witness probes, so only those are answered here. "
+            f"When your notebook is graded, this check runs on real ones.",
+        )
 
 
 def replay_norm(recording: Recording, name: str):
@@ -202,86 +221,6 @@ def replay_norm(recording: Recording, name: str):
     return norm_fn
 
 
-def replayed(spec: CheckSpec, cases: list) -> CheckSpec:
-    """`spec` on its recorded visible battery: hidden=True (or another seed) is refused, and a
-    run that asked a replayed LayerNorm about an unrecorded input is not judged."""
-
-    def make_cases(seed: int = DEFAULT_SEED, hidden: bool = True, variant=None) -> list:
-        if hidden:
-            raise NotRecorded(
-                "the hidden battery is not in the student download: it runs when your "
-                "notebook is graded"
-            )
-        if seed != DEFAULT_SEED:
-            raise NotRecorded(f"the download recorded the visible battery of seed {DEFAULT_SEED}")
-        if not spec.varies:
-            return list(cases)
-        if variant is None or variant.get("slot") not in cases:
-            raise NotRecorded("this check runs on your own variant: the download has no other")
-        return list(cases[variant["slot"]])
-
-    def judge(cases, results, oracle) -> Verdict:
-        missed = [r.probe(NOT_RECORDED) for r in results if r.probe(NOT_RECORDED)]
-        if missed:
-            return Verdict(
-                CRASHED,
-                f"This check cannot run in the student download: your code called the "
-                f"norm_fn it was handed on {missed[0]}, an input it has no output for. The "
-                f"download holds no LayerNorm: norm_fn replays the reference's outputs for the "
-                f"inputs the course's own witness probes, so only those are answered here. "
-                f"When your notebook is graded, this check runs on real ones.",
-            )
-        return spec.judge(cases, results, oracle)
-
-    return replace(spec, make_cases=make_cases, judge=judge)
-
-
-def _load() -> Recording | None:
-    return Recording.loads(DATA.read_bytes()) if DATA.is_file() else None
-
-
-RECORDING = _load()
-
-# --- a full install: the answer key backs the checks ----------------------------------------
-# It is imported when first used, not here: it imports this package's modules itself.
-
-
-class AnswerKeyOracle:
-    """The live oracle of the answer key (`normlab.answer_key.oracle.LIVE`)."""
-
-    def answer(self, question: Question):
-        from ..answer_key.oracle import LIVE
-
-        return LIVE.answer(question)
-
-
-def answer_key_resolve(ref: Ref, made: dict):
-    """The graders' trusted callable `ref` names (`normlab.answer_key.trusted`)."""
-    from ..answer_key.trusted import resolve as trusted
-
-    return trusted(ref, made)
-
-
-def answer_key_batteries(checks: dict) -> dict:
-    """`checks` each on its battery in the answer key (`normlab.answer_key.batteries`)."""
-
-    def battery(assignment: str, spec: CheckSpec):
-        def make_cases(seed: int = DEFAULT_SEED, hidden: bool = True, variant=None) -> list:
-            from ..answer_key.batteries import make_cases_of
-
-            return make_cases_of(assignment, spec)(seed, hidden, variant)
-
-        return make_cases
-
-    return {
-        assignment: {g: spec.with_cases(battery(assignment, spec)) for g, spec in specs.items()}
-        for assignment, specs in checks.items()
-    }
-
-
-if RECORDING is None:  # a full install
-    ORACLE, resolve, with_batteries = AnswerKeyOracle(), answer_key_resolve, answer_key_batteries
-else:  # a student download
-    ORACLE = RecordedOracle(RECORDING)
-    resolve = RECORDING.resolve
-    with_batteries = RECORDING.checks
+def load() -> Recording:
+    """The download's recording."""
+    return Recording.loads(DATA.read_bytes())

@@ -16,7 +16,7 @@ are one formula with four choices:
 
 Each classic misconception is one wrong choice. A judge has every member of the
 family computed for the inputs of a case (with gamma = 1, beta = 0; through its
-oracle, `normlab.grading.oracle`, which `normlab.answer_key.variant_outputs` backs) and asks which
+oracle, `normlab.grading.oracle`, which `normlab.answer_key.formula_outputs` backs) and asks which
 members the student's output matches; one grade cell then reads one choice. That is how a bug
 loses the points of its own misconception and no others: a student who divides by
 d - 1 still takes the right axis, and the axis cell says so.
@@ -29,13 +29,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+CHOICES = ("axes", "center", "divisor", "eps")  # the four choices, in this order
 FIXED_EPS = (1e-5, 1e-6)
 MATCH_RTOL = 1e-6
 MATCH_ATOL = 1e-8
 
 
 @dataclass(frozen=True)
-class Variant:
+class Formula:
     """One member of the family (see the module docstring)."""
 
     axes: tuple[int, ...]
@@ -54,11 +55,11 @@ def axis_subsets(ndim: int) -> list[tuple[int, ...]]:
     return subsets
 
 
-def members(ndim: int) -> list[Variant]:
+def members(ndim: int) -> list[Formula]:
     """Every member of the family for an input with `ndim` axes, in a fixed order (judges pick
     the first of equally close ones)."""
     return [
-        Variant(axes, center, divisor, mode, fixed)
+        Formula(axes, center, divisor, mode, fixed)
         for axes in axis_subsets(ndim)
         for center in (True, False)
         for divisor in ("n", "n-1", "1")
@@ -78,7 +79,7 @@ def same(y, z) -> bool:
 
 
 def matching(y, outputs: dict, change=None) -> list:
-    """The keys of `outputs` ({Variant: output}) whose output y is, by `same`, in their order;
+    """The keys of `outputs` ({Formula: output}) whose output y is, by `same`, in their order;
     `change(z)` first, if given (ps8: the output through its gain and bias). One comparison of
     y with every output of its shape at once: a judge asks it of every member of the family
     (about 200) for each case."""

@@ -1,0 +1,181 @@
+"""`Session`: one notebook's grading, and the rules that carry across its cells.
+
+A notebook's checks are judged one battery at a time (`judge_battery`), but a few rules read
+more than one cell, and the session holds what they need:
+
+- the reuse policy (`policy`, nbgrader_config.py's `c.NormlabGrading.reuse_voids`):
+  "function", a function that hands its work to a library earns nothing (each cell of it first
+  runs the function's reuse cell, and is not judged if the reuse cell finds the hand-over), or
+  "cell", its reuse cell alone scores 0;
+- one cause, said once: a failure whose cause is the function's (it raised, returns another
+  shape) is said in full by the first cell of the function that shows it, in the notebook's
+  order, and "same cause as <cell>" by the others;
+- a battery is judged once while test cells run one after another: the verdicts are kept
+  (`memo`), by the objects checked, until a cell that is anything else begins (`cell_begins`);
+- the student's own numbers (`variant`), for an assignment with a pool (ps1).
+
+A student's kernel makes one in `use_assignment` (`selfcheck`); the course's grader makes one per
+notebook it runs (`normlab.course.grader.notebook`), with the policy from the course's config
+and the submitter's numbers. Both judge through `Session.judge`, so both apply the same rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from normlab_sandbox import student_variant
+
+from . import backing
+from .catalog import CHECKS, cells_of, reuse_cell
+from .checkcell import parse_test_cell
+from .normchecks.reference_reuse import hands_over
+from .oracle import DeclaredOracle
+from .spec import DEFAULT_SEED, CheckSpec
+from .verdict import NOT_JUDGED, NOT_WRITTEN, Verdict
+
+POLICIES = ("function", "cell")  # the course's reuse policies (c.NormlabGrading.reuse_voids)
+POLICY_ENV = "NORMLAB_REUSE_VOIDS"  # how nbgrader's kernels learn it (course.plugins)
+
+
+class CheckerError(Exception):
+    """The check itself failed, building its cases or judging (a bug in the course, which
+    scores the cell 0); the original exception is its __cause__."""
+
+
+def judge_battery(
+    spec: CheckSpec,
+    run_one,
+    *,
+    hidden: bool = False,
+    seed: int = DEFAULT_SEED,
+    oracle=None,
+    variant: dict | None = None,
+) -> Verdict:
+    """The judge's `Verdict` on one battery of `spec`, alone; run_one(case) -> Result runs
+    each case wherever the student's code lives (its exceptions pass through); expectations
+    come from `oracle` (by default the backing's), held to the questions the check declares
+    for these cases (`oracle.DeclaredOracle`); a check that `varies` runs on `variant`'s
+    battery, and without one asks for the student's id."""
+    if spec.varies and variant is None:
+        return Verdict(NOT_WRITTEN, f"not checked yet: {student_variant.ASK}")
+    found = backing.current()
+    try:
+        cases = spec.make_cases(seed, hidden=hidden, variant=variant)
+        asked = [q for case in cases for q in spec.questions(case)]
+        declared = DeclaredOracle(oracle or found, asked)
+    except Exception as exc:
+        raise CheckerError(f"the check could not build its cases: {exc}") from exc
+    results = [run_one(case) for case in cases]
+    try:
+        return found.unanswered(results) or spec.judge(cases, results, declared)
+    except Exception as exc:
+        raise CheckerError(f"the check could not judge: {exc}") from exc
+
+
+_POLICY_WORDS = {
+    "function": "Handing the work to a library earns {function} nothing: every cell of it "
+    "scores 0.",
+    "cell": "This cell scores 0; the other cells still grade your numbers.",
+}
+
+
+@dataclass
+class Session:
+    """One notebook's grading (see the module docstring).
+
+    assignment   the assignment whose checks run
+    policy       the reuse policy, one of POLICIES
+    variant      the student's own numbers (ps1), or None
+    student, how, claimed
+                 whose numbers they are, how that was found, and the notebook's STUDENT
+    memo         the verdicts kept while test cells run one after another, by key (the
+                 objects checked): {key: (held, {battery: Verdict})}; None where cells are not
+                 told apart (then nothing is kept)
+    log          every check call's (spec, hidden, Verdict), in order
+    """
+
+    assignment: str
+    policy: str = POLICIES[0]
+    variant: dict | None = None
+    student: str | None = None
+    how: str = ""
+    claimed: str = ""
+    memo: dict | None = None
+    log: list = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.assignment not in CHECKS:
+            known = ", ".join(CHECKS)
+            raise KeyError(f"unknown assignment {self.assignment!r}; expected one of {known}")
+        if self.policy not in POLICIES:
+            raise ValueError(f"reuse_voids must be one of {POLICIES}; got {self.policy!r}")
+
+    def cell_begins(self, source: str) -> None:
+        """A cell of `source` is about to run. Unless it is only check calls (a test cell), the
+        verdicts kept are dropped: that cell may define, change or delete anything. The first
+        call starts keeping them (a runner that says where its cells begin)."""
+        if self.memo is None or parse_test_cell(source) is None:
+            self.memo = {}
+
+    def on_cell(self, info) -> None:
+        """IPython's pre_run_cell event (`selfcheck.use_assignment` registers it)."""
+        self.cell_begins(info.raw_cell)
+
+    def cells_end(self) -> None:
+        """The runner that said where cells begin ran its last: nothing is kept any more."""
+        self.memo = None
+
+    def kept(self, key, held=()) -> dict | None:
+        """The verdicts kept for checks of `key` (None when cells are not told apart); `held`
+        are objects to keep alive while their ids are the key."""
+        if self.memo is None:
+            return None
+        return self.memo.setdefault(key, (held, {}))[1]
+
+    def judge(
+        self, spec: CheckSpec, run_one, *, hidden=False, seed=DEFAULT_SEED, oracle=None, kept=None
+    ) -> Verdict:
+        """The `Verdict` of one battery of `spec`, with the rules across cells; `kept`: the
+        verdicts of batteries already judged on the same objects (`kept()`), read and added to."""
+
+        def judged(battery: CheckSpec) -> Verdict:
+            key = (battery.assignment, battery.grade_id, hidden, seed)
+            if kept is not None and key in kept:
+                return kept[key]
+            found = judge_battery(
+                battery, run_one, hidden=hidden, seed=seed, oracle=oracle, variant=self.variant
+            )
+            if kept is not None:
+                kept[key] = found
+            return found
+
+        reuse = reuse_cell(spec)
+        if reuse is not None and self.policy == "function":
+            found = judged(reuse)
+            if _hands_over(reuse, found):
+                return Verdict(
+                    NOT_JUDGED,
+                    f"not judged: {spec.targets[0]} hands the work to {found.cause}; "
+                    f"see {reuse.grade_id}.",
+                )
+        verdict = judged(spec)
+        if spec.voids and _hands_over(spec, verdict):
+            words = _POLICY_WORDS[self.policy].format(function=spec.targets[0])
+            return replace(verdict, message=f"{verdict.message} {words}")
+        if not verdict.passed and verdict.cause:
+            for earlier in cells_of(spec):
+                if earlier is spec:
+                    break
+                if judged(earlier).cause == verdict.cause:
+                    message = f"same cause as {earlier.grade_id}: {verdict.cause}"
+                    return replace(verdict, message=message)
+        return verdict
+
+
+def _hands_over(reuse: CheckSpec, verdict: Verdict) -> bool:
+    """Does a reuse cell's verdict find that its function hands its work to a library?"""
+    return (
+        verdict.category == reuse.category
+        and verdict.cause is not None
+        and hands_over(verdict.message)
+    )
