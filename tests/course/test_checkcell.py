@@ -50,8 +50,8 @@ def test_every_test_cell_of_every_source_notebook_is_read_by_the_grader():
     import nbformat
 
     from normlab.course.grader.notebook import grade_id
-    from normlab.grading.checkcell import is_check_cell
     from normlab.grading import ASSIGNMENTS, CHECKS
+    from normlab.grading.checkcell import is_check_cell
 
     read = 0
     for assignment in ASSIGNMENTS:

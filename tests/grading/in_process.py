@@ -1,21 +1,22 @@
-"""A whole notebook run in this process, every cell in order, as a kernel runs it: the cheap
-layer that proves, for every mutant, what plain nbgrader and Restart and Run All would show.
+"""A whole notebook run in this process, every cell in order, as a kernel runs it: the cheap layer
+that proves, for every mutant, what plain nbgrader and Restart and Run All would show.
 
 `run_cells(nb, grading=...)` executes each code cell (test cells and the summary included) in
 one namespace, saying where each begins as IPython does (the notebook's session's
-`cell_begins`: the verdicts `check` keeps), and records, per cell, what a kernel would send: its stdout, its stderr (text
-written there and each warning Python shows by default, as a kernel prints them there), the
-error it raised and the value of its last expression (a kernel's execute_result, which nbgrader
-reads as partial credit). `grading=True` is nbgrader's autograde: NBGRADER_EXECUTION is set, a
-failing check raises, and the run goes on after an error (nbgrader's allow_errors).
-`grading=False` is a student's Run All: the first error ends the run.
+`cell_begins`: the verdicts `check` keeps), and records, per cell, what a kernel would send:
+its stdout, its stderr (text written there and each warning Python shows by default, as a
+kernel prints them there), the error it raised and the value of its last expression (a kernel's
+execute_result, which nbgrader reads as partial credit). `grading=True` is nbgrader's
+autograde: NBGRADER_EXECUTION is set, a failing check raises, and the run goes on after an
+error (nbgrader's allow_errors). `grading=False` is a student's Run All: the first error ends
+the run.
 
 `graded(nb)` is the notebook nbgrader grades: the submission's cells with the source's test
-cells (hidden tests back, as autograde's overwrite of locked cells puts them).
-`scores(runs)` is then nbgrader's rule: a test cell that raised or wrote to stderr scores 0.
+cells (hidden tests back, as autograde's overwrite of locked cells puts them). `scores(runs)`
+is then nbgrader's rule: a test cell that raised or wrote to stderr scores 0.
 
-What a real kernel adds (a fresh interpreter, IPython's display, nbgrader's own bookkeeping)
-is proven on the kernel witnesses (mutants.KERNEL_WITNESSES) by test_nbgrader.py and
+What a real kernel adds (a fresh interpreter, IPython's display, nbgrader's own bookkeeping) is
+proven on the kernel witnesses (mutants.KERNEL_WITNESSES) by test_nbgrader.py and
 test_run_all.py, which compare the same assertions on real kernels.
 """
 

@@ -20,7 +20,7 @@ from course_helpers import variant_for
 
 from normlab.answer_key import wrong_implementations as wrong
 from normlab.answer_key.backing import LIVE, wrong_implementations
-from normlab.grading import CHECKS, DEFAULT_SEED, ps1_by_hand
+from normlab.grading import CHECKS, DEFAULT_SEED, formulas, ps1_by_hand
 from normlab.grading.formulas import Formula
 from normlab.grading.oracle import ASK, DeclaredOracle, Question, UndeclaredQuestion, key
 

@@ -1,12 +1,13 @@
 """The student download's recording replays the live checks, and computes nothing itself.
 
-`normlab.course.download.recording.record` records, from the full normlab, every check's visible
-battery and the answers to the questions it declares about it; `normlab.grading.recorded`
-replays that in a download, as the checks' backing (`normlab.grading.backing`). Here, in this process: the replayed checks give the live verdicts
-and messages over the verdict bank's visible batteries (one known exception, below), a
-question that was not recorded raises instead of computing, the hidden battery is refused, and
-what ships is the checks' folder, the answer key left out. The wheel itself, installed in a
-fresh venv, is tested in tests/book/test_student_wheel.py.
+`normlab.course.download.recording.record` records, from the full normlab, every check's
+visible battery and the answers to the questions it declares about it;
+`normlab.grading.recorded` replays that in a download, as the checks' backing
+(`normlab.grading.backing`). Here, in this process: the replayed checks give the live verdicts
+and messages over the verdict bank's visible batteries (one known exception, below), a question
+that was not recorded raises instead of computing, the hidden battery is refused, and what
+ships is the checks' folder, the answer key left out. The wheel itself, installed in a fresh
+venv, is tested in tests/book/test_student_wheel.py.
 """
 
 from __future__ import annotations
