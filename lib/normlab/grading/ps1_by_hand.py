@@ -57,8 +57,8 @@ def right_questions(case) -> list:
 
 
 def _right(seen) -> dict:
-    """The variant (r, d, d_model) and the right answers, asked of the oracle: mean, var,
-    normalized, with_eps, counts."""
+    """The variant (r, d, d_model) and the right answers, asked of the oracle: mu (the mean),
+    var, x_hat (normalized), with_eps, counts."""
     r, d_model = variant_of(seen.case)
     ask = seen.oracle.reference
     mean, var = ask("row_stats", r)
@@ -66,9 +66,9 @@ def _right(seen) -> dict:
         "r": r,
         "d": r.size,
         "d_model": d_model,
-        "mean": float(mean),
+        "mu": float(mean),
         "var": float(var),
-        "normalized": ask("layer_norm", r, eps=0.0),
+        "x_hat": ask("layer_norm", r, eps=0.0),
         "with_eps": ask("layer_norm", r, eps=EPS),
         "params_gain_bias": ask("param_count", "layer_norm", d_model),
         "params_gain_only": ask("param_count", "layer_norm", d_model, bias=False),
@@ -77,7 +77,7 @@ def _right(seen) -> dict:
 
 
 def _centred(a: dict) -> np.ndarray:
-    return a["r"] - a["mean"]
+    return a["r"] - a["mu"]
 
 
 def _sample_var(a: dict) -> float:
@@ -89,18 +89,18 @@ ROUNDED = "{name} looks rounded: keep every digit (let Python compute it, or typ
 MEAN_MISTAKES = (
     Mistake(
         "the sum divided by d - 1",
-        lambda a: a["mean"] * a["d"] / (a["d"] - 1),
+        lambda a: a["mu"] * a["d"] / (a["d"] - 1),
         "mean_r divides the sum by d - 1. The mean divides the sum of the d features by d; "
         "d - 1 belongs only to the sample variance, which LayerNorm does not use.",
     ),
     Mistake(
         "the sum, not divided",
-        lambda a: a["mean"] * a["d"],
+        lambda a: a["mu"] * a["d"],
         "mean_r is the sum of the features: divide it by how many there are, d.",
     ),
     Mistake(
         "the mean of the squares",
-        lambda a: a["var"] + a["mean"] ** 2,
+        lambda a: a["var"] + a["mu"] ** 2,
         "mean_r averages the squares of the features: average the features themselves.",
     ),
 )
@@ -127,7 +127,7 @@ VARIANCE_MISTAKES = (
     ),
     Mistake(
         "the uncentred mean of squares",
-        lambda a: a["var"] + a["mean"] ** 2,
+        lambda a: a["var"] + a["mu"] ** 2,
         "var_r is the mean of the squares of r itself: subtract the mean from every feature "
         "first, then average the squares of those deviations.",
     ),
@@ -178,7 +178,7 @@ NORMALIZED_MISTAKES = (
     ),
     Mistake(
         "divided by the uncentred root mean square",
-        lambda a: _centred(a) / np.sqrt(a["var"] + a["mean"] ** 2),
+        lambda a: _centred(a) / np.sqrt(a["var"] + a["mu"] ** 2),
         "normalized_r divides by the root mean square of r itself: the scale is the standard "
         "deviation, from the squares of the deviations.",
     ),
@@ -192,7 +192,7 @@ NORMALIZED_MISTAKES = (
 EPS_MISTAKES = (
     Mistake(
         "no effect of eps",
-        lambda a: a["normalized"],
+        lambda a: a["x_hat"],
         "normalized_r_eps is the record normalized without eps (to 1e-9): add eps = 1e-5 "
         "where the formula at the top of the notebook adds it, and keep every digit (compute "
         "it in Python): its effect shows only far down the digits.",
@@ -205,7 +205,7 @@ EPS_MISTAKES = (
     ),
     Mistake(
         "eps added to the output",
-        lambda a: a["normalized"] + EPS,
+        lambda a: a["x_hat"] + EPS,
         "eps added to the output: LayerNorm adds eps to the variance, before the square root "
         "and the division, not to the result.",
     ),
@@ -242,9 +242,9 @@ def _mean(seen):
     if problem:
         return problem
     right = _right(seen)
-    if _same_number(got, right["mean"]):
+    if _same_number(got, right["mu"]):
         return None
-    return _diagnose("mean_r", got, right["mean"], MEAN_MISTAKES, right, _same_number) or (
+    return _diagnose("mean_r", got, right["mu"], MEAN_MISTAKES, right, _same_number) or (
         f"mean_r is not the mean of r: add up its d = {right['d']} features and divide by d."
     )
 
@@ -268,9 +268,9 @@ def _normalized(seen):
     if problem:
         return problem
     same = _same_vector(1e-6)
-    if same(got, right["normalized"]):
+    if same(got, right["x_hat"]):
         return None
-    found = _diagnose("normalized_r", got, right["normalized"], NORMALIZED_MISTAKES, right, same)
+    found = _diagnose("normalized_r", got, right["x_hat"], NORMALIZED_MISTAKES, right, same)
     return found or (
         "normalized_r is not (r - mean) / standard deviation with eps ignored: compute it "
         "with NumPy from r, mean_r and var_r, one entry per feature, in r's order."

@@ -35,9 +35,14 @@ FUNCTION = "batch_norm_forward"
 PARTS = ("y", "running_mean", "running_var")
 NAMES = ("x", "gamma", "beta", "running_mean", "running_var", "momentum", "training", "eps")
 DEFAULT_EPS = 1e-5
-# the choices a cell may pass apart from, and the cell that reads each
-CELLS = {"momentum": "bnf_momentum"}
 WORDS = {"momentum": "the momentum"}
+
+
+def _cells(case: Case) -> dict:
+    """The choices a cell may pass apart from, and the cell that reads each (`qualified`)."""
+    from .ps3_axes import CHECKS
+
+    return {"momentum": CHECKS.cell.bnf_momentum.grade_id}
 
 
 def call(
@@ -309,7 +314,7 @@ SPECS = (
     check_spec(
         "bnf_running_var_unbiased",
         FUNCTION,
-        qualified_judge(triple, _running_var, CELLS, WORDS),
+        qualified_judge(triple, _running_var, _cells, WORDS),
         "training: running_var moves toward the batch's unbiased variance",
         misconception="the running variance biased (population variance)",
         points=2,

@@ -133,20 +133,26 @@ def state_dict_spec(points: float):
     )
 
 
-# the members of the family whose runs a module may match in the training cell: each is
-# another cell's misconception, so it costs that cell, not this one as well; this one then
-# trains as nn.LayerNorm does apart from it, and says so. (member, its cell, in words)
+VALUES = values_spec(points=3)
+POPULATION_VARIANCE = population_variance_spec(points=2)
+EPS_PLACEMENT = eps_placement_spec(points=2)
+STATS_IN_GRAPH = stats_in_graph_spec(points=3)
+PARAMETER_GRADIENTS = parameter_gradients_spec(points=2)
+REGISTERED = registered_spec(points=2)
+# the formulas whose runs a module may match in the training cell: each is another cell's
+# misconception, so it costs that cell, not this one as well; this one then trains as
+# nn.LayerNorm does apart from it, and says so. (formula, its cell, in words)
 OTHER_CELLS = (
-    ({"axes": (0,)}, "values", "the axes"),
-    ({"axes": (0, 1)}, "values", "the axes"),
-    ({"center": False}, "values", "the centring"),
-    ({"divisor": "n-1"}, "population_variance", "the variance"),
-    ({"eps_mode": "outside"}, "eps_placement", "eps"),
-    ({"eps_mode": "none"}, "eps_placement", "eps"),
-    ({"detach": ("mean", "var")}, "stats_in_graph", "the statistics' gradients"),
-    ({"detach": ("mean",)}, "stats_in_graph", "the statistics' gradients"),
-    ({"detach": ("var",)}, "stats_in_graph", "the statistics' gradients"),
-    ({"frozen": True}, "parameter_gradients", "the parameters' training"),
+    ({"axes": (0,)}, VALUES, "the axes"),
+    ({"axes": (0, 1)}, VALUES, "the axes"),
+    ({"center": False}, VALUES, "the centring"),
+    ({"divisor": "n-1"}, POPULATION_VARIANCE, "the variance"),
+    ({"eps_mode": "outside"}, EPS_PLACEMENT, "eps"),
+    ({"eps_mode": "none"}, EPS_PLACEMENT, "eps"),
+    ({"detach": ("mean", "var")}, STATS_IN_GRAPH, "the statistics' gradients"),
+    ({"detach": ("mean",)}, STATS_IN_GRAPH, "the statistics' gradients"),
+    ({"detach": ("var",)}, STATS_IN_GRAPH, "the statistics' gradients"),
+    ({"frozen": True}, PARAMETER_GRADIENTS, "the parameters' training"),
 )
 TRAINING_RTOL = 1e-8  # of the largest loss; the course's solution is within about 1e-13
 
@@ -191,11 +197,11 @@ def _training(seen):
         return None
     for member, cell, words in OTHER_CELLS:
         if _same_run(losses, seen.oracle.training_losses(case.kwargs, **member)):
-            # another member of the family: that cell's misconception, named
+            # another formula: that cell's misconception, named
             held = seen.value.get("held", {})
             if member.get("frozen") and any(held.get(n) != "parameter" for n in PARAMETERS):
-                cell = "registered"  # weight and bias are not parameters: nothing trains them
-            return Verdict(PASSED, note=f"apart from {words}: see {cell}")
+                cell = REGISTERED  # weight and bias are not parameters: nothing trains them
+            return Verdict(PASSED, note=f"apart from {words}: see {cell.grade_id}")
     gap = np.abs(losses - reference) > TRAINING_RTOL * np.abs(reference).max()
     step = int(np.argmax(gap | ~np.isfinite(losses)))
     return (
@@ -226,22 +232,22 @@ def training_spec(points: float):
         misconception="trains differently from nn.LayerNorm in a model",
         points=points,
         questions=_training_questions,
-        apart_from=(*dict.fromkeys(cell for _, cell, _ in OTHER_CELLS), "registered"),
+        apart_from=(*dict.fromkeys(c.grade_id for _, c, _ in OTHER_CELLS), REGISTERED.grade_id),
     )
 
 
 CHECKS = registry(
     ASSIGNMENT,
-    values_spec(points=3),
+    VALUES,
     trailing_axes_spec(points=2),
     no_affine_spec(points=2),
-    population_variance_spec(points=2),
-    eps_placement_spec(points=2),
+    POPULATION_VARIANCE,
+    EPS_PLACEMENT,
     float32_spec(points=1),
     reference_reuse_spec(points=2),
-    stats_in_graph_spec(points=3),
-    parameter_gradients_spec(points=2),
-    registered_spec(points=2),
+    STATS_IN_GRAPH,
+    PARAMETER_GRADIENTS,
+    REGISTERED,
     state_dict_spec(points=2),
     training_spec(points=3),
 )

@@ -177,30 +177,17 @@ class _Module:
 
 MODULE = _Module()
 
-# the cell of ps8 that reads each choice of the formula (`qualified`): the axes of an int
-# normalized_shape are values', a tuple's trailing_axes'
-CELLS = {
-    "axes": "values",
-    "center": "values",
-    "divisor": "population_variance",
-    "eps": "eps_placement",
-}
-
 
 def cells_for(case: Case) -> dict:
-    """CELLS, with the axes of this case's normalized_shape."""
-    if isinstance(case.args[0], int):
-        return CELLS
-    return {**CELLS, "axes": "trailing_axes"}
+    """{choice: the cell that reads it} on this case (`qualified`): ps8's cells, found when a
+    case is judged; the axes of an int normalized_shape are values', a tuple's trailing_axes'."""
+    from .ps8_in_a_model import CHECKS
 
-
-def interactions(choices: set[str]) -> dict:
-    """check_spec's apart_from and hidden_by for a cell that `reads` these choices."""
-    others = [CELLS[c] for c in formulas.CHOICES if c not in choices]
-    if "axes" not in choices:
-        others.append("trailing_axes")
-    hidden = () if "axes" in choices else ("values", "trailing_axes")
-    return {"apart_from": tuple(dict.fromkeys(others)), "hidden_by": hidden}
+    cell = CHECKS.cell
+    axes = cell.values if isinstance(case.args[0], int) else cell.trailing_axes
+    read = {"axes": axes, "center": cell.values}
+    read |= {"divisor": cell.population_variance, "eps": cell.eps_placement}
+    return {choice: spec.grade_id for choice, spec in read.items()}
 
 
 def reads(choices: set[str], explain):

@@ -25,7 +25,6 @@ from .ps8_probes import (
     DEFAULT_EPS,
     affine_property,
     formula_questions,
-    interactions,
     members,
     output,
     probed,
@@ -81,7 +80,7 @@ def values_spec(points: float):
         misconception="the values are not nn.LayerNorm's (axes, centring, weight and bias)",
         points=points,
         questions=_values_questions,
-        **interactions({"axes", "center"}),
+        reads=("axes", "center"),
     )
 
 
@@ -115,7 +114,7 @@ def trailing_axes_spec(points: float):
         misconception="a tuple normalized_shape not normalized over all its axes",
         points=points,
         questions=formula_questions,
-        **interactions({"axes"}),
+        reads=("axes",),
     )
 
 
@@ -193,7 +192,7 @@ def population_variance_spec(points: float):
         misconception="the sample variance (n - 1), or a sum of squares",
         points=points,
         questions=formula_questions,
-        **interactions({"divisor"}),
+        reads=("divisor",),
     )
 
 
@@ -238,7 +237,7 @@ def eps_placement_spec(points: float):
         misconception="eps outside the square root, missing or ignored",
         points=points,
         questions=formula_questions,
-        **interactions({"eps"}),
+        reads=("eps",),
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from types import SimpleNamespace
 
 from normlab_sandbox.cases import Case, Result
@@ -51,7 +51,7 @@ class CheckSpec:
                   ("✓ values, apart from the variance: see population_variance": `qualified`)
     hidden_by     the cells whose misconceptions may hide what this one reads ("not judged:
                   fix axis first"); with the two above, the rubric (`rubric`)
-    reads         the formula's choice the cell reads (`formulas.CHOICES`), if it reads one;
+    reads         the choices of the formula (`formulas.CHOICES`) the cell reads, if any;
                   `choices` is then {choice: grade_id} of its function's cells that read one
     builder       the shared builder that made it (`normchecks`, `gradients`), whose battery
                   it runs on, with `kind`, what it builds for
@@ -70,7 +70,7 @@ class CheckSpec:
     voids: bool = False
     apart_from: tuple[str, ...] = ()
     hidden_by: tuple[str, ...] = ()
-    reads: str = ""
+    reads: tuple[str, ...] = ()
     choices: dict = field(default_factory=dict)
     builder: Callable | None = None
     kind: object = None
@@ -166,9 +166,15 @@ def _link_choice_cells(specs: list[CheckSpec]) -> None:
     for spec in specs:
         if not spec.reads:
             continue
-        cells = {o.reads: o.grade_id for o in specs if o.reads and o.targets == spec.targets}
-        spec.choices.update(cells)
-        others = tuple(cells[c] for c in CHOICES if c != spec.reads and c in cells)
-        hidden = () if spec.reads == "axes" or "axes" not in cells else (cells["axes"],)
-        object.__setattr__(spec, "apart_from", others)
-        object.__setattr__(spec, "hidden_by", hidden)
+        readers = [o for o in specs if o.reads and o.targets == spec.targets]
+        cells = partial(_reading, readers)
+        spec.choices.update({c: cells([c])[0] for c in CHOICES if cells([c])})
+        others = cells([c for c in CHOICES if c not in spec.reads])
+        object.__setattr__(spec, "apart_from", tuple(g for g in others if g != spec.grade_id))
+        object.__setattr__(spec, "hidden_by", () if "axes" in spec.reads else cells(["axes"]))
+
+
+def _reading(readers: list[CheckSpec], choices) -> tuple[str, ...]:
+    """The grade_ids of the cells among `readers` that read any of `choices`, in CHOICES' order."""
+    found = (o.grade_id for c in CHOICES if c in choices for o in readers if c in o.reads)
+    return tuple(dict.fromkeys(found))

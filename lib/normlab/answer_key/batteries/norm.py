@@ -28,7 +28,7 @@ def axis(kind: NormKind):
     visible = [first, (2, 3, 4)] if kind.leading_axes else [first, (2, 3, 4), (6, 6), (7,)]
 
     def make(rng, hidden: bool) -> list[Case]:
-        drawn = {s: call(kind, messy(rng, s), tag="axis") for s in shapes}
+        drawn = {s: call(kind, messy(rng, s), tag="axes") for s in shapes}
         rest = [drawn[s] for s in shapes if s not in visible]
         return [drawn[s] for s in visible] + (rest if hidden else [])
 
@@ -39,8 +39,8 @@ def centering(kind: NormKind):
     def make(rng, hidden: bool) -> list[Case]:
         # records whose mean is far from zero relative to their spread: centring shows
         shapes = [(3, 5)] + ([(2, 3, 6), (5, 5)] if hidden else [])
-        cases = [call(kind, messy(rng, s, offset=6.0), tag="centering") for s in shapes]
-        return [call(kind, np.array([[1.0, 2.0, 3.0, 4.0]]), tag="centering"), *cases]
+        cases = [call(kind, messy(rng, s, offset=6.0), tag="centring") for s in shapes]
+        return [call(kind, np.array([[1.0, 2.0, 3.0, 4.0]]), tag="centring"), *cases]
 
     return make
 

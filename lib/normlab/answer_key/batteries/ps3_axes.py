@@ -105,7 +105,7 @@ def _forward_cases(visible, hidden_too, training):
 
     def make(rng, hidden: bool) -> list[Case]:
         setups = visible + (hidden_too if hidden else [])
-        return [_forward(rng, s, m, training, tag="values") for s, m in setups]
+        return [_forward(rng, s, m, training, tag="forward") for s, m in setups]
 
     return make
 

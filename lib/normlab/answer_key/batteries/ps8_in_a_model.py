@@ -38,7 +38,7 @@ def values_cases(rng, hidden: bool) -> list:
         x = messy(rng, shape, spread=(0.5, 5.0))
         weight, bias = _affine(rng, shape[-1])
         dy = rng.normal(size=shape)
-        cases.append(forward_case(shape[-1], x, weight=weight, bias=bias, dy=dy, tag="values"))
+        cases.append(forward_case(shape[-1], x, weight=weight, bias=bias, dy=dy, tag="forward"))
     return cases
 
 
@@ -126,7 +126,7 @@ def _reuse_cases(rng, hidden: bool) -> list:
 def _registered_cases(rng, hidden: bool) -> list:
     shapes = [8, (3, 4)] + ([16, (2, 3, 5)] if hidden else [])
     return [
-        probe_case("parameters", shape, tag="registered", label=f"a new {built(shape)}")
+        probe_case("parameters", shape, tag="parameters", label=f"a new {built(shape)}")
         for shape in shapes
     ]
 

@@ -89,7 +89,7 @@ def choice_cell(builder, kind: NormKind, grade_id: str, choice: str, explain, su
         judge,
         summary,
         questions=formula_questions(kind, other_eps),
-        reads=choice,
+        reads=(choice,),
         choices=cells,
         **fields,
     )
