@@ -20,6 +20,7 @@ from normlab_sandbox.cases import Case
 
 from .evidence import THREE_ARRAYS, arrays_output, shown_type, where
 from .judges import each_case, returned
+from .normchecks.input_untouched import untouched_spec
 from .oracle import ASK
 from .spec import CheckSpec, check_spec
 
@@ -113,11 +114,6 @@ def input_untouched_spec(
     function: str, grade_id: str = "input_untouched", *, points: float
 ) -> CheckSpec:
     """None of dy, x and gamma written into."""
-    return check_spec(
-        grade_id,
-        function,
-        each_case(returned, _untouched),
-        "arguments not written into",
-        misconception="writes into its arguments",
-        points=points,
+    return untouched_spec(
+        grade_id, function, _untouched, points=points, summary="arguments not written into"
     )

@@ -158,14 +158,13 @@ CHECKS = registry(
         misconception="row_stats: statistics of the wrong shape",
         points=1,
     ),
-    check_spec(
+    normchecks.reuse_spec(
         "stats_reference_reuse",
         "row_stats",
-        each_case(normchecks.no_reuse(_read_stats)),
-        "row_stats written by hand",
-        misconception="row_stats: a library function called",
         points=1,
-        voids=True,
+        read=_read_stats,
+        summary="row_stats written by hand",
+        misconception="row_stats: a library function called",
     ),
     normchecks.axis_spec(LAYER_NORM, points=3),
     normchecks.centering_spec(LAYER_NORM, points=1),

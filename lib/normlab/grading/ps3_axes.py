@@ -21,7 +21,7 @@ from normlab_sandbox.cases import Case
 
 from . import normchecks, ps3_running
 from .evidence import failure_of_call, shown_type
-from .judges import each_case, returned
+from .judges import each_case
 from .normchecks import BATCH_NORM
 from .spec import CheckSpec, check_spec, registry
 
@@ -134,14 +134,13 @@ CHECKS = registry(
         points=3,
     ),
     *(_catch_spec(grade_id) for grade_id in CATCHES),
-    check_spec(
+    normchecks.reuse_spec(
         "witness_reference_reuse",
         "witness",
-        each_case(normchecks.no_reuse(returned, "normlab's audit or a library")),
-        "witness written by hand",
-        misconception="the witness calls normlab's audit or a library",
         points=2,
-        voids=True,
+        library="normlab's audit or a library",
+        summary="witness written by hand",
+        misconception="the witness calls normlab's audit or a library",
     ),
     *ps3_running.SPECS,
 )

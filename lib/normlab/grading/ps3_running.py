@@ -371,21 +371,20 @@ SPECS = (
         misconception="the outputs' type, shape or dtype wrong",
         points=1,
     ),
-    check_spec(
+    normchecks.untouched_spec(
         "bnf_input_untouched",
         FUNCTION,
-        each_case(returned, normchecks.untouched(NAMES)),
-        "does not write into its arguments (the running statistics included)",
-        misconception="writes into its arguments",
+        normchecks.untouched(NAMES),
         points=1,
+        summary="does not write into its arguments (the running statistics included)",
     ),
-    check_spec(
+    normchecks.reuse_spec(
         "bnf_reference_reuse",
         FUNCTION,
-        each_case(normchecks.no_reuse(triple, "a library batch-norm")),
-        "written by hand: no library batch-norm called",
-        misconception="a library batch-norm called",
         points=2,
-        voids=True,
+        read=triple,
+        library="a library batch-norm",
+        summary="written by hand: no library batch-norm called",
+        misconception="a library batch-norm called",
     ),
 )

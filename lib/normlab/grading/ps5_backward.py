@@ -223,13 +223,13 @@ CHECKS = registry(
     ),
     gradients.dtype_and_shape_spec(FUNCTION, points=1),
     gradients.input_untouched_spec(FUNCTION, points=1),
-    check_spec(
+    normchecks.reuse_spec(
         "reference_reuse",
         FUNCTION,
-        each_case(normchecks.no_reuse(triple, "a library gradient (or autograd)")),
-        "no library gradient or autograd",
-        misconception="a library gradient or autograd called",
         points=4,
-        voids=True,
+        read=triple,
+        library="a library gradient (or autograd)",
+        summary="no library gradient or autograd",
+        misconception="a library gradient or autograd called",
     ),
 )

@@ -280,13 +280,13 @@ SPECS = (
     ),
     gradients.dtype_and_shape_spec(FUNCTION, "bnb_dtype_and_shape", points=1),
     gradients.input_untouched_spec(FUNCTION, "bnb_input_untouched", points=1),
-    check_spec(
+    normchecks.reuse_spec(
         "bnb_reference_reuse",
         FUNCTION,
-        each_case(normchecks.no_reuse(triple, "a library gradient (or autograd)")),
-        "no library gradient or autograd",
-        misconception="a library gradient or autograd called",
         points=2,
-        voids=True,
+        read=triple,
+        library="a library gradient (or autograd)",
+        summary="no library gradient or autograd",
+        misconception="a library gradient or autograd called",
     ),
 )

@@ -478,21 +478,14 @@ SPECS = (
         misconception="the output's type, shape or dtype wrong",
         points=1,
     ),
-    check_spec(
-        "gn_input_untouched",
-        FUNCTION,
-        each_case(returned, normchecks.untouched(PARAMS)),
-        "does not write into its arguments",
-        misconception="writes into its arguments",
-        points=1,
+    normchecks.untouched_spec(
+        "gn_input_untouched", FUNCTION, normchecks.untouched(PARAMS), points=1
     ),
-    check_spec(
+    normchecks.reuse_spec(
         "gn_reference_reuse",
         FUNCTION,
-        each_case(normchecks.no_reuse(returned, "a library group norm")),
-        "written by hand: no library normalization called",
-        misconception="a library group norm called",
         points=2,
-        voids=True,
+        library="a library group norm",
+        misconception="a library group norm called",
     ),
 )

@@ -37,11 +37,11 @@ from .dtype_and_shape import dtype_and_shape_spec, like_the_input
 from .eps_placement import eps_placement_spec
 from .gain_and_bias import gain_and_bias_spec
 from .independence import independence_spec
-from .input_untouched import input_untouched_spec, untouched
+from .input_untouched import input_untouched_spec, untouched, untouched_spec
 from .kind import BATCH_NORM, LAYER_NORM, RMS_NORM, NormKind
 from .numerics import numerics_spec
 from .population_variance import population_variance_spec
-from .reference_reuse import no_reuse, reference_reuse_spec
+from .reference_reuse import no_reuse, reference_reuse_spec, reuse_spec
 
 __all__ = [
     "BATCH_NORM",
@@ -62,5 +62,7 @@ __all__ = [
     "numerics_spec",
     "population_variance_spec",
     "reference_reuse_spec",
+    "reuse_spec",
     "untouched",
+    "untouched_spec",
 ]

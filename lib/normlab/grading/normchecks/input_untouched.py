@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ..evidence import where
 from ..judges import each_case, returned
-from ..spec import CheckSpec
-from .kind import NormKind, norm_cell
+from ..spec import CheckSpec, check_spec
+from .kind import NormKind
 
 
 def untouched(param_names: tuple[str, ...]):
@@ -25,15 +25,25 @@ def untouched(param_names: tuple[str, ...]):
     return rule
 
 
+def untouched_spec(
+    grade_id: str,
+    function: str,
+    rule,
+    *,
+    points: float,
+    summary: str = "does not write into its arguments",
+    **fields,
+) -> CheckSpec:
+    """The cell of `function` whose rule(seen) reads what the call wrote into
+    (`Result.modified_inputs`: `untouched(names)`, or a function's own words)."""
+    fields |= {"misconception": "writes into its arguments", "points": points}
+    return check_spec(grade_id, function, each_case(returned, rule), summary, **fields)
+
+
 def input_untouched_spec(
     kind: NormKind, grade_id: str = "input_untouched", *, points: float
 ) -> CheckSpec:
-    return norm_cell(
-        input_untouched_spec,
-        kind,
-        grade_id,
-        each_case(returned, untouched(kind.param_names)),
-        "does not write into its arguments",
-        misconception="writes into its arguments",
-        points=points,
+    rule = untouched(kind.param_names)
+    return untouched_spec(
+        grade_id, kind.function, rule, points=points, builder=input_untouched_spec, kind=kind
     )

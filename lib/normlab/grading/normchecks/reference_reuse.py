@@ -6,9 +6,9 @@ from __future__ import annotations
 from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
 
 from ..judges import each_case, returned
-from ..spec import CheckSpec
+from ..spec import CheckSpec, check_spec
 from ..verdict import Message
-from .kind import NormKind, norm_cell
+from .kind import NormKind
 
 LIBRARY_PREFIXES = ("normlab.", "torch.")
 # how every message of a function handing its work to a library begins (`hands_over` reads it)
@@ -53,16 +53,28 @@ def hands_over(message: str | None) -> bool:
     return bool(message) and message.startswith(REUSE)
 
 
+def reuse_spec(
+    grade_id: str,
+    function: str,
+    *,
+    points: float,
+    read=returned,
+    library: str = "a library implementation",
+    summary: str = "written by hand: no library normalization called",
+    misconception: str = "a library normalization called",
+    **fields,
+) -> CheckSpec:
+    """The reuse cell of `function` (`voids`: under the course's policy its finding costs the
+    function's other cells too): the tripwire's report of a library call, then `read`'s problem
+    if any; `library` names what the function must not call."""
+    judge = each_case(no_reuse(read, library))
+    fields |= {"misconception": misconception, "points": points, "voids": True}
+    return check_spec(grade_id, function, judge, summary, **fields)
+
+
 def reference_reuse_spec(
     kind: NormKind, grade_id: str = "reference_reuse", *, points: float
 ) -> CheckSpec:
-    return norm_cell(
-        reference_reuse_spec,
-        kind,
-        grade_id,
-        each_case(no_reuse(returned)),
-        "written by hand: no library normalization called",
-        misconception="a library normalization called",
-        points=points,
-        voids=True,
+    return reuse_spec(
+        grade_id, kind.function, points=points, builder=reference_reuse_spec, kind=kind
     )
