@@ -13,7 +13,7 @@ answer. Those come from a *backing*, an object with
 
 Two backings exist, and this package imports neither:
 
-- the answer key's, where the course is installed: `normlab.answer_key.backing`, named by the
+- the answer key's, where the course is installed: `normlab.answer_key.live`, named by the
   entry point `live` of the group `normlab.grading.backing` in pyproject.toml;
 - the student download's, `recorded.RecordedBacking`: the visible batteries and the answers to
   their questions, recorded when the download was built. A download is told by its recording,

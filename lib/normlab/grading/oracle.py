@@ -25,7 +25,7 @@ answers a declared question and refuses any other (`UndeclaredQuestion`). So the
 battery can need are known before any student's code runs, from the cases alone: the student
 download records exactly them for its visible cases (`recording`), and is complete by
 construction; where the answer key is installed, the same questions are answered live
-(`normlab.answer_key.backing.LIVE`). Either way the judge runs the same code against the same
+(`normlab.answer_key.live.LIVE`). Either way the judge runs the same code against the same
 questions.
 
 This module computes nothing; what answers lives in the answer key, which never ships.

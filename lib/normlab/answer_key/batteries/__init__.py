@@ -8,7 +8,7 @@ battery starts with the visible one. A check finds its battery by what it is:
   `BATTERIES = {CHECKS.cell.stats_axis: ..., }` (the check objects of `normlab.grading`'s module);
 - a cell a shared builder made runs on that builder's battery (`SHARED`): `norm` for the
   normalization cells (`normlab.grading.normchecks`, for the cell's `NormKind`), `values`
-  for the checks of typed values.
+  (here) for the checks of typed values.
 
 `cases(spec, seed, hidden, variant)` draws it with a random stream of its own
 (`random_inputs.rng_for(seed, spec.salt)`): no check's cases depend on another's.
@@ -20,16 +20,34 @@ import importlib
 import importlib.util
 from functools import cache
 
+from normlab_sandbox.cases import Case
+
 from ...grading.spec import CheckSpec
 from ...grading.values import value_spec
 from ..random_inputs import rng_for
 from . import norm
-from .values import values
 
-SHARED = {
-    builder: (lambda make: lambda spec: make(spec.kind))(m) for builder, m in norm.SHARED.items()
-}
-SHARED[value_spec] = values
+
+def values(spec):
+    """The battery of a check of typed values (`normlab.grading.values.value_spec`): one case
+    reading each of its targets, the same visible and hidden; on a student's variant (ps1)
+    each case carries its record and d_model, which the judge's questions and messages follow."""
+
+    def make(rng, hidden: bool, variant: dict | None = None) -> list[Case]:
+        meta = {}
+        if variant is not None:
+            meta = {"record": tuple(variant["record"]), "d_model": int(variant["d_model"])}
+        return [Case(name, "get", tag="value", label=name, meta=meta) for name in spec.targets]
+
+    return make
+
+
+def _for_kind(make):
+    return lambda spec: make(spec.kind)
+
+
+# builder -> the battery of a cell it made, from the cell
+SHARED = {builder: _for_kind(make) for builder, make in norm.SHARED.items()} | {value_spec: values}
 
 
 @cache

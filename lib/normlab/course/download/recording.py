@@ -30,7 +30,7 @@ import numpy as np
 
 import normlab
 from normlab.answer_key import reference, trusted
-from normlab.answer_key.backing import LIVE
+from normlab.answer_key.live import LIVE
 from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, pools, recorded, scripted_timer
 from normlab.grading.checkcell import is_check_cell
 from normlab_sandbox import guarded

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...grading.gradients import call, x_hat
-from ..backing import LIVE
+from ..live import LIVE
 from ..random_inputs import messy
 
 
