@@ -6,8 +6,8 @@ import numpy as np
 
 from ...grading.ps5_backward import CHECKS, FUNCTION, bcall
 from ..random_inputs import messy
-from . import backward
-from .backward import orthogonal_dy
+from . import backward_sets
+from .backward_sets import orthogonal_dy
 
 
 def _standard(rng, hidden, *, gamma=True):
@@ -78,7 +78,7 @@ BATTERIES = {
     CHECKS.cell.dx_scale: _scale_cases,
     CHECKS.cell.eps_placement: _eps_cases,
     CHECKS.cell.independence: _independence_cases,
-    CHECKS.cell.dtype_and_shape: backward.dtypes(FUNCTION),
-    CHECKS.cell.input_untouched: backward.untouched(FUNCTION),
+    CHECKS.cell.dtype_and_shape: backward_sets.dtypes(FUNCTION),
+    CHECKS.cell.input_untouched: backward_sets.untouched(FUNCTION),
     CHECKS.cell.reference_reuse: _standard,
 }

@@ -14,7 +14,7 @@ from ...grading.ps7_backward import DEFAULT_EPS, FUNCTION, _lead, bcall
 from ...grading.ps7_family import CHECKS
 from ..live import LIVE
 from ..random_inputs import messy
-from . import backward
+from . import backward_sets
 
 
 def _x(rng, shape):
@@ -68,13 +68,13 @@ BATTERIES = {
     CHECKS.cell.bnb_variance_term: _cases(*TWO_D, _mean_free),
     CHECKS.cell.bnb_dgamma_dbeta: _cases(*TWO_D),
     CHECKS.cell.bnb_every_leading_axis: _cases(*RANK_3_AND_MORE),
-    CHECKS.cell.bnb_dtype_and_shape: backward.dtypes(
+    CHECKS.cell.bnb_dtype_and_shape: backward_sets.dtypes(
         FUNCTION,
         (
             [((4, 6), np.float64), ((5, 3), np.float32)],
             [((6, 6), np.float64), ((5, 5), np.float32), ((9, 2), np.float32)],
         ),
     ),
-    CHECKS.cell.bnb_input_untouched: backward.untouched(FUNCTION, ([(3, 5)], [(6, 4)])),
+    CHECKS.cell.bnb_input_untouched: backward_sets.untouched(FUNCTION, ([(3, 5)], [(6, 4)])),
     CHECKS.cell.bnb_reference_reuse: _cases([(6, 5)], [(8, 4)]),
 }
