@@ -1,0 +1,457 @@
+"""ps9_dyt: the student writes Dynamic Tanh, `dyt(x, alpha, gamma, beta)`, and its backward,
+`dyt_backward(dy, x, alpha, gamma) -> (dx, dalpha, dgamma, dbeta)`.
+
+Zhu, Chen, He, LeCun and Liu ("Transformers without Normalization", CVPR 2025,
+arXiv:2503.10622) replace LayerNorm (Ba, Kiros and Hinton, 2016, arXiv:1607.06450) by
+
+    y = gamma * tanh(alpha * x) + beta           alpha one number; gamma, beta one per feature
+
+and with t = tanh(alpha x) and g = dy * gamma the chain rule gives
+
+    dx     = g * alpha * (1 - t^2)               d tanh(u) / du = 1 - tanh(u)^2
+    dalpha = sum over every element of g * x * (1 - t^2)
+    dgamma = sum over the leading axes of dy * t,     dbeta = sum over the leading axes of dy
+
+One cell per misconception, each judged where no other mistake shows: alpha inside the tanh
+on records of one feature (where even a normalization first leaves the output alone), the tanh
+on records already standardized, the statistics by moving one number, gamma and beta against
+the student's own output with gamma = 1 and beta = 0; each part of the gradient against the
+few wrong forms a student writes (a derivative of tanh gone wrong, alpha or x forgotten),
+computed from the reference's answers (the oracle). One answer is graded by hand (`MANUAL`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from normlab_sandbox.cases import Case
+
+from . import normchecks
+from .evidence import arrays_output, fmt, record, shown_type, where, worst
+from .judges import an_array, each_case, each_pair, returned
+from .oracle import ASK
+from .spec import check_spec, registry
+from .verdict import PASSED, Verdict
+
+ASSIGNMENT = "ps9_dyt"
+MANUAL = {"what_dyt_gives_up": 3}
+FORWARD, BACKWARD = "dyt", "dyt_backward"
+PARTS = ("dx", "dalpha", "dgamma", "dbeta")
+
+
+def call(x, alpha, gamma=None, beta=None, *, tag: str, label: str = "", **meta) -> Case:
+    """A call of the student's dyt(x, alpha, gamma, beta) (gamma, beta: ones, zeros)."""
+    x = np.asarray(x)
+    gamma = np.ones(x.shape[-1], x.dtype) if gamma is None else np.asarray(gamma)
+    beta = np.zeros(x.shape[-1], x.dtype) if beta is None else np.asarray(beta)
+    label = label or f"x of shape {x.shape}{'' if x.dtype == np.float64 else ', ' + str(x.dtype)}"
+    return Case(FORWARD, "call", (x, float(alpha), gamma, beta), tag=tag, label=label, meta=meta)
+
+
+def bcall(dy, x, alpha, gamma=None, *, tag: str, label: str = "") -> Case:
+    """A call of the student's dyt_backward(dy, x, alpha, gamma) (gamma: ones)."""
+    x = np.asarray(x)
+    gamma = np.ones(x.shape[-1], x.dtype) if gamma is None else np.asarray(gamma)
+    label = label or f"x of shape {x.shape}, alpha = {alpha:g}"
+    return Case(BACKWARD, "call", (np.asarray(dy), x, float(alpha), gamma), tag=tag, label=label)
+
+
+def _close(got, want, rtol: float = 1e-6) -> bool:
+    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    return (
+        got.shape == want.shape and worst(got, want, rtol, 1e-9 * (1 + np.abs(want).max())) is None
+    )
+
+
+def _at(got: np.ndarray, want: np.ndarray) -> str:
+    """'at (0, 2) you returned 0.4621, expected 0.7616': the worst entry."""
+    index = worst(got, want, 1e-6, 1e-12) or (0,) * got.ndim
+    return f"at {record(index)} you returned {fmt(got[index])}, expected {fmt(want[index])}"
+
+
+# --- dyt ------------------------------------------------------------------------------------
+
+
+def _values(seen):
+    want = seen.oracle.reference(FORWARD, seen.case.args[0], 1.0)
+    if _close(seen.value, want, 1e-4):
+        return None
+    return (
+        f"Values: for {where(seen.case)} (each record already of mean 0 and variance 1), "
+        f"dyt(x, 1, ones, zeros) is not tanh(x): {_at(seen.value, want)}. DyT squashes every "
+        f"number with tanh: gamma * tanh(alpha * x) + beta."
+    )
+
+
+def _alpha(cases, results, oracle):
+    """Triples on records of one feature: (x, alpha), (alpha x, 1) and (x, 1)."""
+    outputs = {}
+    for case, result in zip(cases, results, strict=True):
+        y, problem = an_array(case, result)
+        if problem:
+            return problem
+        outputs[case.meta["group"], case.tag] = (case, y)
+    for group in sorted({g for g, _ in outputs}):
+        case, y = outputs[group, "x_a"]
+        inside, plain = outputs[group, "ax_1"][1], outputs[group, "x_1"][1]
+        if _close(y, inside):
+            continue
+        a = case.args[1]
+        why = "DyT scales the input by alpha inside the tanh, tanh(alpha * x)."
+        if _close(y, a * plain):
+            why = "You multiply the tanh by alpha, alpha * tanh(x): " + why
+        elif _close(y, plain):
+            why = "alpha changes nothing in your output: " + why
+        return (
+            f"alpha: for {where(case)} and alpha = {a:g}, dyt(x, alpha) differs from "
+            f"dyt(alpha * x, 1) ({_at(y, inside)}). {why}"
+        )
+    return None
+
+
+def _elementwise(seen):
+    case, base, moved = seen.case, seen.first, seen.value
+    changed = np.abs(moved - base) > 1e-12 * (1 + np.abs(base).max())
+    changed[case.meta["index"]] = False
+    if not changed.any():
+        return None
+    other = tuple(int(i) for i in np.argwhere(changed)[0])
+    return (
+        f"Statistics: for {where(case)}, changing x{list(case.meta['index'])} changed the output "
+        f"at {record(other)} too. DyT has no statistics: no mean, no variance, each number is "
+        f"mapped alone (gamma[k] * tanh(alpha * x[k]) + beta[k]), which is what lets it stand "
+        f"where LayerNorm stood without computing one."
+    )
+
+
+def _gain_and_bias(seen):
+    case, plain, y = seen.case, seen.first, seen.value
+    gamma, beta = case.args[2], case.args[3]
+    want = gamma * plain + beta
+    if _close(y, want):
+        return None
+    if _close(y, gamma * plain):
+        why = "beta was not added."
+    elif _close(y, plain + beta):
+        why = "gamma was not applied."
+    elif _close(y, beta * plain + gamma):
+        why = "gamma and beta are swapped: gamma scales, beta shifts."
+    else:
+        why = "apply them after the tanh, each feature k its own gamma[k] and beta[k]."
+    return (
+        f"Gain and bias: for {where(case)}, dyt(x, alpha, gamma, beta) is not gamma * dyt(x, "
+        f"alpha, 1, 0) + beta: {_at(y, want)}; {why}"
+    )
+
+
+# --- dyt_backward ---------------------------------------------------------------------------
+
+
+def _parts(case: Case, result):
+    """Reader: (dx, dalpha, dgamma, dbeta) as float64 arrays, dx of x's shape, or the problem."""
+    return arrays_output(BACKWARD, case, result, PARTS, shapes=(case.args[1].shape,))
+
+
+def _questions(case: Case) -> list:
+    """What a backward cell asks: the reference's gradients, tanh(alpha x) and tanh(x)."""
+    dy, x, alpha, gamma = case.args
+    return [
+        ASK.reference(BACKWARD, dy, x, alpha, gamma),
+        ASK.reference(FORWARD, x, alpha),
+        ASK.reference(FORWARD, x, 1.0),
+    ]
+
+
+def _terms(seen):
+    """(dy * gamma, alpha, x, tanh(alpha x), tanh(x), the reference's four gradients)."""
+    dy, x, alpha, gamma = seen.case.args
+    right = seen.oracle.reference(BACKWARD, dy, x, alpha, gamma)
+    t, plain = seen.oracle.reference(FORWARD, x, alpha), seen.oracle.reference(FORWARD, x, 1.0)
+    return dy * gamma, alpha, np.asarray(x, dtype=np.float64), t, plain, right
+
+
+# the derivatives of tanh a student writes, by what a message calls them (d tanh(u)/du at u)
+DERIVATIVES = {
+    "1 - tanh(alpha x)^2": lambda t, plain: 1 - t * t,
+    "1 - tanh(alpha x), not squared": lambda t, plain: 1 - t,
+    "tanh(alpha x) (1 - tanh(alpha x)), the sigmoid's derivative": lambda t, plain: t * (1 - t),
+    "1 - tanh(x)^2, at x instead of alpha x": lambda t, plain: 1 - plain * plain,
+    "1: the tanh left out of the chain rule": lambda t, plain: np.ones_like(t),
+}
+RIGHT_DERIVATIVE = next(iter(DERIVATIVES))
+
+
+def _dx_form(seen) -> tuple[str, bool] | None:
+    """(the derivative of tanh, whether alpha multiplies it) of the student's dx, or None."""
+    g, alpha, _, t, plain, _ = _terms(seen)
+    for name, derivative in DERIVATIVES.items():
+        for with_alpha in (True, False):
+            if _close(seen.value[0], g * (alpha if with_alpha else 1.0) * derivative(t, plain)):
+                return name, with_alpha
+    return None
+
+
+def _dx_message(seen) -> str:
+    want = seen.oracle.reference(BACKWARD, *seen.case.args)[0]
+    return (
+        f"dx: for {where(seen.case)}, {_at(seen.value[0], want)}. With t = tanh(alpha x), "
+        f"dx = dy * gamma * alpha * (1 - t^2)."
+    )
+
+
+def _dx_alpha(seen):
+    form = _dx_form(seen)
+    if form is None:
+        return _dx_message(seen)
+    if not form[1]:
+        return (
+            f"dx without alpha: for {where(seen.case)}, your dx misses the factor alpha = "
+            f"{seen.case.args[2]:g}. The tanh is of u = alpha * x, so the chain rule "
+            f"multiplies by du/dx = alpha."
+        )
+    if form[0] != RIGHT_DERIVATIVE:
+        return Verdict(PASSED, note=f"apart from the derivative of tanh: see {DX_TANH.grade_id}")
+    return None
+
+
+def _dx_tanh(seen):
+    form = _dx_form(seen)
+    if form is None:
+        return _dx_message(seen)
+    if form[0] != RIGHT_DERIVATIVE:
+        return (
+            f"Derivative of tanh: for {where(seen.case)}, your dx uses {form[0]}. The "
+            f"derivative of tanh(u) is 1 - tanh(u)^2, at u = alpha * x."
+        )
+    if not form[1]:
+        return Verdict(PASSED, note=f"apart from alpha: see {DX_ALPHA.grade_id}")
+    return None
+
+
+def _dalpha_scalar(seen):
+    dalpha, d = seen.value[1], seen.case.args[1].shape[-1]
+    if dalpha.size == 1:
+        return None
+    per = " one per feature" if dalpha.shape == (d,) else ""
+    return (
+        f"dalpha is one number: for {where(seen.case)}, yours has shape {dalpha.shape}{per}. "
+        f"alpha is a single number shared by every element of every record, so its gradient "
+        f"sums over all of them: one number."
+    )
+
+
+def _dalpha_x(seen):
+    """dalpha sums g * x * d tanh: judged with whichever derivative of tanh the student's
+    dalpha uses (a wrong one is dyt_dx_tanh's), so only a missing x costs this cell."""
+    g, _, x, t, plain, right = _terms(seen)
+    got = float(seen.value[1].sum())  # one number, or a per-feature one summed (its own cell)
+    for name, derivative in DERIVATIVES.items():
+        du = g * derivative(t, plain)
+        if _close(got, (du * x).sum(), 1e-5):
+            if name == RIGHT_DERIVATIVE:
+                return None
+            return Verdict(
+                PASSED, note=f"apart from the derivative of tanh: see {DX_TANH.grade_id}"
+            )
+        if _close(got, du.sum(), 1e-5):
+            return (
+                f"dalpha without x: for {where(seen.case)}, your dalpha sums dy * gamma * "
+                f"d tanh(u)/du but not x. The tanh is of u = alpha * x, and du/dalpha = x: "
+                f"dalpha sums dy * gamma * x * (1 - t^2) over every element."
+            )
+    return (
+        f"dalpha: for {where(seen.case)}, your dalpha is {fmt(got)}; it is the sum over every "
+        f"element of dy * gamma * x * (1 - tanh(alpha x)^2) = {fmt(right[1])}."
+    )
+
+
+def _one_per_feature(seen, index: int):
+    """(the student's part `index` as (d,), the reference's, dy and x as (records, d)), or
+    (a message, None, ...) when it is not one number per feature."""
+    dy, x, alpha, gamma = seen.case.args
+    got, d = seen.value[index], x.shape[-1]
+    want = seen.oracle.reference(BACKWARD, dy, x, alpha, gamma)[index]
+    if got.size != d:
+        shape = f"has shape {got.shape}; it is one number per feature, shape ({d},)"
+        return f"{PARTS[index]}: for {where(seen.case)}, {PARTS[index]} {shape}.", None, None, None
+    return got.reshape(d), want, dy.reshape(-1, d), np.asarray(x).reshape(-1, d)
+
+
+def _dgamma(seen):
+    got, want, dy, x = _one_per_feature(seen, 2)
+    if want is None or _close(got, want):
+        return got if want is None else None
+    why = "dgamma sums dy * tanh(alpha x) over every leading axis: gamma multiplies the tanh."
+    if _close(got, (dy * x).sum(axis=0)):
+        why = "Yours sums dy * x, but " + why
+    return f"dgamma: for {where(seen.case)}, {_at(got, want)}. {why}"
+
+
+def _dbeta(seen):
+    got, want, dy, _ = _one_per_feature(seen, 3)
+    if want is None or _close(got, want):
+        return got if want is None else None
+    why = "dbeta sums dy over every leading axis."
+    if _close(got, dy.mean(axis=0)):
+        why = "You averaged; beta is added to every record, so its gradient is the sum."
+    return f"dbeta: for {where(seen.case)}, {_at(got, want)}. {why}"
+
+
+def _backward_dtype(seen):
+    case, out, result = seen.case, seen.value, seen.result
+    if not isinstance(out, tuple) or len(out) != 4:
+        shown = shown_type(result)
+        return f"Type: {BACKWARD} must return four things, {PARTS}; it returned {shown}."
+    x = case.args[1]
+    shapes = {"dx": x.shape, "dgamma": x.shape[-1:], "dbeta": x.shape[-1:]}
+    for name, value in zip(PARTS, out, strict=True):
+        value = np.asarray(value)
+        if name not in shapes:
+            continue  # dalpha: one number, a float or a 0-d array (its own cell)
+        if value.shape != shapes[name]:
+            return (
+                f"Shape: for {where(case)}, {name} has shape {value.shape}; {shapes[name]} is due."
+            )
+        if value.dtype != x.dtype:
+            return (
+                f"dtype: for {where(case)}, {name} is {value.dtype}; a {x.dtype} x gives {x.dtype}."
+            )
+    return None
+
+
+DX_ALPHA = check_spec(
+    "dyt_dx_alpha",
+    BACKWARD,
+    each_case(_parts, _dx_alpha),
+    "dx carries alpha (the chain rule through alpha * x)",
+    misconception="dx without alpha",
+    points=2,
+    questions=_questions,
+)
+DX_TANH = check_spec(
+    "dyt_dx_tanh",
+    BACKWARD,
+    each_case(_parts, _dx_tanh),
+    "dx uses the derivative of tanh, 1 - tanh(alpha x)^2",
+    misconception="the derivative of tanh wrong",
+    points=2,
+    questions=_questions,
+)
+CHECKS = registry(
+    ASSIGNMENT,
+    check_spec(
+        "dyt_values",
+        FORWARD,
+        each_case(an_array, _values),
+        "with alpha = 1, gamma = 1 and beta = 0, tanh of every number",
+        misconception="not tanh of each number",
+        points=1,
+        questions=lambda case: [ASK.reference(FORWARD, case.args[0], 1.0)],
+    ),
+    check_spec(
+        "dyt_alpha",
+        FORWARD,
+        _alpha,
+        "alpha scales the input inside the tanh",
+        misconception="alpha applied after the tanh, or ignored",
+        points=2,
+    ),
+    check_spec(
+        "dyt_elementwise",
+        FORWARD,
+        each_pair(an_array, _elementwise),
+        "each number mapped alone: no mean, no variance",
+        misconception="statistics computed (a normalization before the tanh)",
+        points=2,
+    ),
+    check_spec(
+        "dyt_gain_and_bias",
+        FORWARD,
+        each_pair(an_array, _gain_and_bias),
+        "gamma and beta per feature, after the tanh",
+        misconception="gamma and beta misapplied",
+        points=2,
+    ),
+    check_spec(
+        "dyt_dtype_and_shape",
+        FORWARD,
+        each_case(returned, normchecks.like_the_input),
+        "returns an array of the input's shape and dtype",
+        misconception="the output's type, shape or dtype wrong",
+        points=1,
+    ),
+    normchecks.untouched_spec(
+        "dyt_input_untouched",
+        FORWARD,
+        normchecks.untouched(("x", "alpha", "gamma", "beta")),
+        points=1,
+    ),
+    normchecks.reuse_spec(
+        "dyt_reference_reuse",
+        FORWARD,
+        points=1,
+        library="a library DyT",
+        summary="written by hand: no library DyT called",
+        misconception="a library DyT called",
+    ),
+    DX_ALPHA,
+    DX_TANH,
+    check_spec(
+        "dyt_dalpha_scalar",
+        BACKWARD,
+        each_case(_parts, _dalpha_scalar),
+        "dalpha is one number",
+        misconception="dalpha per feature",
+        points=1,
+    ),
+    check_spec(
+        "dyt_dalpha_x",
+        BACKWARD,
+        each_case(_parts, _dalpha_x),
+        "dalpha sums dy * gamma * x * (1 - t^2) over every element",
+        misconception="dalpha without x",
+        points=2,
+        questions=_questions,
+    ),
+    check_spec(
+        "dyt_dgamma",
+        BACKWARD,
+        each_case(_parts, _dgamma),
+        "dgamma sums dy * tanh(alpha x) over the leading axes",
+        misconception="dgamma from x instead of tanh(alpha x)",
+        points=2,
+        questions=_questions,
+    ),
+    check_spec(
+        "dyt_dbeta",
+        BACKWARD,
+        each_case(_parts, _dbeta),
+        "dbeta sums dy over the leading axes",
+        misconception="dbeta a mean",
+        points=1,
+        questions=_questions,
+    ),
+    check_spec(
+        "dyt_backward_dtype_and_shape",
+        BACKWARD,
+        each_case(returned, _backward_dtype),
+        "four gradients of the right shapes, in x's dtype",
+        misconception="gradients of the wrong type, shape or dtype",
+        points=1,
+    ),
+    normchecks.untouched_spec(
+        "dyt_backward_input_untouched",
+        BACKWARD,
+        normchecks.untouched(("dy", "x", "alpha", "gamma")),
+        points=1,
+    ),
+    normchecks.reuse_spec(
+        "dyt_backward_reference_reuse",
+        BACKWARD,
+        points=1,
+        read=_parts,
+        library="a library gradient (or autograd)",
+        summary="no library gradient or autograd",
+        misconception="a library gradient or autograd called",
+    ),
+)
