@@ -19,7 +19,7 @@ import pytest
 from course_helpers import variant_for
 
 from normlab.answer_key import wrong_implementations as wrong
-from normlab.answer_key.backing import LIVE, wrong_implementations
+from normlab.answer_key.live import LIVE, wrong_implementations
 from normlab.grading import CHECKS, DEFAULT_SEED, formulas, ps1_by_hand
 from normlab.grading.formulas import Formula
 from normlab.grading.oracle import ASK, DeclaredOracle, Question, UndeclaredQuestion, key
@@ -46,7 +46,7 @@ def test_nothing_in_the_checks_reaches_the_answer_key_or_torch_but_through_recor
         }
         if path.name == "recording.py":  # the one switch: the answer key, or a recording
             assert reached == {
-                "..answer_key.backing",
+                "..answer_key.live",
                 "..answer_key.trusted",
                 "..answer_key.batteries",
             }

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from normlab.answer_key.backing import LIVE
+from normlab.answer_key.live import LIVE
 from normlab.grading import CHECKS, DEFAULT_SEED, pools, ps1_by_hand
 from normlab.grading.oracle import DeclaredOracle
 

@@ -22,7 +22,7 @@ from test_verdicts import submissions
 
 import normlab
 from normlab.answer_key import batteries
-from normlab.answer_key.backing import LIVE
+from normlab.answer_key.live import LIVE
 from normlab.course.download import recording as student_recording
 from normlab.course.download import source as student_download
 from normlab.grading import CHECKS, DEFAULT_SEED, backing, pools, run_case

@@ -43,7 +43,7 @@ from course_helpers import (  # noqa: E402
 )
 
 from normlab import red_team  # noqa: E402
-from normlab.answer_key.backing import LIVE  # noqa: E402
+from normlab.answer_key.live import LIVE  # noqa: E402
 from normlab.grading import ASSIGNMENTS, CHECKS, run_case, run_check  # noqa: E402
 from normlab.grading.catalog import cells_of, reuse_cell  # noqa: E402
 from normlab.grading.verdict import NOT_JUDGED, OUTCOMES, PASSED  # noqa: E402
