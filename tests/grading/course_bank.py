@@ -1,15 +1,17 @@
 """Planted-bug submissions: each carries known misconceptions and must lose exactly their cells.
 
-A bug is a list of edits to the source notebook's answer cells: (answer grade_id,
-old text, new text), where old text "^" means "prepend new text to the cell". Edits
-assert that the old text is there, so a changed solution cannot silently make a bug
-a no-op. Submissions for ps2, ps3 and ps7 combine one bug in each of two functions; the
-functions are graded by different cells, so the expected losses are the union. ps7 and ps8
-have one planted bug per misconception, each losing exactly its own cell.
+A bug is a list of edits to the source notebook's answer cells: (answer cell's grade_id, old
+text, new text), where old text "^" means "prepend new text to the cell". Edits assert that
+the old text is there, so a changed solution cannot silently make a bug a no-op. The cells a
+bug loses are named by their checks (`cells.PS2.axis`). Submissions for ps2, ps3 and ps7
+combine one bug in each of two functions; the functions are graded by different cells, so the
+expected losses are the union. ps7 and ps8 have one planted bug per misconception, each losing
+exactly its own cell.
 """
 
 from __future__ import annotations
 
+from cells import PS2, PS3, PS5, PS7, PS8
 from course_helpers import cells_lost
 
 ROW, LN = "row_stats_answer", "layer_norm_answer"
@@ -108,18 +110,18 @@ PS8_BUGS: dict[str, list[tuple[str, str, str]]] = {
     "weight-starts-at-zero": [(MOD, WEIGHT, WEIGHT.replace("ones", "zeros"))],
 }
 PS8_CELLS = {  # the cell each loses
-    "values": "every-non-batch-axis",
-    "trailing_axes": "last-axis-only",
-    "no_affine": "affine-flag-ignored",
-    "population_variance": "torch-var-default",
-    "eps_placement": "eps-outside-the-root",
-    "float32": "float64-parameters",
-    "reference_reuse": "functional-layer-norm",
-    "stats_in_graph": "statistics-detached",
-    "parameter_gradients": "parameters-through-data",
-    "registered": "plain-tensors",
-    "state_dict": "eps-in-the-state-dict",
-    "training": "weight-starts-at-zero",
+    PS8.values: "every-non-batch-axis",
+    PS8.trailing_axes: "last-axis-only",
+    PS8.no_affine: "affine-flag-ignored",
+    PS8.population_variance: "torch-var-default",
+    PS8.eps_placement: "eps-outside-the-root",
+    PS8.float32: "float64-parameters",
+    PS8.reference_reuse: "functional-layer-norm",
+    PS8.stats_in_graph: "statistics-detached",
+    PS8.parameter_gradients: "parameters-through-data",
+    PS8.registered: "plain-tensors",
+    PS8.state_dict: "eps-in-the-state-dict",
+    PS8.training: "weight-starts-at-zero",
 }
 
 # ps3 Part C's planted bugs in batch_norm_forward, one misconception each, and the cell each
@@ -203,16 +205,16 @@ PS3C_BUGS: dict[str, list[tuple[str, str, str]]] = {
     ],
 }
 PS3C_CELLS = {  # the cell each loses
-    "bnf_momentum": "momentum the wrong way round",
-    "bnf_running_var_unbiased": "running variance biased",
-    "bnf_train_population_variance": "normalized with the unbiased variance",
-    "bnf_eval_running_stats": "eval with the batch's statistics",
-    "bnf_eval_frozen": "eval updates the running mean",
-    "bnf_input_untouched": "running mean in place",
-    "bnf_dtype_and_shape": "batch_norm_forward float64 output",
-    "bnf_batch_of_one_training": "batch of one trained on",
-    "bnf_batch_of_one_eval": "batch of one refused in eval",
-    "bnf_reference_reuse": "normlab's batch_norm_forward",
+    PS3.bnf_momentum: "momentum the wrong way round",
+    PS3.bnf_running_var_unbiased: "running variance biased",
+    PS3.bnf_train_population_variance: "normalized with the unbiased variance",
+    PS3.bnf_eval_running_stats: "eval with the batch's statistics",
+    PS3.bnf_eval_frozen: "eval updates the running mean",
+    PS3.bnf_input_untouched: "running mean in place",
+    PS3.bnf_dtype_and_shape: "batch_norm_forward float64 output",
+    PS3.bnf_batch_of_one_training: "batch of one trained on",
+    PS3.bnf_batch_of_one_eval: "batch of one refused in eval",
+    PS3.bnf_reference_reuse: "normlab's batch_norm_forward",
 }
 
 # ps7's planted bugs, one misconception each: mutants.py holds one per cell; the bank pairs
@@ -321,8 +323,8 @@ PS7_BUGS: dict[str, list[tuple[str, str, str]]] = {
     ],
 }
 
-# assignment -> submission name -> (edits, grade cells that must score 0)
-BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
+# assignment -> submission name -> (edits, the checks whose cells must score 0)
+BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set]]] = {
     "ps2_layer_norm": {
         "keepdims-and-wrong-axis": (
             [
@@ -335,7 +337,7 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                 ),
             ],
             # an axis of one value (a batch of one) hides centring and eps: not judged
-            {"stats_shape", "axis", "independence", "centering", "eps_placement"},
+            {PS2.stats_shape, PS2.axis, PS2.independence, PS2.centering, PS2.eps_placement},
         ),
         "sample-variance-twice": (
             [
@@ -350,7 +352,7 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                     "(centred * centred).sum(axis=-1, keepdims=True) / (x.shape[-1] - 1)",
                 ),
             ],
-            {"stats_population_variance", "population_variance"},
+            {PS2.stats_population_variance, PS2.population_variance},
         ),
         "stats-axis-0-and-eps-outside": (
             [
@@ -359,7 +361,7 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                 (ROW, "(centred * centred).mean(axis=-1)", "(centred * centred).mean(axis=0)"),
                 (LN, "centred / np.sqrt(var + eps)", "centred / (np.sqrt(var) + eps)"),
             ],
-            {"stats_axis", "stats_shape", "eps_placement"},
+            {PS2.stats_axis, PS2.stats_shape, PS2.eps_placement},
         ),
         "stats-from-normlab-and-no-eps": (
             [
@@ -371,19 +373,19 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                 ),
                 (LN, "centred / np.sqrt(var + eps)", "centred / np.sqrt(var)"),
             ],
-            {"stats_reference_reuse", "eps_placement"},
+            {PS2.stats_reference_reuse, PS2.eps_placement},
         ),
         "eps-argument-ignored": (
             [(LN, "centred / np.sqrt(var + eps)", "centred / np.sqrt(var + 1e-5)")],
-            {"eps_placement"},
+            {PS2.eps_placement},
         ),
-        "no-centring": ([(LN, "centred = x64 - mu", "centred = x64")], {"centering"}),
+        "no-centring": ([(LN, "centred = x64 - mu", "centred = x64")], {PS2.centering}),
         "bias-before-normalizing": (
             [
                 (LN, "x64 = x.astype(np.float64)", "x64 = x.astype(np.float64) + beta"),
                 (LN, "(gamma * x_hat + beta)", "(gamma * x_hat)"),
             ],
-            {"gain_and_bias"},
+            {PS2.gain_and_bias},
         ),
         "in-place": (
             [
@@ -394,7 +396,7 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                 ),
                 (LN, "centred = x64 - mu", "x64 -= mu\n    centred = x64"),
             ],
-            {"input_untouched"},
+            {PS2.input_untouched},
         ),
         "one-pass-variance": (
             [
@@ -405,11 +407,11 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                     "var = (x64 * x64).mean(axis=-1, keepdims=True) - mu * mu",
                 ),
             ],
-            {"numerics"},
+            {PS2.numerics},
         ),
         "float64-output": (
             [(LN, "return (gamma * x_hat + beta).astype(dtype)", "return gamma * x_hat + beta")],
-            {"dtype_and_shape"},
+            {PS2.dtype_and_shape},
         ),
         "captured-normlab": (
             [
@@ -421,11 +423,11 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                     "    x = np.asarray(x)\n    dtype",
                 ),
             ],
-            {"reference_reuse"},
+            {PS2.reference_reuse},
         ),
         "torch-layer-norm": (
             [(LN, "    x = np.asarray(x)\n    dtype", TORCH_LN)],
-            {"reference_reuse"},
+            {PS2.reference_reuse},
         ),
     },
     "ps3_axes": {
@@ -443,7 +445,7 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                     "        return True\n        tiny = 5.0 + 1e-3",
                 ),
             ],
-            {"bn_axis", "witness_catches_eps"},
+            {PS3.bn_axis, PS3.witness_catches_eps},
         ),
         "bn-sample-variance-and-witness-without-shift": (
             [
@@ -460,7 +462,7 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                     "",
                 ),
             ],
-            {"bn_population_variance", "witness_catches_cancellation"},
+            {PS3.bn_population_variance, PS3.witness_catches_cancellation},
         ),
         "bn-eps-outside-and-witness-from-audit": (
             [
@@ -472,7 +474,7 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                     "    rng = np.random.default_rng(0)",
                 ),
             ],
-            {"bn_eps_placement", "witness_reference_reuse"},
+            {PS3.bn_eps_placement, PS3.witness_reference_reuse},
         ),
         "bn-batch-of-one-and-witness-always-true": (
             [
@@ -484,12 +486,12 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                 ),
             ],
             {
-                "bn_batch_of_one",
-                "witness_catches_axis",
-                "witness_catches_sample_variance",
-                "witness_catches_eps",
-                "witness_catches_centering",
-                "witness_catches_cancellation",
+                PS3.bn_batch_of_one,
+                PS3.witness_catches_axis,
+                PS3.witness_catches_sample_variance,
+                PS3.witness_catches_eps,
+                PS3.witness_catches_centering,
+                PS3.witness_catches_cancellation,
             },
         ),
         "bn-in-place": (
@@ -502,7 +504,7 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                 ),
                 (BN, "centred = flat - mean", "flat -= mean\n    centred = flat"),
             ],
-            {"bn_input_untouched"},
+            {PS3.bn_input_untouched},
         ),
         "bn-from-normlab": (
             [
@@ -514,32 +516,32 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                     "    dtype",
                 ),
             ],
-            {"bn_reference_reuse"},
+            {PS3.bn_reference_reuse},
         ),
         "bn-float64-output": (
             [(BN, "return out.reshape(x.shape).astype(dtype)", "return out.reshape(x.shape)")],
-            {"bn_dtype_and_shape"},
+            {PS3.bn_dtype_and_shape},
         ),
     }
     | {"bnf:" + name: (PS3C_BUGS[name], {lost}) for lost, name in PS3C_CELLS.items()},
     "ps5_backward": {
         "dbeta-averaged": (
             [(BWD, "dbeta = dy64.sum(axis=lead)", "dbeta = dy64.mean(axis=lead)")],
-            {"dbeta"},
+            {PS5.dbeta},
         ),
         "dgamma-unnormalized": (
             [(BWD, "(dy64 * x_hat).sum(axis=lead)", "(dy64 * centred).sum(axis=lead)")],
-            {"dgamma"},
+            {PS5.dgamma},
         ),
         "no-mean-term": (
             [(BWD, "g - g.mean(axis=-1, keepdims=True) - x_hat", "g - x_hat")],
-            {"dx_mean_term"},
+            {PS5.dx_mean_term},
         ),
         "no-variance-term": (
             [(BWD, " - x_hat * (g * x_hat).mean(axis=-1, keepdims=True)", "")],
-            {"dx_variance_term"},
+            {PS5.dx_variance_term},
         ),
-        "gamma-forgotten-in-dx": ([(BWD, "g = dy64 * gamma", "g = dy64")], {"dx_gamma"}),
+        "gamma-forgotten-in-dx": ([(BWD, "g = dy64 * gamma", "g = dy64")], {PS5.dx_gamma}),
         "eps-outside-sigma": (
             [
                 (
@@ -548,7 +550,7 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                     "np.sqrt((centred * centred).mean(axis=-1, keepdims=True)) + eps",
                 )
             ],
-            {"eps_placement"},
+            {PS5.eps_placement},
         ),
         "dy-in-place": (
             [
@@ -559,11 +561,11 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                     "else dy64 * gamma",
                 )
             ],
-            {"input_untouched"},
+            {PS5.input_untouched},
         ),
         "torch-autograd": (
             [(BWD, "    x = np.asarray(x)\n    dtype", TORCH_AUTOGRAD)],
-            {"reference_reuse"},
+            {PS5.reference_reuse},
         ),
         "float64-gradients": (
             [
@@ -573,7 +575,7 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
                     "return dx, dgamma, dbeta",
                 )
             ],
-            {"dtype_and_shape"},
+            {PS5.dtype_and_shape},
         ),
     },
     "ps7_family": {
@@ -582,60 +584,59 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set[str]]]] = {
             (
                 "strided-groups-and-layer-norms-backward",
                 ("strided groups", "LayerNorm's backward"),
-                {"gn_contiguous_groups", "bnb_axis"},
+                {PS7.gn_contiguous_groups, PS7.bnb_axis},
             ),
             (
                 "instance-norm-and-no-mean-term",
                 ("instance norm", "no mean term"),
-                {"gn_instance_norm", "bnb_mean_term"},
+                {PS7.gn_instance_norm, PS7.bnb_mean_term},
             ),
             (
                 "layer-norm-and-variance-as-a-constant",
                 ("layer norm over every channel", "variance as a constant"),
-                {"gn_layer_norm", "bnb_variance_term"},
+                {PS7.gn_layer_norm, PS7.bnb_variance_term},
             ),
             (
                 "sample-variance-and-dgamma-dbeta-swapped",
                 ("group_norm sample variance", "dgamma and dbeta swapped"),
-                {"gn_population_variance", "bnb_dgamma_dbeta"},
+                {PS7.gn_population_variance, PS7.bnb_dgamma_dbeta},
             ),
             (
                 "affine-before-normalizing-and-first-axis-statistics",
                 ("gain and bias before normalizing", "statistics over the first axis"),
-                {"gn_gain_and_bias", "bnb_every_leading_axis"},
+                {PS7.gn_gain_and_bias, PS7.bnb_every_leading_axis},
             ),
             (
                 "eps-outside-and-float64-gradients",
                 ("group_norm eps outside", "float64 gradients"),
-                {"gn_eps_placement", "bnb_dtype_and_shape"},
+                {PS7.gn_eps_placement, PS7.bnb_dtype_and_shape},
             ),
             (
                 "channels-last-and-dy-in-place",
                 ("channels from the last axis", "dy in place"),
-                {"gn_channel_axis", "bnb_input_untouched"},
+                {PS7.gn_channel_axis, PS7.bnb_input_untouched},
             ),
             (
                 "groups-unchecked-and-backward-from-normlab",
                 ("groups unchecked", "normlab's batch_norm_backward"),
-                {"gn_indivisible_groups", "bnb_reference_reuse"},
+                {PS7.gn_indivisible_groups, PS7.bnb_reference_reuse},
             ),
         ]
     }
     | {
         name: (PS7_BUGS[bug], {lost})
         for name, bug, lost in [
-            ("a-2d-backward", "a backward for 2-D input", "bnb_every_leading_axis"),
-            ("gn-float64-output", "group_norm float64 output", "gn_dtype_and_shape"),
-            ("gn-in-place", "group_norm in place", "gn_input_untouched"),
-            ("gn-captured-normlab", "normlab's group_norm, captured", "gn_reference_reuse"),
+            ("a-2d-backward", "a backward for 2-D input", PS7.bnb_every_leading_axis),
+            ("gn-float64-output", "group_norm float64 output", PS7.gn_dtype_and_shape),
+            ("gn-in-place", "group_norm in place", PS7.gn_input_untouched),
+            ("gn-captured-normlab", "normlab's group_norm, captured", PS7.gn_reference_reuse),
         ]
     },
     "ps8_in_a_model": {name: (PS8_BUGS[name], {lost}) for lost, name in PS8_CELLS.items()},
 }
-# what each loses under the course's reuse policy: a reuse cell costs its function's every cell
+# the grade_ids each loses under the course's reuse policy: a reuse cell costs its function's
+# every cell
 BANK = {
-    assignment: {
-        bug: (edits, set(cells_lost(assignment, lost))) for bug, (edits, lost) in bugs.items()
-    }
+    assignment: {bug: (edits, cells_lost(lost)) for bug, (edits, lost) in bugs.items()}
     for assignment, bugs in BANK.items()
 }

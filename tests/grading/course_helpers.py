@@ -183,16 +183,14 @@ def submit(course: Path, student: str, assignment: str, nb) -> None:
     nbformat.write(nb, folder / f"{assignment}.ipynb")
 
 
-def cells_lost(assignment: str, cells) -> frozenset:
-    """The grade cells a submission loses when it holds the misconceptions of `cells`: under the
-    course's reuse policy (the default, "function"), a reuse cell costs every cell of its
-    function (`normlab.grading.selfcheck.run_check`)."""
-    from normlab.grading import CHECKS
+def cells_lost(cells) -> frozenset[str]:
+    """The grade_ids of the cells a submission loses when it holds the misconceptions of the
+    checks `cells`: under the course's reuse policy (the default, "function"), a reuse cell
+    costs every cell of its function (`normlab.grading.session.Session.judge`)."""
     from normlab.grading.catalog import cells_of
 
     lost = set(cells)
-    for grade_id in cells:
-        spec = CHECKS[assignment][grade_id]
+    for spec in cells:
         if spec.voids:
-            lost |= {other.grade_id for other in cells_of(spec)}
-    return frozenset(lost)
+            lost |= set(cells_of(spec))
+    return frozenset(spec.grade_id for spec in lost)

@@ -1,27 +1,27 @@
 """One mutant per misconception: the instructor's answers with one typical mistake planted.
 
 Every check of every assignment has at least one mutant whose misconception it names (its
-`cell`); a mutant may cost more cells than that one (`lost`: every grade cell it must lose,
-`cell` included), as a student's mistake can. ps1's mutants are its table of typical wrong
-answers, several per question, each with words its message must contain (`says`); ps3 Part
-C's, ps7's and ps8's are course_bank's planted bugs (`PS3C_BUGS`, `PS7_BUGS`, `PS8_BUGS`), one
-per cell.
+`cell`, the check object); a mutant may cost more cells than that one (`also`; `lost`: the
+grade_ids of every cell it must lose, `cell`'s included), as a student's mistake can. ps1's
+mutants are its table of typical wrong answers, several per question, each with words its
+message must contain (`says`); ps3 Part C's, ps7's and ps8's are course_bank's planted bugs
+(`PS3C_BUGS`, `PS7_BUGS`, `PS8_BUGS`), one per cell.
 
-Each property is proven once for every mutant, in process (test_mutants.py: each loses
-exactly `lost`, in the visible battery as in the hidden one, no message gives an answer away,
-and its whole notebook, run cell by cell as nbgrader grades it and as a student's Run All
-runs it (in_process.py), loses exactly its cells and reaches the summary), and again in real
-kernels for the kernel witnesses (`KERNEL_WITNESSES`: test_nbgrader.py's `nbgrader
-autograde`, test_sandbox_class.py's grader, and the first of each assignment in
-test_run_all.py's Restart and Run All), which show that a kernel adds nothing the in-process
-run misses. `answers(mutant)` is the answer cells' sources by grade_id, the
-instructor's where the mutant changes nothing.
-"""
+Each mutant's notebook is judged once in process (`graded_once`: the graded notebook, hidden
+tests back, run cell by cell in a student's kernel), and that one run proves every property
+(test_mutants.py): it loses exactly its cells by nbgrader's rule, its visible verdicts lose
+`lost` and its hidden ones `lost_at_grading`, no message gives an answer away, and Run All
+reaches the summary. The kernel witnesses (`KERNEL_WITNESSES`) run again in real kernels
+(test_nbgrader.py's `nbgrader autograde`, test_sandbox_class.py's grader, and the first of
+each assignment in test_run_all.py's Restart and Run All), which show that a kernel adds
+nothing the in-process run misses. `answers(mutant)` is the answer cells' sources by grade_id,
+the instructor's where the mutant changes nothing."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cells import PS1, PS2, PS3, PS4, PS5, PS6, PS7, PS8, grade_ids
 from course_bank import (
     BWD_RETURN,
     DY_IN_PLACE,
@@ -32,6 +32,7 @@ from course_bank import (
     PS8_CELLS,
 )
 from course_helpers import (
+    TEST_STUDENT,
     cells_lost,
     nbgrader_meta,
     read,
@@ -39,30 +40,37 @@ from course_helpers import (
     source_path,
     with_bug,
 )
+from in_process import NotebookRun, graded, run_cells
 
-from normlab.grading import CHECKS
+from normlab.grading import CheckSpec
+from normlab.grading.catalog import cells_of
 
 
 @dataclass(frozen=True)
 class Mutant:
-    assignment: str
     name: str  # the mistake, in a few words
-    cell: str  # the grade cell whose misconception it holds
-    edits: tuple = ()  # (answer grade_id, old text, new text), as course_bank's bugs
+    cell: CheckSpec  # the check whose misconception it holds
+    edits: tuple = ()  # (answer cell's grade_id, old text, new text), as course_bank's bugs
     values: dict = field(default_factory=dict)  # ps1: name -> the expression typed instead
-    also: frozenset = frozenset()  # the other grade cells it loses
+    also: frozenset = frozenset()  # the other checks whose cells it loses
     says: str = ""  # words the message of `cell` contains
-    hidden_also: frozenset = frozenset()  # cells only the hidden battery loses (not judged)
+    hidden_also: frozenset = frozenset()  # checks only the hidden battery loses (not judged)
 
     @property
-    def lost(self) -> frozenset:
-        """The cells it loses (a reuse cell's costs its function's every cell)."""
-        return cells_lost(self.assignment, self.also | {self.cell})
+    def assignment(self) -> str:
+        return self.cell.assignment
 
     @property
-    def lost_at_grading(self) -> frozenset:
-        """The cells it loses when graded: the visible battery's and the hidden battery's."""
-        return self.lost | self.hidden_also
+    def lost(self) -> frozenset[str]:
+        """The grade_ids of the cells it loses (a reuse cell's costs its function's every
+        cell)."""
+        return cells_lost(self.also | {self.cell})
+
+    @property
+    def lost_at_grading(self) -> frozenset[str]:
+        """The grade_ids of the cells it loses when graded: the visible battery's and the
+        hidden battery's."""
+        return self.lost | grade_ids(self.hidden_also)
 
     @property
     def id(self) -> str:
@@ -86,95 +94,97 @@ PS1_RIGHT = {  # written as code: right for every student's variant
 }
 
 
-def _ps1(name: str, cell: str, values: dict, says: str) -> Mutant:
-    return Mutant("ps1_by_hand", name, cell, values=values, says=says)
+def _ps1(name: str, cell: CheckSpec, values: dict, says: str) -> Mutant:
+    return Mutant(name, cell, values=values, says=says)
 
 
 # each written for any variant (whole means and variances: none is a rounding of another);
 # the in-process runs are TEST_STUDENT's, whose normalized values are thirds
-PS1 = [
-    _ps1("sum divided by d - 1", "mean", {"mean_r": "r.sum() / (r.size - 1)"}, "d - 1"),
-    _ps1("the sum", "mean", {"mean_r": "r.sum()"}, "sum of the features"),
-    _ps1("mean of the squares", "mean", {"mean_r": "(r ** 2).mean()"}, "squares"),
-    _ps1("std for variance", "variance", {"var_r": "r.std()"}, "standard deviation"),
-    _ps1("sample variance", "variance", {"var_r": "r.var(ddof=1)"}, "d - 1"),
-    _ps1("sample std", "variance", {"var_r": "r.std(ddof=1)"}, "sample standard"),
+PS1_MUTANTS = [
+    _ps1("sum divided by d - 1", PS1.mean, {"mean_r": "r.sum() / (r.size - 1)"}, "d - 1"),
+    _ps1("the sum", PS1.mean, {"mean_r": "r.sum()"}, "sum of the features"),
+    _ps1("mean of the squares", PS1.mean, {"mean_r": "(r ** 2).mean()"}, "squares"),
+    _ps1("std for variance", PS1.variance, {"var_r": "r.std()"}, "standard deviation"),
+    _ps1("sample variance", PS1.variance, {"var_r": "r.var(ddof=1)"}, "d - 1"),
+    _ps1("sample std", PS1.variance, {"var_r": "r.std(ddof=1)"}, "sample standard"),
     _ps1(
         "uncentred mean of squares",
-        "variance",
+        PS1.variance,
         {"var_r": "(r ** 2).mean()"},
         "squares of r itself",
     ),
     _ps1(
         "sum of squared deviations",
-        "variance",
+        PS1.variance,
         {"var_r": "((r - r.mean()) ** 2).sum()"},
         "sum of the squared",
     ),
-    _ps1("mean absolute deviation", "variance", {"var_r": "abs(r - r.mean()).mean()"}, "absolute"),
-    _ps1("eps in the variance", "variance", {"var_r": "r.var() + 1e-5"}, "eps"),
+    _ps1(
+        "mean absolute deviation", PS1.variance, {"var_r": "abs(r - r.mean()).mean()"}, "absolute"
+    ),
+    _ps1("eps in the variance", PS1.variance, {"var_r": "r.var() + 1e-5"}, "eps"),
     _ps1(
         "divided by the sample std",
-        "normalized",
+        PS1.normalized,
         {"normalized_r": "(r - r.mean()) / r.std(ddof=1)"},
         "sample standard deviation",
     ),
     _ps1(
         "divided by the variance",
-        "normalized",
+        PS1.normalized,
         {"normalized_r": "(r - r.mean()) / r.var()"},
         "square root",
     ),
-    _ps1("not centred", "normalized", {"normalized_r": "r / r.std()"}, "subtract the mean"),
-    _ps1("centred, not scaled", "normalized", {"normalized_r": "r - r.mean()"}, "not scaled"),
+    _ps1("not centred", PS1.normalized, {"normalized_r": "r / r.std()"}, "subtract the mean"),
+    _ps1("centred, not scaled", PS1.normalized, {"normalized_r": "r - r.mean()"}, "not scaled"),
     _ps1(
         "normalized rounded",
-        "normalized",
+        PS1.normalized,
         {"normalized_r": "np.round((r - r.mean()) / r.std(), 3)"},
         "rounded",
     ),
     _ps1(
         "eps ignored",
-        "eps_effect",
+        PS1.eps_effect,
         {"normalized_r_eps": "(r - r.mean()) / r.std()"},
         "without eps",
     ),
     _ps1(
         "eps outside the root",
-        "eps_effect",
+        PS1.eps_effect,
         {"normalized_r_eps": "(r - r.mean()) / (r.std() + 1e-5)"},
         "outside the square root",
     ),
     _ps1(
         "eps added to the output",
-        "eps_effect",
+        PS1.eps_effect,
         {"normalized_r_eps": "(r - r.mean()) / r.std() + 1e-5"},
         "added to the output",
     ),
     _ps1(
         "wrong eps",
-        "eps_effect",
+        PS1.eps_effect,
         {"normalized_r_eps": "(r - r.mean()) / np.sqrt(r.var() + 1e-6)"},
         "eps = 1e-6",
     ),
     _ps1(
         "eps effect rounded away",
-        "eps_effect",
+        PS1.eps_effect,
         {"normalized_r_eps": "np.round((r - r.mean()) / np.sqrt(r.var() + 1e-5), 4)"},
         "rounded",
     ),
     _ps1(
         "sample variance under eps",
-        "eps_effect",
+        PS1.eps_effect,
         {"normalized_r_eps": "(r - r.mean()) / np.sqrt(r.var(ddof=1) + 1e-5)"},
         "sample variance",
     ),
-    _ps1("gain only for gain and bias", "param_counts", {"params_gain_bias": "d_model"}, "both"),
-    _ps1("one gain and one bias", "param_counts", {"params_gain_bias": "2"}, "per feature"),
-    _ps1("bias counted anyway", "param_counts", {"params_gain_only": "2 * d_model"}, "bias"),
-    _ps1("a bias for RMSNorm", "param_counts", {"params_rms": "2 * d_model"}, "no"),
-    _ps1("counted for the record", "param_counts", {"params_rms": "r.size"}, "Part A"),
-    _ps1("a matrix", "param_counts", {"params_rms": "d_model ** 2"}, "matrix"),
+    _ps1("gain only for gain and bias", PS1.param_counts, {"params_gain_bias": "d_model"}, "both"),
+    _ps1("one gain and one bias", PS1.param_counts, {"params_gain_bias": "2"}, "per feature"),
+    _ps1("bias counted anyway", PS1.param_counts, {"params_gain_only": "2 * d_model"}, "bias"),
+    _ps1("a bias for RMSNorm", PS1.param_counts, {"params_rms": "2 * d_model"}, "no"),
+    _ps1("counted for the record", PS1.param_counts, {"params_rms": "r.size"}, "Part A"),
+    _ps1("a matrix", PS1.param_counts, {"params_rms": "d_model ** 2"}, "matrix"),
 ]
 
 ROW, LN = "row_stats_answer", "layer_norm_answer"
@@ -184,11 +194,11 @@ BWD = "backward_answer"
 VAR, TIMER = "stable_variance_answer", "time_median_answer"
 WITNESS_CATCHES = frozenset(
     {
-        "witness_catches_axis",
-        "witness_catches_sample_variance",
-        "witness_catches_eps",
-        "witness_catches_centering",
-        "witness_catches_cancellation",
+        PS3.witness_catches_axis,
+        PS3.witness_catches_sample_variance,
+        PS3.witness_catches_eps,
+        PS3.witness_catches_centering,
+        PS3.witness_catches_cancellation,
     }
 )
 
@@ -208,9 +218,8 @@ def _before(cell: str, anchor: str, new: str) -> tuple[str, str, str]:
     return (cell, anchor, new + anchor)
 
 
-def _m(assignment, name, cell, *edits, also=(), says="", hidden_also=()) -> Mutant:
+def _m(name, cell, *edits, also=(), says="", hidden_also=()) -> Mutant:
     return Mutant(
-        assignment,
         name,
         cell,
         edits=edits,
@@ -220,28 +229,21 @@ def _m(assignment, name, cell, *edits, also=(), says="", hidden_also=()) -> Muta
     )
 
 
-PS2 = "ps2_layer_norm"
-PS3 = "ps3_axes"
-PS4 = "ps4_rmsnorm"
-PS5 = "ps5_backward"
-PS6 = "ps6_stability_speed"
-LN_CELLS = tuple(g for g in CHECKS[PS2] if not g.startswith("stats_"))  # layer_norm's
+LN_CELLS = cells_of(PS2.axis)  # layer_norm's
 
 FUNCTIONS = [
     _m(
-        PS2,
         "row_stats over axis 0",
-        "stats_axis",
+        PS2.stats_axis,
         (ROW, "x.mean(axis=-1)  #", "x.mean(axis=0)  #"),
         (ROW, "x - mean[..., None]", "x - mean"),
         (ROW, "(centred * centred).mean(axis=-1)", "(centred * centred).mean(axis=0)"),
-        also={"stats_shape"},
+        also={PS2.stats_shape},
         says="Wrong axis",
     ),
     _m(
-        PS2,
         "row_stats sample variance",
-        "stats_population_variance",
+        PS2.stats_population_variance,
         (
             ROW,
             "(centred * centred).mean(axis=-1)",
@@ -250,47 +252,42 @@ FUNCTIONS = [
         says="Sample variance",
     ),
     _m(
-        PS2,
         "row_stats with keepdims",
-        "stats_shape",
+        PS2.stats_shape,
         (ROW, "return mean, var", "return mean[..., None], var[..., None]"),
         says="keepdims",
     ),
     _m(
-        PS2,
         "row_stats returns lists",
-        "stats_axis",
+        PS2.stats_axis,
         (ROW, "return mean, var", "return list(mean), list(var)"),
-        also={"stats_population_variance", "stats_shape", "stats_reference_reuse"},
+        also={PS2.stats_population_variance, PS2.stats_shape, PS2.stats_reference_reuse},
         says="raised TypeError",
     ),
     _m(
-        PS2,
         "row_stats from normlab",
-        "stats_reference_reuse",
+        PS2.stats_reference_reuse,
         (ROW, "^", "import normlab\n\n"),
         (ROW, "    x = np.asarray(x, dtype=np.float64)", "    return normlab.row_stats(x)"),
         says="Reference reuse",
     ),
     _m(
-        PS2,
         "layer_norm over axis 0",
-        "axis",
+        PS2.axis,
         (LN, "x64.mean(axis=-1, keepdims=True)", "x64.mean(axis=0, keepdims=True)"),
         (
             LN,
             "(centred * centred).mean(axis=-1, keepdims=True)",
             "(centred * centred).mean(axis=0, keepdims=True)",
         ),
-        also={"independence", "centering"},  # the seed's record alone: axis 0 hides centring
-        hidden_also={"eps_placement"},  # a batch of one: axis 0 hides eps too
+        also={PS2.independence, PS2.centering},  # the seed's record alone: axis 0 hides centring
+        hidden_also={PS2.eps_placement},  # a batch of one: axis 0 hides eps too
         says="Wrong axis",
     ),
-    _m(PS2, "no centring", "centering", (LN, "centred = x64 - mu", "centred = x64")),
+    _m("no centring", PS2.centering, (LN, "centred = x64 - mu", "centred = x64")),
     _m(
-        PS2,
         "sample variance",
-        "population_variance",
+        PS2.population_variance,
         (
             LN,
             "(centred * centred).mean(axis=-1, keepdims=True)",
@@ -299,42 +296,37 @@ FUNCTIONS = [
         says="Sample variance",
     ),
     _m(
-        PS2,
         "eps outside the root",
-        "eps_placement",
+        PS2.eps_placement,
         (LN, "centred / np.sqrt(var + eps)", "centred / (np.sqrt(var) + eps)"),
         says="eps outside the square root",
     ),
     _m(
-        PS2,
         "bias before normalizing",
-        "gain_and_bias",
+        PS2.gain_and_bias,
         (LN, "x64 = x.astype(np.float64)", "x64 = x.astype(np.float64) + beta"),
         (LN, "(gamma * x_hat + beta)", "(gamma * x_hat)"),
     ),
     _m(
-        PS2,
         "one mean and variance for the whole batch",
-        "independence",
+        PS2.independence,
         (LN, "x64.mean(axis=-1, keepdims=True)", "x64.mean(keepdims=True)"),
         (
             LN,
             "(centred * centred).mean(axis=-1, keepdims=True)",
             "(centred * centred).mean(keepdims=True)",
         ),
-        also={"axis"},
+        also={PS2.axis},
     ),
     _m(
-        PS2,
         "float64 output",
-        "dtype_and_shape",
+        PS2.dtype_and_shape,
         (LN, "return (gamma * x_hat + beta).astype(dtype)", "return gamma * x_hat + beta"),
         says="dtype",
     ),
     _m(
-        PS2,
         "in place",
-        "input_untouched",
+        PS2.input_untouched,
         (
             LN,
             "x64 = x.astype(np.float64)",
@@ -344,9 +336,8 @@ FUNCTIONS = [
         says="Input modified",
     ),
     _m(
-        PS2,
         "one-pass variance in float32",
-        "numerics",
+        PS2.numerics,
         (LN, "x64 = x.astype(np.float64)", "x64 = x.astype(dtype)"),
         (
             LN,
@@ -355,33 +346,29 @@ FUNCTIONS = [
         ),
     ),
     _m(
-        PS2,
         "normlab's layer_norm",
-        "reference_reuse",
+        PS2.reference_reuse,
         (LN, "^", "import normlab\n\n\n"),
         _before(LN, SOLUTION_START, "    return normlab.layer_norm(x, gamma, beta, eps)\n"),
         says="Reference reuse",
     ),
     _m(
-        PS2,
         "no keepdims (raises)",
-        "axis",
+        PS2.axis,
         (LN, "x64.mean(axis=-1, keepdims=True)", "x64.mean(axis=-1)"),
         also=set(LN_CELLS),
         says="Missing keepdims",
     ),
     _m(
-        PS3,
         "batch_norm over the features",
-        "bn_axis",
+        PS3.bn_axis,
         (BN, "flat.mean(axis=0)", "flat.mean(axis=1, keepdims=True)"),
         (BN, "(centred * centred).mean(axis=0)", "(centred * centred).mean(axis=1, keepdims=True)"),
         says="Wrong axis",
     ),
     _m(
-        PS3,
         "batch_norm sample variance",
-        "bn_population_variance",
+        PS3.bn_population_variance,
         (
             BN,
             "(centred * centred).mean(axis=0)",
@@ -390,34 +377,29 @@ FUNCTIONS = [
         says="Sample variance",
     ),
     _m(
-        PS3,
         "batch_norm eps outside",
-        "bn_eps_placement",
+        PS3.bn_eps_placement,
         (BN, "np.sqrt(var + eps)", "(np.sqrt(var) + eps)"),
     ),
     _m(
-        PS3,
         "batch_norm without gamma",
-        "bn_gain_and_bias",
+        PS3.bn_gain_and_bias,
         (BN, "out = gamma * centred", "out = centred"),
     ),
     _m(
-        PS3,
         "batch of one normalized",
-        "bn_batch_of_one",
+        PS3.bn_batch_of_one,
         (BN, "if flat.shape[0] < 2:", "if flat.shape[0] < 1:"),
         says="Batch of one",
     ),
     _m(
-        PS3,
         "batch_norm float64 output",
-        "bn_dtype_and_shape",
+        PS3.bn_dtype_and_shape,
         (BN, "return out.reshape(x.shape).astype(dtype)", "return out.reshape(x.shape)"),
     ),
     _m(
-        PS3,
         "batch_norm in place",
-        "bn_input_untouched",
+        PS3.bn_input_untouched,
         (
             BN,
             "flat = x.astype(np.float64).reshape(-1, x.shape[-1])",
@@ -427,16 +409,14 @@ FUNCTIONS = [
         (BN, "centred = flat - mean", "flat -= mean\n    centred = flat"),
     ),
     _m(
-        PS3,
         "normlab's batch_norm",
-        "bn_reference_reuse",
+        PS3.bn_reference_reuse,
         (BN, "^", "import normlab\n\n\n"),
         _before(BN, SOLUTION_START, "    return normlab.batch_norm(x, gamma, beta, eps)\n"),
     ),
     _m(
-        PS3,
         "witness too strict",
-        "witness_accepts_layer_norm",
+        PS3.witness_accepts_layer_norm,
         (
             WIT,
             "np.allclose(y.mean(axis=-1), 0.0, atol=1e-6)",
@@ -446,47 +426,42 @@ FUNCTIONS = [
         says="False alarm",
     ),
     _m(
-        PS3,
         "witness that tests only the shape",
-        "witness_catches_axis",
+        PS3.witness_catches_axis,
         (WIT, "        # 1. standardized", "        return True\n        # 1. standardized"),
         also=WITNESS_CATCHES,
         says="Missed",
     ),
     _m(
-        PS3,
         "witness without any variance test",
-        "witness_catches_sample_variance",
+        PS3.witness_catches_sample_variance,
         (WIT, VAR_TEST, ""),
         (WIT, EPS_VAR_TEST, ""),
-        also={"witness_catches_eps"},
+        also={PS3.witness_catches_eps},
         says="Missed",
     ),
     _m(
-        PS3,
         "witness without eps probe",
-        "witness_catches_eps",
+        PS3.witness_catches_eps,
         (WIT, "        tiny = 5.0 + 1e-3", "        return True\n        tiny = 5.0 + 1e-3"),
         says="Missed",
     ),
     _m(
-        PS3,
         "witness testing independence only",
-        "witness_catches_centering",
+        PS3.witness_catches_centering,
         (WIT, MEAN_TEST, ""),
         (WIT, VAR_TEST, ""),
         (WIT, "        # 4. far from zero", "        return True\n        # 4. far from zero"),
         also={
-            "witness_catches_sample_variance",
-            "witness_catches_eps",
-            "witness_catches_cancellation",
+            PS3.witness_catches_sample_variance,
+            PS3.witness_catches_eps,
+            PS3.witness_catches_cancellation,
         },
         says="Missed",
     ),
     _m(
-        PS3,
         "witness without the shift",
-        "witness_catches_cancellation",
+        PS3.witness_catches_cancellation,
         (
             WIT,
             "        far = x + 1e6 * x.std(axis=-1, keepdims=True)\n"
@@ -497,9 +472,8 @@ FUNCTIONS = [
         says="Missed",
     ),
     _m(
-        PS3,
         "witness from the audit",
-        "witness_reference_reuse",
+        PS3.witness_reference_reuse,
         _before(
             WIT,
             "    rng = np.random.default_rng(0)",
@@ -508,22 +482,20 @@ FUNCTIONS = [
         says="Reference reuse",
     ),
     _m(
-        PS4,
         "rms over axis 0",
-        "rms_axis",
+        PS4.rms_axis,
         (
             RMS,
             "(x64 * x64).mean(axis=-1, keepdims=True)",
             "(x64 * x64).mean(axis=0, keepdims=True)",
         ),
-        also={"rms_no_centering"},  # the seed's record alone: axis 0 hides centring
-        hidden_also={"rms_eps"},  # a batch of one: axis 0 hides eps too
+        also={PS4.rms_no_centering},  # the seed's record alone: axis 0 hides centring
+        hidden_also={PS4.rms_eps},  # a batch of one: axis 0 hides eps too
         says="Wrong axis",
     ),
     _m(
-        PS4,
         "rms centred",
-        "rms_no_centering",
+        PS4.rms_no_centering,
         (
             RMS,
             "x64 = x.astype(np.float64)",
@@ -532,9 +504,8 @@ FUNCTIONS = [
         says="Centring",
     ),
     _m(
-        PS4,
         "rms divided by d - 1",
-        "rms_mean_square",
+        PS4.rms_mean_square,
         (
             RMS,
             "(x64 * x64).mean(axis=-1, keepdims=True)",
@@ -542,16 +513,14 @@ FUNCTIONS = [
         ),
     ),
     _m(
-        PS4,
         "rms eps outside",
-        "rms_eps",
+        PS4.rms_eps,
         (RMS, "np.sqrt(mean_square + eps)", "(np.sqrt(mean_square) + eps)"),
     ),
-    _m(PS4, "rms without gamma", "rms_gain", (RMS, "(gamma * x64 /", "(x64 /"), says="Gain"),
+    _m("rms without gamma", PS4.rms_gain, (RMS, "(gamma * x64 /", "(x64 /"), says="Gain"),
     _m(
-        PS4,
         "rms float64 output",
-        "rms_dtype_and_shape",
+        PS4.rms_dtype_and_shape,
         (
             RMS,
             "return (gamma * x64 / np.sqrt(mean_square + eps)).astype(dtype)",
@@ -559,9 +528,8 @@ FUNCTIONS = [
         ),
     ),
     _m(
-        PS4,
         "rms in place",
-        "rms_input_untouched",
+        PS4.rms_input_untouched,
         (
             RMS,
             "x64 = x.astype(np.float64)",
@@ -575,55 +543,47 @@ FUNCTIONS = [
         says="Input modified",
     ),
     _m(
-        PS4,
         "normlab's rms_norm",
-        "rms_reference_reuse",
+        PS4.rms_reference_reuse,
         (RMS, "^", "import normlab\n\n\n"),
         _before(RMS, SOLUTION_START, "    return normlab.rms_norm(x, gamma, eps)\n"),
     ),
     _m(
-        PS4,
         "final norm forgotten",
-        "param_counts",
+        PS4.param_counts,
         (COUNTS, "n_norms = 2 * 12 + 1", "n_norms = 2 * 12"),
         says="final norm",
     ),
     _m(
-        PS5,
         "dbeta averaged",
-        "dbeta",
+        PS5.dbeta,
         (BWD, "dbeta = dy64.sum(axis=lead)", "dbeta = dy64.mean(axis=lead)"),
     ),
     _m(
-        PS5,
         "dgamma unnormalized",
-        "dgamma",
+        PS5.dgamma,
         (BWD, "(dy64 * x_hat).sum(axis=lead)", "(dy64 * centred).sum(axis=lead)"),
     ),
     _m(
-        PS5,
         "no mean term",
-        "dx_mean_term",
+        PS5.dx_mean_term,
         (BWD, "g - g.mean(axis=-1, keepdims=True) - x_hat", "g - x_hat"),
     ),
     _m(
-        PS5,
         "no variance term",
-        "dx_variance_term",
+        PS5.dx_variance_term,
         (BWD, " - x_hat * (g * x_hat).mean(axis=-1, keepdims=True)", ""),
     ),
-    _m(PS5, "gamma forgotten in dx", "dx_gamma", (BWD, "g = dy64 * gamma", "g = dy64")),
+    _m("gamma forgotten in dx", PS5.dx_gamma, (BWD, "g = dy64 * gamma", "g = dy64")),
     _m(
-        PS5,
         "dx over the variance",
-        "dx_scale",
+        PS5.dx_scale,
         (BWD, "    ) / sigma\n", "    ) / sigma**2\n"),
-        also={"eps_placement"},
+        also={PS5.eps_placement},
     ),
     _m(
-        PS5,
         "eps outside sigma",
-        "eps_placement",
+        PS5.eps_placement,
         (
             BWD,
             "np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + eps)",
@@ -631,17 +591,15 @@ FUNCTIONS = [
         ),
     ),
     _m(
-        PS5,
         "means over the batch",
-        "independence",
+        PS5.independence,
         (BWD, "g.mean(axis=-1, keepdims=True)", "g.mean()"),
         (BWD, "(g * x_hat).mean(axis=-1, keepdims=True)", "(g * x_hat).mean()"),
-        also={"dx_mean_term", "dx_variance_term"},
+        also={PS5.dx_mean_term, PS5.dx_variance_term},
     ),
     _m(
-        PS5,
         "float64 gradients",
-        "dtype_and_shape",
+        PS5.dtype_and_shape,
         (
             BWD,
             BWD_RETURN,
@@ -649,9 +607,8 @@ FUNCTIONS = [
         ),
     ),
     _m(
-        PS5,
         "dy in place",
-        "input_untouched",
+        PS5.input_untouched,
         (
             BWD,
             "g = dy64 * gamma",
@@ -659,16 +616,14 @@ FUNCTIONS = [
         ),
     ),
     _m(
-        PS5,
         "normlab's gradient",
-        "reference_reuse",
+        PS5.reference_reuse,
         (BWD, "^", "import normlab\n\n\n"),
         _before(BWD, SOLUTION_START, "    return normlab.layer_norm_backward(dy, x, gamma, eps)\n"),
     ),
     _m(
-        PS6,
         "one-pass variance",
-        "far_from_zero",
+        PS6.far_from_zero,
         _before(
             VAR,
             "    mean = x.mean(axis=-1, keepdims=True)",
@@ -677,9 +632,8 @@ FUNCTIONS = [
         says="Cancellation",
     ),
     _m(
-        PS6,
         "sample variance",
-        "variance_population",
+        PS6.variance_population,
         (
             VAR,
             "(centred * centred).mean(axis=-1)",
@@ -688,9 +642,8 @@ FUNCTIONS = [
         says="Sample variance",
     ),
     _m(
-        PS6,
         "float64 variance",
-        "variance_dtype_and_shape",
+        PS6.variance_dtype_and_shape,
         (
             VAR,
             "return (centred * centred).mean(axis=-1)",
@@ -699,101 +652,98 @@ FUNCTIONS = [
         says="dtype",
     ),
     _m(
-        PS6,
         "np.var",
-        "variance_by_hand",
+        PS6.variance_by_hand,
         (VAR, "    x = np.asarray(x)\n", "    x = np.asarray(x)\n    return np.var(x, axis=-1)\n"),
     ),
     _m(
-        PS6,
         "warm-up timed",
-        "timing_warmup",
+        PS6.timing_warmup,
         (
             TIMER,
             "    for _ in range(warmup):\n        fn()\n"
             "    durations = []\n    for _ in range(repeats):",
             "    durations = []\n    for _ in range(warmup + repeats):",
         ),
-        also={"timing_median"},
+        also={PS6.timing_median},
         says="Warm-up",
     ),
     _m(
-        PS6,
         "mean, not median",
-        "timing_median",
+        PS6.timing_median,
         (TIMER, "float(np.median(durations))", "float(np.mean(durations))"),
-        also={"timing_warmup"},
+        also={PS6.timing_warmup},
         says="that is the mean",
     ),
 ]
 
 # ps3 Part C: course_bank's planted bug of each cell (PS3C_CELLS), and words of its message
 PS3C_SAYS = {
-    "bnf_momentum": "Momentum the wrong way round",
-    "bnf_running_var_unbiased": "Running variance biased",
-    "bnf_train_population_variance": "Unbiased variance in the output",
-    "bnf_eval_running_stats": "Eval with the batch's statistics",
-    "bnf_eval_frozen": "Eval updates the running statistics",
-    "bnf_input_untouched": "wrote into its argument running_mean",
-    "bnf_dtype_and_shape": "dtype",
-    "bnf_batch_of_one_training": "Batch of one in training",
-    "bnf_batch_of_one_eval": "Batch of one in eval",
-    "bnf_reference_reuse": "Reference reuse",
+    PS3.bnf_momentum: "Momentum the wrong way round",
+    PS3.bnf_running_var_unbiased: "Running variance biased",
+    PS3.bnf_train_population_variance: "Unbiased variance in the output",
+    PS3.bnf_eval_running_stats: "Eval with the batch's statistics",
+    PS3.bnf_eval_frozen: "Eval updates the running statistics",
+    PS3.bnf_input_untouched: "wrote into its argument running_mean",
+    PS3.bnf_dtype_and_shape: "dtype",
+    PS3.bnf_batch_of_one_training: "Batch of one in training",
+    PS3.bnf_batch_of_one_eval: "Batch of one in eval",
+    PS3.bnf_reference_reuse: "Reference reuse",
 }
 PS3C_MUTANTS = [
-    Mutant("ps3_axes", name, cell, edits=tuple(PS3C_BUGS[name]), says=PS3C_SAYS[cell])
+    Mutant(name, cell, edits=tuple(PS3C_BUGS[name]), says=PS3C_SAYS[cell])
     for cell, name in PS3C_CELLS.items()
 ]
 
 # ps7: course_bank's planted bug that holds each cell's misconception, and words of its message
 PS7_CELLS = {
-    "gn_contiguous_groups": ("strided groups", "Strided groups"),
-    "gn_instance_norm": ("instance norm", "Instance norm"),
-    "gn_layer_norm": ("layer norm over every channel", "Layer norm"),
-    "gn_population_variance": ("group_norm sample variance", "Sample variance"),
-    "gn_gain_and_bias": ("gain and bias before normalizing", "before normalizing"),
-    "gn_eps_placement": ("group_norm eps outside", "eps outside the square root"),
-    "gn_channel_axis": ("channels from the last axis", "Channels from the last axis"),
-    "gn_indivisible_groups": ("groups unchecked", "returned an output"),
-    "gn_dtype_and_shape": ("group_norm float64 output", "dtype"),
-    "gn_input_untouched": ("group_norm in place", "Input modified"),
-    "gn_reference_reuse": ("normlab's group_norm, captured", "Reference reuse"),
-    "bnb_axis": ("LayerNorm's backward", "LayerNorm's backward"),
-    "bnb_mean_term": ("no mean term", "Mean term"),
-    "bnb_variance_term": ("variance as a constant", "Variance term"),
-    "bnb_dgamma_dbeta": ("dgamma and dbeta swapped", "swapped"),
-    "bnb_every_leading_axis": ("a backward for 2-D input", "first axis only"),
-    "bnb_dtype_and_shape": ("float64 gradients", "dtype"),
-    "bnb_input_untouched": ("dy in place", "wrote into its argument dy"),
-    "bnb_reference_reuse": ("normlab's batch_norm_backward", "Reference reuse"),
+    PS7.gn_contiguous_groups: ("strided groups", "Strided groups"),
+    PS7.gn_instance_norm: ("instance norm", "Instance norm"),
+    PS7.gn_layer_norm: ("layer norm over every channel", "Layer norm"),
+    PS7.gn_population_variance: ("group_norm sample variance", "Sample variance"),
+    PS7.gn_gain_and_bias: ("gain and bias before normalizing", "before normalizing"),
+    PS7.gn_eps_placement: ("group_norm eps outside", "eps outside the square root"),
+    PS7.gn_channel_axis: ("channels from the last axis", "Channels from the last axis"),
+    PS7.gn_indivisible_groups: ("groups unchecked", "returned an output"),
+    PS7.gn_dtype_and_shape: ("group_norm float64 output", "dtype"),
+    PS7.gn_input_untouched: ("group_norm in place", "Input modified"),
+    PS7.gn_reference_reuse: ("normlab's group_norm, captured", "Reference reuse"),
+    PS7.bnb_axis: ("LayerNorm's backward", "LayerNorm's backward"),
+    PS7.bnb_mean_term: ("no mean term", "Mean term"),
+    PS7.bnb_variance_term: ("variance as a constant", "Variance term"),
+    PS7.bnb_dgamma_dbeta: ("dgamma and dbeta swapped", "swapped"),
+    PS7.bnb_every_leading_axis: ("a backward for 2-D input", "first axis only"),
+    PS7.bnb_dtype_and_shape: ("float64 gradients", "dtype"),
+    PS7.bnb_input_untouched: ("dy in place", "wrote into its argument dy"),
+    PS7.bnb_reference_reuse: ("normlab's batch_norm_backward", "Reference reuse"),
 }
 PS7_MUTANTS = [
-    Mutant("ps7_family", name, cell, edits=tuple(PS7_BUGS[name]), says=says)
+    Mutant(name, cell, edits=tuple(PS7_BUGS[name]), says=says)
     for cell, (name, says) in PS7_CELLS.items()
 ]
 
 # ps8: course_bank's planted bug of each cell (PS8_CELLS), and words of its message
 PS8_SAYS = {
-    "values": "Wrong axes",
-    "trailing_axes": "Trailing axes",
-    "no_affine": "learns nothing",
-    "population_variance": "Sample variance",
-    "eps_placement": "eps outside the square root",
-    "float32": "float32 in, float64 out",
-    "reference_reuse": "Reference reuse",
-    "stats_in_graph": "Statistics out of the graph",
-    "parameter_gradients": "weight.grad is None",
-    "registered": "plain tensor",
-    "state_dict": "Checkpoints",
-    "training": "trains differently",
+    PS8.values: "Wrong axes",
+    PS8.trailing_axes: "Trailing axes",
+    PS8.no_affine: "learns nothing",
+    PS8.population_variance: "Sample variance",
+    PS8.eps_placement: "eps outside the square root",
+    PS8.float32: "float32 in, float64 out",
+    PS8.reference_reuse: "Reference reuse",
+    PS8.stats_in_graph: "Statistics out of the graph",
+    PS8.parameter_gradients: "weight.grad is None",
+    PS8.registered: "plain tensor",
+    PS8.state_dict: "Checkpoints",
+    PS8.training: "trains differently",
 }
 PS8_MUTANTS = [
-    Mutant("ps8_in_a_model", name, cell, edits=tuple(PS8_BUGS[name]), says=PS8_SAYS[cell])
+    Mutant(name, cell, edits=tuple(PS8_BUGS[name]), says=PS8_SAYS[cell])
     for cell, name in PS8_CELLS.items()
 ]
 
 # ps3 Part C's last, so that the earlier mutants keep their student ids (`mutant_student`)
-MUTANTS: list[Mutant] = PS1 + FUNCTIONS + PS7_MUTANTS + PS8_MUTANTS + PS3C_MUTANTS
+MUTANTS: list[Mutant] = PS1_MUTANTS + FUNCTIONS + PS7_MUTANTS + PS8_MUTANTS + PS3C_MUTANTS
 
 
 def run_as_students() -> list[Mutant]:
@@ -882,3 +832,11 @@ def released_with(assignment: str, sources: dict[str, str]):
         if nbgrader_meta(cell).get("grade_id") in sources:
             cell.source = sources[nbgrader_meta(cell)["grade_id"]]
     return nb
+
+
+def graded_once(mutant: Mutant) -> NotebookRun:
+    """The mutant's notebook as nbgrader grades it (the release, its answer cells the mutant's,
+    its test cells the source's: the hidden batteries back), run once in this process as a
+    student's kernel runs it (`in_process.run_cells`, grading=False), as TEST_STUDENT."""
+    nb = graded(released_with(mutant.assignment, answers(mutant)), mutant.assignment)
+    return run_cells(nb, grading=False, student=TEST_STUDENT)

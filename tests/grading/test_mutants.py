@@ -1,9 +1,14 @@
-"""The mutants (mutants.py) in-process: each loses exactly its cells, the visible battery sees
-what the hidden one sees, and no message gives an answer away; its whole notebook, run cell
-by cell as nbgrader autogrades it (in_process.py), loses exactly those cells, the hidden
-battery's included, as does each planted bug of the bank (course_bank.BANK); and every
-mutant whose verdicts carry a rule across cells is a kernel witness
-(mutants.KERNEL_WITNESSES), graded by plain nbgrader and the course's grader alike.
+"""The mutants (mutants.py) in process, each judged once: its graded notebook (the hidden tests
+back) run cell by cell in a student's kernel (mutants.graded_once), the verdict of every check
+call read from the notebook's session log. From that one run: it loses exactly its cells by
+nbgrader's rule (the hidden batteries raise, which is how autograde's score follows), its
+visible verdicts lose `lost` and its hidden ones `lost_at_grading`, its own message names its
+misconception, no message gives an answer away, and Run All reaches the summary
+(test_run_all.assert_reaches_the_summary: the released notebook has no hidden checks, so the
+only errors this run may raise are theirs). Each planted bug of the bank (course_bank.BANK)
+that is no mutant's is graded cell by cell as nbgrader autogrades it; and every mutant whose
+verdicts carry a rule across cells is a kernel witness (mutants.KERNEL_WITNESSES), graded by
+plain nbgrader and the course's grader alike.
 
 A value check (ps1's cells, ps4's parameter counts: cases that read a value) and a check of a
 number the student's code returns for a scripted case (ps6's timer) must never print the
@@ -17,10 +22,11 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache, partial
+from functools import cache
 
 import numpy as np
 import pytest
+from cells import PS1, PS4, PS6, grade_ids
 from course_bank import BANK
 from course_helpers import (
     TEST_STUDENT,
@@ -32,51 +38,14 @@ from course_helpers import (
     variant_for,
     with_bug,
 )
-from in_process import graded, run_cells, scores
-from mutants import (
-    KERNEL_WITNESSES,
-    MUTANTS,
-    PS1,
-    answers,
-    kernel_witnesses,
-    released_with,
-    run_as_students,
-)
+from in_process import run_cells, scores
+from mutants import KERNEL_WITNESSES, MUTANTS, PS1_MUTANTS, graded_once, kernel_witnesses
+from test_run_all import assert_reaches_the_summary
 from test_verdicts import SNAPSHOT
 
-from normlab.answer_key.backing import LIVE
-from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, run_case, run_check
+from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, CheckSpec
+from normlab.grading.selfcheck import CheckFailed
 from normlab.grading.verdict import NOT_JUDGED, NOT_WRITTEN, PASSED
-
-# the mutants' in-process verdicts are computed once per worker (`_verdicts`): this module and
-# test_run_all.py, which reads them, run on one worker
-pytestmark = pytest.mark.xdist_group("mutant-verdicts")
-
-
-def mutant_namespace(mutant) -> dict:
-    """The mutant's notebook (the release, its answer cells filled) run in this process."""
-    return run_in_process(released_with(mutant.assignment, answers(mutant)))
-
-
-def verdicts_of(mutant) -> dict[str, dict]:
-    """battery ("visible", "hidden") -> grade_id -> Verdict, for every check of the mutant."""
-    return _verdicts(mutant.id)
-
-
-@cache
-def _verdicts(mutant_id: str) -> dict[str, dict]:
-    mutant = next(m for m in MUTANTS if m.id == mutant_id)
-    namespace = mutant_namespace(mutant)
-    found = {"visible": {}, "hidden": {}}
-    run_one = partial(run_case, namespace, owners=namespace)
-    variant = variant_for(mutant.assignment)
-    with np.errstate(all="ignore"):
-        for grade_id, spec in CHECKS[mutant.assignment].items():
-            for battery in found:
-                hidden = battery == "hidden"
-                verdict = run_check(spec, run_one, hidden=hidden, oracle=LIVE, variant=variant)
-                found[battery][grade_id] = verdict
-    return found
 
 
 def cases_of(spec) -> list:
@@ -86,52 +55,71 @@ def cases_of(spec) -> list:
 
 def test_every_check_has_a_mutant_of_its_misconception():
     for assignment in ASSIGNMENTS:
-        held = {m.cell for m in MUTANTS if m.assignment == assignment}
+        held = {m.cell.grade_id for m in MUTANTS if m.assignment == assignment}
         assert set(CHECKS[assignment]) <= held, set(CHECKS[assignment]) - held
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
-def test_a_mutant_loses_exactly_its_cells_and_no_message_gives_an_answer_away(mutant):
-    found = verdicts_of(mutant)
+def test_a_mutant_judged_once_loses_exactly_its_cells_and_reaches_the_summary(mutant):
+    run = graded_once(mutant)
+    checks = CHECKS[mutant.assignment]
+    found = run.verdicts()
+    assert {battery: set(v) for battery, v in found.items()} == dict.fromkeys(found, set(checks))
+    # nbgrader's rule: a test cell that raised, wrote to stderr or left a value scores 0
+    points = autograded_cells(read(source_path(mutant.assignment)))
+    scored = scores(run.cells, points)
+    assert set(scored) == set(points)
+    assert {g for g, score in scored.items() if score != points[g]} == mutant.lost_at_grading
+    # the verdicts: the visible battery's, and the hidden one's (the visible cases first)
     for battery, verdicts in found.items():
         lost = {grade_id for grade_id, verdict in verdicts.items() if not verdict.passed}
         hidden = mutant.hidden_also if battery == "hidden" else frozenset()
-        assert lost == mutant.lost | hidden, f"{battery} battery"
-    own = found["hidden"][mutant.cell]
+        assert lost == mutant.lost | grade_ids(hidden), f"{battery} battery"
+    own = found["hidden"][mutant.cell.grade_id]
     assert own.category not in (PASSED, NOT_WRITTEN), own
     assert mutant.says in own.message, own.message
-    assert found["visible"][mutant.cell].message == own.message  # the visible cases come first
-    for assignment, grade_id, wanted in answered_cells():
-        if assignment == mutant.assignment:
+    assert found["visible"][mutant.cell.grade_id].message == own.message
+    for spec, wanted in answered_cells():
+        if spec.assignment == mutant.assignment:
             for verdicts in found.values():
-                message = verdicts[grade_id].message or ""
-                shown = without_labels(message, CHECKS[assignment][grade_id])
-                assert gives_away(shown, wanted) == [], message
+                message = verdicts[spec.grade_id].message or ""
+                assert gives_away(without_labels(message, spec), wanted) == [], message
+    if crosses_cells(found, checks):
+        assert mutant.id in KERNEL_WITNESSES, "a rule across cells: make it a kernel witness"
+    # Run All: only a hidden battery raises (the released notebook has none), with its message
+    shown = {}
+    for cell in run.cells:
+        hidden = found["hidden"].get(cell.grade_id)
+        if cell.error is not None:
+            assert isinstance(cell.error, CheckFailed), (cell.grade_id, cell.error)
+            assert hidden is not None and str(cell.error) == hidden.failure_text(hidden=True)
+        shown[cell.grade_id] = (cell.stdout, not cell.stderr and cell.value is None)
+    notes = {grade_id: verdict.note for grade_id, verdict in found["visible"].items()}
+    assert_reaches_the_summary(mutant.assignment, shown, mutant.lost, notes, TEST_STUDENT)
 
 
-# --- no message gives an answer away -------------------------------------------------------
+def crosses_cells(found: dict, checks: dict) -> bool:
+    """Does a verdict carry a rule across cells (`session.Session.judge`): a function voided by
+    its reuse cell, "same cause as", "not judged"?"""
+    for verdicts in found.values():
+        for grade_id, verdict in verdicts.items():
+            voided = checks[grade_id].voids and not verdict.passed
+            same_cause = (verdict.message or "").startswith("same cause as ")
+            if voided or same_cause or verdict.category == NOT_JUDGED:
+                return True
+    return False
 
-NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e-?\d+)?")
-FRACTION = re.compile(r"(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)")
 
-
-@pytest.mark.parametrize("mutant", run_as_students(), ids=lambda m: m.id)
-def test_a_mutant_graded_cell_by_cell_loses_exactly_its_cells(mutant):
-    """nbgrader's rule on the notebook it grades: a test cell that raises or writes to stderr
-    scores 0, every other keeps its points."""
-    points = autograded_cells(read(source_path(mutant.assignment)))
-    nb = graded(released_with(mutant.assignment, answers(mutant)), mutant.assignment)
-    found = scores(run_cells(nb, grading=True, student=TEST_STUDENT), points)
-    assert set(found) == set(points)
-    assert {g for g, score in found.items() if score != points[g]} == mutant.lost_at_grading
+def test_every_assignment_has_a_kernel_witness():
+    assert {m.assignment for m in kernel_witnesses()} == set(ASSIGNMENTS)
 
 
 def is_a_mutant(assignment: str, edits, lost) -> bool:
     """Is a planted bug a mutant's (ps3 Part C's, ps7's and ps8's are made from the bank),
-    with the same cells lost? It is then graded cell by cell as that mutant."""
+    with the same cells lost? Its mutant's run then proves it."""
     return any(
         m.assignment == assignment and m.edits == tuple(edits) and m.lost_at_grading == lost
-        for m in run_as_students()
+        for m in MUTANTS
     )
 
 
@@ -145,31 +133,20 @@ BUGS = [
 
 @pytest.mark.parametrize(("assignment", "bug"), BUGS, ids=[f"{a}:{b}" for a, b in BUGS])
 def test_a_planted_bug_graded_cell_by_cell_loses_exactly_its_points(assignment, bug):
-    """The bank's planted bugs (course_bank.BANK), the source notebook edited, by the same
-    rule."""
+    """The bank's planted bugs (course_bank.BANK), the source notebook edited, run as nbgrader
+    autogrades it (NBGRADER_EXECUTION set: a failing check raises), by nbgrader's rule."""
     edits, expected = BANK[assignment][bug]
     points = autograded_cells(read(source_path(assignment)))
     nb = with_bug(read(source_path(assignment)), edits)
-    found = scores(run_cells(nb, grading=True, student=TEST_STUDENT), points)
+    found = scores(run_cells(nb, grading=True, student=TEST_STUDENT).cells, points)
     assert set(found) == set(points)
     assert {g for g, score in found.items() if score != points[g]} == expected
 
 
-def crosses_cells(mutant) -> bool:
-    """Does a verdict of the mutant carry a rule across cells (`selfcheck.run_check`)?"""
-    for verdicts in verdicts_of(mutant).values():
-        for grade_id, verdict in verdicts.items():
-            voided = CHECKS[mutant.assignment][grade_id].voids and not verdict.passed
-            same_cause = (verdict.message or "").startswith("same cause as ")
-            if voided or same_cause or verdict.category == NOT_JUDGED:
-                return True
-    return False
+# --- no message gives an answer away -------------------------------------------------------
 
-
-def test_every_mutant_with_a_rule_across_cells_is_a_kernel_witness():
-    across = {m.id for m in run_as_students() if crosses_cells(m)}
-    assert across <= set(KERNEL_WITNESSES), sorted(across - set(KERNEL_WITNESSES))
-    assert {m.assignment for m in kernel_witnesses()} == set(ASSIGNMENTS)
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e-?\d+)?")
+FRACTION = re.compile(r"(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)")
 
 
 def _digits4(value: float) -> float:
@@ -219,31 +196,28 @@ def without_labels(message: str, spec) -> str:
 
 
 @cache
-def answered_cells() -> list[tuple[str, str, set[float]]]:
-    """(assignment, grade_id, its answers) of every cell whose answer is a number."""
+def answered_cells() -> list[tuple[CheckSpec, set[float]]]:
+    """(check, its answers) of every cell whose answer is a number."""
     cells = []
     for assignment in ASSIGNMENTS:
         values = value_answers(assignment)
-        for grade_id, spec in CHECKS[assignment].items():
+        for spec in CHECKS[assignment].values():
             cases = cases_of(spec)
             if any(case.how == "get" for case in cases):
                 # ps1 asks one record through: no answer of the notebook in any message
-                cells.append((assignment, grade_id, values))
+                cells.append((spec, values))
             elif scripted_answers(spec):
-                cells.append((assignment, grade_id, scripted_answers(spec)))
+                cells.append((spec, scripted_answers(spec)))
     return cells
 
 
 def test_the_answered_cells_are_the_value_and_timing_cells():
-    named = {(a, g) for a, g, _ in answered_cells()}
-    assert {(a, g) for a, g in named if a == "ps1_by_hand"} == {
-        ("ps1_by_hand", g) for g in CHECKS["ps1_by_hand"]
-    }
-    assert ("ps4_rmsnorm", "param_counts") in named
-    assert {("ps6_stability_speed", "timing_warmup"), ("ps6_stability_speed", "timing_median")} <= (
-        named
+    named = {spec for spec, _ in answered_cells()}
+    assert {spec for spec in named if spec.assignment == PS1.mean.assignment} == set(
+        CHECKS[PS1.mean.assignment].values()
     )
-    assert all(answers for _, _, answers in answered_cells())
+    assert {PS4.param_counts, PS6.timing_warmup, PS6.timing_median} <= named
+    assert all(answers for _, answers in answered_cells())
 
 
 def test_gives_away_reads_numbers_and_fractions():
@@ -256,35 +230,35 @@ def test_gives_away_reads_numbers_and_fractions():
 
 def test_no_message_of_the_bank_gives_a_numeric_answer_away():
     recorded = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
-    for assignment, grade_id, wanted in answered_cells():
+    for spec, wanted in answered_cells():
         for name, cells in recorded.items():
-            if not name.startswith(assignment + "/"):
+            if not name.startswith(spec.assignment + "/"):
                 continue
             for battery in ("visible", "hidden"):
-                message = cells[grade_id][battery]["message"] or ""
-                shown = without_labels(message, CHECKS[assignment][grade_id])
-                assert gives_away(shown, wanted) == [], f"{name} {grade_id}: {message}"
+                message = cells[spec.grade_id][battery]["message"] or ""
+                shown = without_labels(message, spec)
+                assert gives_away(shown, wanted) == [], f"{name} {spec.grade_id}: {message}"
 
 
 def test_ps1s_cells_do_not_answer_their_questions():
     """Population or sample, where eps goes: a test cell's docstring and its check's line
     (printed under a ✗ before the question is answered) must not say."""
-    nb = read(source_path("ps1_by_hand"))
+    nb = read(source_path(PS1.mean.assignment))
     docstrings = {
         nbgrader_meta(c)["grade_id"]: c.source.split("\n", 1)[0]
         for c in nb.cells
         if nbgrader_meta(c).get("grade") and c.cell_type == "code"
     }
     spoilers = {
-        "variance": ("population", "sample", "d - 1", "divide"),
-        "eps_effect": ("inside", "outside", "square root", "variance"),
-        "param_counts": ("2 d", "d_model", "bias"),
+        PS1.variance: ("population", "sample", "d - 1", "divide"),
+        PS1.eps_effect: ("inside", "outside", "square root", "variance"),
+        PS1.param_counts: ("2 d", "d_model", "bias"),
     }
-    checks = CHECKS["ps1_by_hand"]
-    for grade_id, words in spoilers.items():
-        for text in (docstrings[grade_id], checks[grade_id].summary):
+    for spec, words in spoilers.items():
+        for text in (docstrings[spec.grade_id], spec.summary):
             assert not [w for w in words if w in text.lower()], text
-    values = value_answers("ps1_by_hand")
+    values = value_answers(PS1.mean.assignment)
+    checks = CHECKS[PS1.mean.assignment]
     for grade_id, text in docstrings.items():
         assert gives_away(text + " " + checks[grade_id].summary, values) == [], text
 
@@ -292,7 +266,7 @@ def test_ps1s_cells_do_not_answer_their_questions():
 def test_ps1s_table_holds_the_typical_wrong_answers():
     """The issue's list: std for variance, sum/(d - 1), uncentred mean of squares, rounded,
     eps added to the output, eps outside the root, wrong eps, sample variance, wrong counts."""
-    names = {m.name for m in PS1}
+    names = {m.name for m in PS1_MUTANTS}
     assert {
         "std for variance",
         "sum divided by d - 1",

@@ -6,8 +6,8 @@ NBGRADER_EXECUTION. Then every check cell printed its line on stdout, and nothin
 in-process check gives it, and the summary counts the checks that pass and the points the
 failing ones lose. Proven at two layers with one assertion (`assert_reaches_the_summary`):
 
-- every mutant (mutants.run_as_students), its notebook run cell by cell in this process
-  (in_process.py), the cheap layer;
+- every mutant, in the one in-process run of its graded notebook (mutants.graded_once,
+  test_mutants.py), the cheap layer;
 - real kernels (nbclient, `allow_errors=False`, as JupyterLab's *Kernel > Restart Kernel
   and Run All Cells…*): each notebook blank and with the instructor's answers, and one
   mutant of each assignment (its first kernel witness, mutants.KERNEL_WITNESSES), which show
@@ -33,15 +33,11 @@ from course_helpers import (
     summary_counts,
     with_student,
 )
-from in_process import run_cells
-from mutants import MUTANTS, answers, kernel_witnesses, released_with, run_as_students
+from mutants import MUTANTS, answers, graded_once, kernel_witnesses, released_with
 from nbclient import NotebookClient
-from test_mutants import verdicts_of
 
 from normlab.grading import ASSIGNMENTS, CHECKS, pools, selfcheck
 from normlab_sandbox import student_variant
-
-pytestmark = pytest.mark.xdist_group("mutant-verdicts")  # with test_mutants.py, which says why
 
 BLANK, SOLUTION = "blank", "solution"
 FIRST_WITNESSES = {}  # assignment -> its first kernel witness
@@ -52,7 +48,10 @@ KERNEL_RUNS = [
     *((a, SOLUTION) for a in ASSIGNMENTS),
     *((m.assignment, m.name) for m in FIRST_WITNESSES.values()),
 ]
-IN_PROCESS_RUNS = [(m.assignment, m.name) for m in run_as_students()]
+
+
+def mutant_of(assignment: str, which: str):
+    return next(m for m in MUTANTS if (m.assignment, m.name) == (assignment, which))
 
 
 def filled(assignment: str, which: str):
@@ -65,8 +64,7 @@ def filled(assignment: str, which: str):
         cells = read(source_path(assignment)).cells
         answer = {nbgrader_meta(c)["grade_id"]: c.source for c in cells if is_answer(c)}
         return with_student(released_with(assignment, answer))
-    mutant = next(m for m in MUTANTS if (m.assignment, m.name) == (assignment, which))
-    return with_student(released_with(assignment, answers(mutant)))
+    return with_student(released_with(assignment, answers(mutant_of(assignment, which))))
 
 
 def is_answer(cell) -> bool:
@@ -78,16 +76,17 @@ def lost_cells(assignment: str, which: str) -> set[str]:
         return set(CHECKS[assignment])
     if which == SOLUTION:
         return set()
-    return set(next(m.lost for m in MUTANTS if (m.assignment, m.name) == (assignment, which)))
+    return set(mutant_of(assignment, which).lost)
 
 
-def note(assignment: str, which: str, grade_id: str) -> str | None:
-    """The qualification of a passing visible check ("apart from the axes: see axis"), as the
-    in-process run of the same answers gives it (test_mutants); None for the solution."""
+def notes(assignment: str, which: str) -> dict[str, str | None]:
+    """grade_id -> the qualification of its visible check ("apart from the axes: see axis"), as
+    the in-process run of the same answers gives it (mutants.graded_once); None for the blank
+    notebook and the solution."""
     if which in (BLANK, SOLUTION):
-        return None
-    mutant = next(m for m in MUTANTS if (m.assignment, m.name) == (assignment, which))
-    return verdicts_of(mutant)["visible"][grade_id].note
+        return dict.fromkeys(CHECKS[assignment])
+    visible = graded_once(mutant_of(assignment, which)).verdicts()["visible"]
+    return {grade_id: verdict.note for grade_id, verdict in visible.items()}
 
 
 def run_all(nb):
@@ -121,31 +120,26 @@ def test_restart_and_run_all_reaches_the_summary_and_counts_the_points_lost(assi
         kinds = {(o.output_type, o.get("name")) for o in cell.outputs}
         clean = kinds <= {("stream", "stdout")}  # nothing on stderr, no error, no value
         shown[nbgrader_meta(cell).get("grade_id")] = (stdout(cell), clean)
-    assert_reaches_the_summary(assignment, which, shown)
+    student = None if which == BLANK else TEST_STUDENT
+    lost, noted = lost_cells(assignment, which), notes(assignment, which)
+    assert_reaches_the_summary(assignment, shown, lost, noted, student)
 
 
-@pytest.mark.parametrize(
-    ("assignment", "which"), IN_PROCESS_RUNS, ids=[f"{a}:{w}" for a, w in IN_PROCESS_RUNS]
-)
-def test_run_all_in_process_reaches_the_summary_and_counts_the_points_lost(assignment, which):
-    runs = run_cells(filled(assignment, which), grading=False)
-    assert all(run.error is None for run in runs), [r.error for r in runs if r.error]
-    shown = {run.grade_id: (run.stdout, not run.stderr and run.value is None) for run in runs}
-    assert_reaches_the_summary(assignment, which, shown)
-
-
-def assert_reaches_the_summary(assignment: str, which: str, shown: dict) -> None:
+def assert_reaches_the_summary(
+    assignment: str, shown: dict, lost: set[str], notes: dict, student: str | None
+) -> None:
     """`shown`: grade_id -> (the cell's stdout, whether it showed nothing else), of a run that
-    reached its last cell."""
+    reached its last cell; `lost`: the grade_ids of the checks that fail, `notes` each passing
+    one's qualification; `student`: whose numbers a check that varies ran on (None: the
+    notebook names no one)."""
     checks = CHECKS[assignment]
-    lost = lost_cells(assignment, which)
     for grade_id, spec in checks.items():
         text, clean = shown[grade_id]
         assert clean, (grade_id, text)
         if grade_id in lost:
             assert text.startswith(selfcheck.check_line(spec, "✗") + "\n  "), text
         else:  # a tick says what else is wrong, as the in-process check says it
-            assert text == selfcheck.passed_line(spec, note(assignment, which, grade_id)) + "\n"
+            assert text == selfcheck.passed_line(spec, notes[grade_id]) + "\n"
     summary = shown[SUMMARY_CELL][0]
     total = sum(spec.points for spec in checks.values())
     lost_points = sum(checks[g].points for g in lost)
@@ -156,13 +150,13 @@ def assert_reaches_the_summary(assignment: str, which: str, shown: dict) -> None
         total,
     )
     assert points_lost(summary) == lost_points
-    if assignment in pools.POOLS and which == BLANK:  # no id: every check asks for it
+    if assignment in pools.POOLS and student is None:  # no id: every check asks for it
         assert all(student_variant.ASK in shown[g][0] for g in checks)
         assert student_variant.ASK in summary
     elif assignment in pools.POOLS:
-        assert f"These checks ran on the numbers of {TEST_STUDENT}" in summary
+        assert f"These checks ran on the numbers of {student}" in summary
     for grade_id, spec in checks.items():
         if grade_id in lost:
             assert selfcheck.check_line(spec, "✗") in summary
         else:
-            assert selfcheck.check_line(spec, "✓", note(assignment, which, grade_id)) in summary
+            assert selfcheck.check_line(spec, "✓", notes[grade_id]) in summary
