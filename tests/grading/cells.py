@@ -5,7 +5,7 @@ object, never by a retyped grade_id (test_house.py counts those).
 
 from __future__ import annotations
 
-from normlab.grading import CHECKS
+from normlab.grading import CHECKS, Verdict, cell_verdict
 
 PS1 = CHECKS["ps1_by_hand"].cell
 PS2 = CHECKS["ps2_layer_norm"].cell
@@ -20,3 +20,8 @@ PS8 = CHECKS["ps8_in_a_model"].cell
 def grade_ids(specs) -> frozenset[str]:
     """The grade_ids of the checks `specs` (what a notebook and a gradebook name them by)."""
     return frozenset(spec.grade_id for spec in specs)
+
+
+def verdict_of(spec, namespace: dict) -> Verdict:
+    """The Verdict of `spec`'s cell at autograde for `namespace` (`cell_verdict`)."""
+    return cell_verdict(spec.assignment, spec.grade_id, namespace)

@@ -13,6 +13,7 @@ from functools import partial
 
 import numpy as np
 import pytest
+from cells import PS2, PS3, PS4, PS5, verdict_of
 from course_bank import BANK
 from course_helpers import (
     autograded_cells,
@@ -112,13 +113,13 @@ def test_planted_bug_loses_exactly_its_cells_each_to_its_misconception(assignmen
 
 
 def test_a_planted_bug_message_names_the_misconception_with_evidence():
-    edits, _ = BANK["ps2_layer_norm"]["keepdims-and-wrong-axis"]
-    namespace = run_in_process(with_bug(read(source_path("ps2_layer_norm")), edits))
-    verdict = cell_verdict("ps2_layer_norm", "independence", namespace)
-    assert verdict.category == "independence"
+    edits, _ = BANK[PS2.axis.assignment]["keepdims-and-wrong-axis"]
+    namespace = run_in_process(with_bug(read(source_path(PS2.axis.assignment)), edits))
+    verdict = verdict_of(PS2.independence, namespace)
+    assert verdict.category == PS2.independence.category
     assert verdict.message.startswith("Independence: changing record (")
     assert "your statistics cross the batch axis" in verdict.message
-    shape = cell_verdict("ps2_layer_norm", "stats_shape", namespace).message
+    shape = verdict_of(PS2.stats_shape, namespace).message
     assert "keepdims" in shape and "(2,)" in shape
 
 
@@ -134,8 +135,9 @@ def test_a_function_with_state_is_told_about_its_state():
         running[var.shape] = var
         return gamma * (x - mu) / np.sqrt(var + eps) + beta
 
-    verdict = cell_verdict("ps2_layer_norm", "independence", {"layer_norm": layer_norm})
-    assert verdict.category == "independence" and "keeps state between calls" in verdict.message
+    verdict = verdict_of(PS2.independence, {"layer_norm": layer_norm})
+    assert verdict.category == PS2.independence.category
+    assert "keeps state between calls" in verdict.message
 
 
 def test_a_gradient_returned_nested_is_named_whole_and_a_list_of_three_passes():
@@ -148,12 +150,12 @@ def test_a_gradient_returned_nested_is_named_whole_and_a_list_of_three_passes():
     def as_list(dy, x, gamma, eps=1e-5):
         return [np.zeros_like(x), np.zeros_like(gamma), np.zeros_like(gamma)]
 
-    verdict = cell_verdict("ps5_backward", "dtype_and_shape", {"layer_norm_backward": nested})
+    verdict = verdict_of(PS5.dtype_and_shape, {"layer_norm_backward": nested})
     assert verdict.message == (
         "Type: layer_norm_backward must return three NumPy arrays (dx, dgamma, dbeta); it "
         "returned tuple(numpy.ndarray, tuple of 2 arrays, numpy.ndarray) (x of shape (4, 6))."
     )
-    assert cell_verdict("ps5_backward", "dtype_and_shape", {"layer_norm_backward": as_list}).passed
+    assert verdict_of(PS5.dtype_and_shape, {"layer_norm_backward": as_list}).passed
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -189,34 +191,22 @@ def _no_eps_and_too_large(axes):
 
 
 @pytest.mark.parametrize(
-    ("assignment", "grade_id", "name", "axes", "zero"),
+    ("spec", "axes", "zero"),
     [
-        (
-            "ps2_layer_norm",
-            "eps_placement",
-            "layer_norm",
-            -1,
-            "a record of zero variance must give beta",
-        ),
-        (
-            "ps3_axes",
-            "bn_eps_placement",
-            "batch_norm",
-            0,
-            "a feature of zero variance must give beta",
-        ),
-        ("ps4_rmsnorm", "rms_eps", "rms_norm", -1, "a record of zero mean square must give 0,"),
+        (PS2.eps_placement, -1, "a record of zero variance must give beta"),
+        (PS3.bn_eps_placement, 0, "a feature of zero variance must give beta"),
+        (PS4.rms_eps, -1, "a record of zero mean square must give 0,"),
     ],
+    ids=lambda value: getattr(value, "grade_id", None),
 )
-def test_the_eps_fallback_says_what_a_zero_statistic_gives_for_each_norm(
-    assignment, grade_id, name, axes, zero
-):
+def test_the_eps_fallback_says_what_a_zero_statistic_gives_for_each_norm(spec, axes, zero):
     """No member of the family matches and a constant record gives NaN: the property branch."""
+    (name,) = spec.targets
     norm = _no_eps_and_too_large(axes)
     if name == "rms_norm":
         norm = partial(_rms_call, norm)
-    verdict = cell_verdict(assignment, grade_id, {name: norm})
-    assert verdict.category == grade_id
+    verdict = verdict_of(spec, {name: norm})
+    assert verdict.category == spec.category
     assert verdict.message.startswith("eps: for ") and zero in verdict.message, verdict.message
 
 
@@ -235,21 +225,17 @@ def _no_keepdims_rms(x, gamma, eps=1e-6):
 
 
 @pytest.mark.parametrize(
-    ("assignment", "grade_id", "target", "fn"),
-    [
-        ("ps2_layer_norm", "eps_placement", "layer_norm", _no_keepdims_ln),
-        ("ps4_rmsnorm", "rms_eps", "rms_norm", _no_keepdims_rms),
-    ],
+    ("spec", "fn"),
+    [(PS2.eps_placement, _no_keepdims_ln), (PS4.rms_eps, _no_keepdims_rms)],
+    ids=lambda value: getattr(value, "grade_id", None),
 )
-def test_a_missing_keepdims_on_a_square_input_is_named_never_blamed_on_eps(
-    assignment, grade_id, target, fn
-):
+def test_a_missing_keepdims_on_a_square_input_is_named_never_blamed_on_eps(spec, fn):
     """The eps cell's first case is square (6, 6): statistics without keepdims broadcast
     there without an error, and the cell says so, in a category of its own."""
-    spec = CHECKS[assignment][grade_id]
+    (target,) = spec.targets
     square = spec.make_cases(0, hidden=False)[0]
     assert square.args[0].shape == (6, 6)
-    verdict = cell_verdict(assignment, grade_id, {target: fn})
+    verdict = verdict_of(spec, {target: fn})
     assert verdict.category == "missing_keepdims"
     assert verdict.message.endswith("lost their last axis (missing keepdims)")
     assert "eps" not in verdict.message
@@ -258,7 +244,7 @@ def test_a_missing_keepdims_on_a_square_input_is_named_never_blamed_on_eps(
 
 
 def test_a_missing_keepdims_elsewhere_is_named_in_numpys_broadcast_error():
-    verdict = cell_verdict("ps2_layer_norm", "axis", {"layer_norm": _no_keepdims_ln})
+    verdict = verdict_of(PS2.axis, {"layer_norm": _no_keepdims_ln})
     assert verdict.category == "crashed"
     assert "could not be broadcast together with shapes (3,5) (3,) (" in verdict.message
     assert verdict.message.endswith(
@@ -274,7 +260,7 @@ def test_a_layer_norm_returning_lists_is_named_briefly():
         mu, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
         return ((x - mu) / np.sqrt(var + eps) * gamma + beta).tolist()
 
-    verdict = cell_verdict("ps2_layer_norm", "axis", {"layer_norm": as_lists})
+    verdict = verdict_of(PS2.axis, {"layer_norm": as_lists})
     assert verdict.message == (
         "layer_norm returned list of 3 lists of floats, not an array (a 2-D input of shape (3, 5))."
     )

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from cells import PS2 as PS2_CELLS
 from demo_course import (
     PS2,
     PS2_ANSWERS,
@@ -33,7 +34,7 @@ def autograde_log(tmp_path_factory) -> tuple[Path, str]:
     write_submission(course, "honest", honest)
     edited = fill(released_notebook(course), PS2_ANSWERS["correct"])
     for cell in edited.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == "axis":
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == PS2_CELLS.axis.grade_id:
             cell.source = "pass  # the student emptied this test cell"
     write_submission(course, "edited", edited)
     done = subprocess.run(

@@ -9,6 +9,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+from cells import PS2, verdict_of
 from course_helpers import own_variant
 from nbgrader.preprocessors import ClearHiddenTests
 from traitlets.config.loader import PyFileConfigLoader
@@ -23,7 +24,6 @@ from normlab.grading import (
     CHECKS,
     Case,
     Ref,
-    cell_verdict,
     check,
     run_case,
     use_assignment,
@@ -89,10 +89,11 @@ def test_tripwire_sees_a_reference_captured_under_another_name():
     def sneaky(x, gamma, beta, eps=1e-5):
         return captured(x, gamma, beta, eps)
 
-    verdict = cell_verdict("ps2_layer_norm", "reference_reuse", {"layer_norm": sneaky})
-    assert verdict.category == "reference_reuse" and "normlab.layer_norm" in verdict.message
+    verdict = verdict_of(PS2.reference_reuse, {"layer_norm": sneaky})
+    assert verdict.category == PS2.reference_reuse.category
+    assert "normlab.layer_norm" in verdict.message
     # ... and the cells that grade numbers are not judged (the reuse policy, "function")
-    axis = cell_verdict("ps2_layer_norm", "axis", {"layer_norm": sneaky})
+    axis = verdict_of(PS2.axis, {"layer_norm": sneaky})
     assert axis.category == "not judged" and "normlab.layer_norm" in axis.message
 
 
@@ -129,7 +130,7 @@ def test_patching_normlab_in_the_kernel_does_not_move_the_expectations(monkeypat
     assert private.layer_norm(np.array([1.0, 2.0, 3.0, 4.0]), eps=0.0)[0] == pytest.approx(
         -1.341640786
     )
-    assert cell_verdict("ps2_layer_norm", "axis", {"layer_norm": correct_ln}).passed
+    assert verdict_of(PS2.axis, {"layer_norm": correct_ln}).passed
 
 
 def test_cases_are_deterministic_and_plain():
@@ -156,32 +157,32 @@ def test_cases_are_deterministic_and_plain():
 
 
 def test_check_raises_assertion_error_with_the_message_and_returns_none_on_pass():
-    use_assignment("ps2_layer_norm")
-    assert check("axis", correct_ln) is None
+    use_assignment(PS2.axis.assignment)
+    assert check(PS2.axis.grade_id, correct_ln) is None
 
     def wrong_axis(x, gamma, beta, eps=1e-5):
         return correct_ln(np.swapaxes(x, 0, -1), 1.0, 0.0, eps).swapaxes(0, -1) * gamma + beta
 
     with pytest.raises(AssertionError, match="Wrong axis"):
-        check("axis", wrong_axis, hidden=True)
+        check(PS2.axis.grade_id, wrong_axis, hidden=True)
     with pytest.raises(TypeError, match="reads 1 value"):
-        check("axis", correct_ln, correct_ln)
+        check(PS2.axis.grade_id, correct_ln, correct_ln)
 
 
 def test_a_correct_answer_emits_no_warning_through_check():
     """Nothing a check does may write to stderr: nbgrader would zero the cell."""
-    use_assignment("ps2_layer_norm")
+    use_assignment(PS2.axis.assignment)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for grade_id in ("eps_placement", "numerics"):
-            check(grade_id, correct_ln, hidden=True)
+        for spec in (PS2.eps_placement, PS2.numerics):
+            check(spec.grade_id, correct_ln, hidden=True)
 
 
 def test_a_zero_variance_warning_becomes_part_of_the_message():
     def no_eps(x, gamma, beta, eps=1e-5):
         return gamma * (x - x.mean(axis=-1, keepdims=True)) / x.std(axis=-1, keepdims=True) + beta
 
-    message = cell_verdict("ps2_layer_norm", "eps_placement", {"layer_norm": no_eps}).message
+    message = verdict_of(PS2.eps_placement, {"layer_norm": no_eps}).message
     assert "No eps" in message and "NumPy warned" in message
 
 
@@ -206,7 +207,7 @@ def test_feedback_clears_hidden_tests_with_nbgraders_step_and_cuts_tracebacks():
         ]
     )
     cell = nbformat.v4.new_code_cell(source)
-    cell.metadata["nbgrader"] = {"grade": True, "grade_id": "axis", "points": 3}
+    cell.metadata["nbgrader"] = {"grade": True, "grade_id": PS2.axis.grade_id, "points": 3}
     cell.outputs = [
         nbformat.v4.new_output(
             "error",

@@ -7,11 +7,12 @@ from functools import partial
 
 import numpy as np
 import pytest
+from cells import PS1, PS2
 
 from normlab.answer_key import batteries
-from normlab.answer_key.backing import LIVE
+from normlab.answer_key.live import LIVE
 from normlab.answer_key.random_inputs import messy, rng_for
-from normlab.grading import CHECKS, Case, Result, Verdict, backing, judges, selfcheck
+from normlab.grading import Case, Result, Verdict, backing, judges, selfcheck
 from normlab.grading.evidence import (
     amount,
     arrays_output,
@@ -112,25 +113,25 @@ def test_a_failed_call_is_not_written_or_crashed_by_what_failed(case, result, ca
 
 
 def test_a_verdict_passes_without_a_message_and_fails_with_one():
-    assert PASS.passed and as_verdict(None, "axis") is PASS
-    assert as_verdict("Wrong axis: ...", "axis") == Verdict("axis", "Wrong axis: ...")
+    assert PASS.passed and as_verdict(None, "wrong_axis") is PASS
+    assert as_verdict("Wrong axis: ...", "wrong_axis") == Verdict("wrong_axis", "Wrong axis: ...")
     crashed = Verdict(CRASHED, "f raised ValueError")
-    assert as_verdict(crashed, "axis") is crashed and not crashed.passed
+    assert as_verdict(crashed, "wrong_axis") is crashed and not crashed.passed
     with pytest.raises(ValueError):
-        Verdict("axis")
+        Verdict("wrong_axis")
     with pytest.raises(ValueError):
         Verdict("passed", "but with a message")
 
 
 def test_arrays_output_reads_a_tuple_of_arrays_or_names_what_came_back():
     case = Case("f", args=(np.zeros((2, 3)),), label="x")
-    parts, shapes = ("dx", "dgamma"), ((2, 3), (3,))
+    parts, shapes = ("dx", "dw"), ((2, 3), (3,))
     good = Result(output=(np.ones(6), [1, 2, 3]), output_type="tuple(numpy.ndarray, list)")
-    (dx, dgamma), problem = arrays_output("f", case, good, parts, shapes=shapes)
-    assert problem is None and dx.shape == (2, 3) and dgamma.dtype == np.float64
+    (dx, dw), problem = arrays_output("f", case, good, parts, shapes=shapes)
+    assert problem is None and dx.shape == (2, 3) and dw.dtype == np.float64
     single = Result(output=np.ones(3), output_type="numpy.ndarray")
     assert arrays_output("f", case, single, parts)[1] == (
-        "f must return two arrays, (dx, dgamma); it returned numpy.ndarray (x)."
+        "f must return two arrays, (dx, dw); it returned numpy.ndarray (x)."
     )
     words = Result(output=("a", "b"), output_type="tuple(str, str)")
     assert arrays_output("f", case, words, parts)[1] == (
@@ -138,7 +139,7 @@ def test_arrays_output_reads_a_tuple_of_arrays_or_names_what_came_back():
     )
     short = Result(output=(np.ones(6), np.ones(2)), output_type="tuple")
     assert arrays_output("f", case, short, parts, shapes=shapes)[1] == (
-        "dgamma has shape (2,) for x; it should have shape (3,)."
+        "dw has shape (2,) for x; it should have shape (3,)."
     )
     crashed = Result(error=("ValueError", "no"))
     assert arrays_output("f", case, crashed, parts)[1].category == CRASHED
@@ -197,7 +198,7 @@ def _spec(grade_id, judge=None, points=1, **options):
 def test_a_bare_message_names_the_cells_category_and_a_verdict_keeps_its_own():
     cases = _draw(rng_for(0, "x"), False)
     worded = _spec("eps_placement", lambda cases, results, oracle: "eps outside")
-    assert worded.judge(cases, [Result()], LIVE) == Verdict("eps_placement", "eps outside")
+    assert worded.judge(cases, [Result()], LIVE) == Verdict(worded.grade_id, "eps outside")
     finer = _spec("axis", lambda cases, results, oracle: "axis 0", category="batch_axis")
     assert finer.judge(cases, [Result()], LIVE).category == "batch_axis"
     crashed = Verdict(CRASHED, "f raised KeyError")
@@ -226,13 +227,14 @@ def test_messy_records_differ_in_scale_and_offset():
 
 
 def test_find_check_looks_the_cell_up_and_counts_its_targets():
-    assert selfcheck.find_check("ps2_layer_norm", "axis", 1) is CHECKS["ps2_layer_norm"]["axis"]
+    axis, counts = PS2.axis, PS1.param_counts
+    assert selfcheck.find_check(axis.assignment, axis.grade_id, 1) is axis
     with pytest.raises(KeyError):
-        selfcheck.find_check("ps2_layer_norm", "no_such_cell", 1)
+        selfcheck.find_check(axis.assignment, "no_such_cell", 1)
     with pytest.raises(KeyError):
-        selfcheck.find_check("ps9_unknown", "axis", 1)
-    with pytest.raises(TypeError, match=r"check\('param_counts'\) reads 3 value\(s\)"):
-        selfcheck.find_check("ps1_by_hand", "param_counts", 1)
+        selfcheck.find_check("ps_unknown", axis.grade_id, 1)
+    with pytest.raises(TypeError, match=rf"check\('{counts.grade_id}'\) reads 3 value\(s\)"):
+        selfcheck.find_check(counts.assignment, counts.grade_id, 1)
 
 
 # the paper's worked record as a variant of ps1 (Ba, Kiros and Hinton, 2016): mean 2.5
@@ -240,7 +242,7 @@ PAPER = {"slot": 0, "record": [1.0, 2.0, 3.0, 4.0], "d_model": 512}
 
 
 def test_run_check_runs_each_case_and_judges():
-    spec = CHECKS["ps1_by_hand"]["mean"]
+    spec = PS1.mean
     ran = []
 
     def run_one(case):
@@ -252,19 +254,20 @@ def test_run_check_runs_each_case_and_judges():
     wrong = selfcheck.run_check(
         spec, lambda case: Result(output=3.25, output_type="float"), variant=PAPER
     )
-    assert wrong.category == "mean" and wrong.message.startswith("mean_r is not the mean of r")
+    assert wrong.category == spec.category
+    assert wrong.message.startswith("mean_r is not the mean of r")
     assert "d = 4 features" in wrong.message  # the message follows the variant
 
 
 def test_a_check_of_a_variant_without_one_asks_who_the_student_is():
-    spec = CHECKS["ps1_by_hand"]["mean"]
+    spec = PS1.mean
     asked = judge_battery(spec, lambda case: Result(output=2.5), variant=None)
     assert asked.category == NOT_WRITTEN and 'STUDENT = "<your id>"' in asked.message
 
 
 def test_run_check_judges_with_the_oracle_it_is_given():
     """The oracle is the one seam for expectations: ps1's eps cell asks it for LayerNorm."""
-    spec = CHECKS["ps1_by_hand"]["eps_effect"]
+    spec = PS1.eps_effect
     answer = Result(output=np.array([-1.0, 0.0, 0.0, 1.0]), output_type="numpy.ndarray")
 
     class Replay:
@@ -284,7 +287,10 @@ def test_run_check_judges_with_the_oracle_it_is_given():
     assert "layer_norm" in Replay.asked
 
 
-def test_run_check_names_a_checker_bug_and_lets_the_runners_exceptions_through(monkeypatch):
+def test_a_battery_names_a_checker_bug_and_lets_the_runners_exceptions_through(monkeypatch):
+    """judge_battery (under every Session.judge): a failure building the cases or judging is
+    the course's CheckerError; the runner's own exceptions (a kernel gone) pass through."""
+
     def broken_cases(*args):
         raise IndexError("oops")
 
@@ -295,13 +301,13 @@ def test_run_check_names_a_checker_bug_and_lets_the_runners_exceptions_through(m
     monkeypatch.setattr(backing, "current", Drawn)
     spec = _spec("x")
     with pytest.raises(CheckerError, match="could not build its cases: oops") as info:
-        selfcheck.run_check(spec, lambda case: Result())
+        judge_battery(spec, lambda case: Result())
     assert isinstance(info.value.__cause__, IndexError)
     monkeypatch.undo()
     monkeypatch.setattr(backing, "current", Drawn)
     spec = _spec("x", broken_judge)
     with pytest.raises(CheckerError, match="could not judge: bad"):
-        selfcheck.run_check(spec, lambda case: Result())
+        judge_battery(spec, lambda case: Result())
 
     class KernelGone(Exception):
         pass
@@ -310,7 +316,7 @@ def test_run_check_names_a_checker_bug_and_lets_the_runners_exceptions_through(m
         raise KernelGone
 
     with pytest.raises(KernelGone):
-        selfcheck.run_check(spec, gone)
+        judge_battery(spec, gone)
 
 
 @pytest.mark.parametrize(

@@ -251,7 +251,7 @@ def test_ps1s_cells_do_not_answer_their_questions():
     }
     spoilers = {
         PS1.variance: ("population", "sample", "d - 1", "divide"),
-        PS1.eps_effect: ("inside", "outside", "square root", "variance"),
+        PS1.eps_effect: ("inside", "outside", "square root", "var"),  # var_r, the variance
         PS1.param_counts: ("2 d", "d_model", "bias"),
     }
     for spec, words in spoilers.items():

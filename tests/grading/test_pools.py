@@ -55,16 +55,16 @@ def test_every_variant_is_workable_by_hand(variant):
 
 
 def _right(variant) -> dict:
-    case = CHECKS[PS1]["mean"].make_cases(DEFAULT_SEED, variant=variant)[0]
+    case = CHECKS[PS1].cell.mean.make_cases(DEFAULT_SEED, variant=variant)[0]
     oracle = DeclaredOracle(LIVE, ps1_by_hand.right_questions(case))
     return ps1_by_hand._right(SimpleNamespace(case=case, oracle=oracle))
 
 
 def test_no_typical_mistake_is_right_in_any_variant():
     tables = {
-        "mean": ps1_by_hand.MEAN_MISTAKES,
+        "mu": ps1_by_hand.MEAN_MISTAKES,
         "var": ps1_by_hand.VARIANCE_MISTAKES,
-        "normalized": ps1_by_hand.NORMALIZED_MISTAKES,
+        "x_hat": ps1_by_hand.NORMALIZED_MISTAKES,
         "with_eps": ps1_by_hand.EPS_MISTAKES,
     }
     for variant in VARIANTS:

@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 import pytest
+from cells import PS2
 from course_helpers import (
     TEST_STUDENT,
     autograded_cells,
@@ -73,24 +74,22 @@ def test_a_passing_visible_check_prints_one_tick_line_and_returns_none(assignmen
 
 
 def test_the_tick_line_names_the_check_and_its_points():
-    spec = CHECKS["ps2_layer_norm"]["axis"]
-    assert selfcheck.passed_line(spec) == (
+    assert selfcheck.passed_line(PS2.axis) == (
         "✓ axis: LayerNorm: statistics over the last axis (3 points)"
     )
-    assert selfcheck.passed_line(CHECKS["ps2_layer_norm"]["centering"]).endswith("(1 point)")
+    assert selfcheck.passed_line(PS2.centering).endswith("(1 point)")
 
 
 def test_a_failing_check_prints_its_message_under_a_cross_and_returns(capsys, monkeypatch):
     """In a student's kernel a failure is printed and the notebook runs on (Run All)."""
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    use_assignment("ps2_layer_norm")
+    use_assignment(PS2.axis.assignment)
     capsys.readouterr()
-    assert check("axis", _unwritten) is None
+    assert check(PS2.axis.grade_id, _unwritten) is None
     shown = capsys.readouterr()
-    spec = CHECKS["ps2_layer_norm"]["axis"]
     assert shown.err == ""
     assert shown.out.startswith(
-        selfcheck.check_line(spec, "✗") + "\n  layer_norm is not written yet"
+        selfcheck.check_line(PS2.axis, "✗") + "\n  layer_norm is not written yet"
     )
     assert shown.out.count("\n") == 2
 
@@ -99,10 +98,10 @@ def test_a_failing_check_prints_its_message_under_a_cross_and_returns(capsys, mo
 def test_while_nbgrader_grades_a_failing_check_raises_the_judges_message(mode, capsys, monkeypatch):
     """nbgrader sets NBGRADER_EXECUTION in the kernel it grades in: the cell must fail."""
     monkeypatch.setenv("NBGRADER_EXECUTION", mode)
-    use_assignment("ps2_layer_norm")
+    use_assignment(PS2.axis.assignment)
     capsys.readouterr()
     with pytest.raises(AssertionError, match="^layer_norm is not written yet"):
-        check("axis", _unwritten)
+        check(PS2.axis.grade_id, _unwritten)
     assert capsys.readouterr().out == ""
 
 
@@ -110,9 +109,9 @@ def test_a_failing_hidden_battery_raises_even_outside_nbgrader(capsys, monkeypat
     """Only a graded notebook holds hidden batteries (nbgrader restores them), so they raise
     whatever the environment says."""
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    use_assignment("ps2_layer_norm")
+    use_assignment(PS2.axis.assignment)
     with pytest.raises(AssertionError, match="^On a hidden input: layer_norm is not written"):
-        check("axis", _unwritten, hidden=True)
+        check(PS2.axis.grade_id, _unwritten, hidden=True)
     assert capsys.readouterr().out == ""
 
 
@@ -205,7 +204,9 @@ def test_without_torch_only_a_torch_assignment_stops_its_setup_cell(monkeypatch)
     assert REAL_TORCH == {"ps8_in_a_model"}
 
 
-def test_summary_before_the_setup_cell_says_what_to_run(capsys):
+def test_summary_before_the_setup_cell_says_what_to_run(capsys, monkeypatch):
+    # summary reads its caller's globals too: this module's, where other tests set one up
+    monkeypatch.delitem(globals(), selfcheck.SESSION, raising=False)
     assert summary({}) is None  # a namespace without a session
     assert "run the notebook's first code cell" in capsys.readouterr().out
 
@@ -273,11 +274,11 @@ def test_while_only_check_cells_run_each_battery_is_judged_once(capsys):
         dropped = _calls_of('y = 1\ncheck("centering", layer_norm)', layer_norm, calls)
         _session().cells_end()
         before = len(calls)
-        check("centering", layer_norm)  # no cell said it begins
+        check(PS2.centering.grade_id, layer_norm)  # no cell said it begins
         untracked = len(calls) - before
     finally:
         _session().cells_end()
-    reuse = len(CHECKS["ps2_layer_norm"]["reference_reuse"].make_cases(0, hidden=False))
+    reuse = len(PS2.reference_reuse.make_cases(0, hidden=False))
     assert again == 0  # the same cell again: its own battery was kept too
     assert dropped == kept + reuse  # reference_reuse's battery runs again, its cases once each
     assert untracked == dropped
