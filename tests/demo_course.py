@@ -24,6 +24,8 @@ from pathlib import Path
 
 import nbformat
 
+from normlab.grading import CHECKS
+
 REPO = Path(__file__).resolve().parents[1]
 PS2 = "ps2_layer_norm"
 # Root grades each job slot's kernels under a uid of its own (`--uid-base`; the process limit
@@ -103,7 +105,7 @@ PS2_ANSWERS: dict[str, dict[str, str]] = {
         "row_stats_answer": ROW_STATS,
         "layer_norm_answer": LAYER_NORM.replace(".astype(out_dtype)", ""),
     },
-    "reference_reuse": {
+    CHECKS[PS2].cell.reference_reuse.grade_id: {  # named after its cell (verdicts.json)
         "row_stats_answer": (
             "import normlab\n\n\ndef row_stats(x):\n    return normlab.row_stats(x)\n"
         ),

@@ -114,7 +114,7 @@ def test_numbers_are_read_as_written():
 def test_a_result_must_be_glued_and_setup_must_be_in_the_caption():
     glued = glued_values(
         {
-            "mean": {"data": {"text/plain": "2.5"}},
+            "mu": {"data": {"text/plain": "2.5"}},
             "share": {"data": {"text/plain": "np.float64(0.998)"}},
             "list": {"data": {"text/plain": "'0.42, 0.91 and 0.52'"}},
             "flag": {"data": {"text/plain": "True"}},

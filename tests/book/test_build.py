@@ -13,7 +13,7 @@ import pytest
 import yaml
 from book_pages import REPO, html_path, toc_files
 
-from normlab.grading import ASSIGNMENTS, check
+from normlab.grading import ASSIGNMENTS, CHECKS, check
 
 pytestmark = pytest.mark.slow
 
@@ -178,7 +178,8 @@ def test_the_exercises_page_shows_the_message_the_grader_gives_today(built_site,
     namespace: dict = {}
     exec(first_cell, namespace)  # noqa: S102 - the page's planted layer_norm
     capsys.readouterr()
-    check("independence", namespace["layer_norm"], assignment="ps2_layer_norm")
+    independence = CHECKS["ps2_layer_norm"].cell.independence
+    check(independence.grade_id, namespace["layer_norm"], assignment=independence.assignment)
     printed = capsys.readouterr().out
     assert printed.startswith("✗ independence:")
     html = (built_site / html_path("exercises/index")).read_text(encoding="utf-8")

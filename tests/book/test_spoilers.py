@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from book_pages import REPO, html_path, part_files, toc_files
+from cells import PS1, PS4
 from graded_numbers import Answer, numeric_answers, shown_answers_in, value_answer_checks
 from site_visit import serious, value
 
@@ -71,6 +72,8 @@ ANSWERS = {
     "time_median": [("bench/timing.py", "time_interleaved")],
     # ps8's module: the torch twin's class, and the function its forward calls
     "LayerNorm": [("torch_twins.py", "LayerNorm"), ("torch_twins.py", "layer_norm")],
+    "dyt": [("dyt.py", "dyt")],
+    "dyt_backward": [("dyt.py", "dyt_backward")],
 }
 
 # Functions that DESIGN.md's contracts give to a problem set whose notebook is not written yet:
@@ -460,8 +463,8 @@ def test_the_graded_numbers_are_read_from_the_solution_notebooks():
     """Each value answer an autograded cell checks, with its numbers; the guard has work. ps1's
     are every variant's of its pool (issue 30): one vector per variant for normalized_r."""
     checked = {a: value_answer_checks(a) for a in ASSIGNMENTS}
-    assert ("param_counts", "ln_total") in checked["ps4_rmsnorm"]
-    assert ("normalized", "normalized_r") in checked["ps1_by_hand"]
+    assert (PS4.param_counts.grade_id, "ln_total") in checked[PS4.param_counts.assignment]
+    assert (PS1.normalized.grade_id, "normalized_r") in checked[PS1.normalized.assignment]
     assert not checked["ps2_layer_norm"]  # functions are answers of another kind (above)
     answers = numeric_answers("ps1_by_hand")
     vectors = {a.values for a in answers if a.name == "normalized_r"}
@@ -481,12 +484,12 @@ def test_a_graded_number_is_found_at_four_significant_digits():
 
 
 def test_a_vector_answer_is_shown_only_whole():
-    vector = Answer("ps0", "normalized", "z", (-1.5, -1 / 3, 1 / 3, 1.5))
+    vector = Answer("ps0", "z_cell", "z", (-1.5, -1 / 3, 1 / 3, 1.5))
     assert not shown_answers_in("a third, 0.3333, is everywhere", [vector])
     assert shown_answers_in("z = [-1.5, -0.3333, 0.3333, 1.5]", [vector])
     scattered = "0.3333 here, 1.5 there, -1.5 below and -0.3333 at the end"
     assert not shown_answers_in(scattered, [vector])  # its numbers, not the vector
-    whole = Answer("ps0", "normalized", "z", (-1.0, 0.0, 1.0))  # nothing looked for
+    whole = Answer("ps0", "z_cell", "z", (-1.0, 0.0, 1.0))  # nothing looked for
     assert not shown_answers_in("-1, 0 and 1", [whole])
 
 

@@ -17,21 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cells import PS2
 from demo_course import LAYER_NORM, ROW_STATS
 
-STATS_CELLS = ("stats_axis", "stats_population_variance", "stats_shape", "stats_reference_reuse")
-LN_CELLS = (
-    "axis",
-    "centering",
-    "population_variance",
-    "eps_placement",
-    "gain_and_bias",
-    "independence",
-    "dtype_and_shape",
-    "input_untouched",
-    "numerics",
-    "reference_reuse",
-)
+from normlab.grading.catalog import cells_of
+
+STATS_CELLS = tuple(spec.grade_id for spec in cells_of(PS2.stats_axis))  # row_stats' cells
+LN_CELLS = tuple(spec.grade_id for spec in cells_of(PS2.axis))  # layer_norm's
 UNWRITTEN_LN = "def layer_norm(x, gamma, beta, eps=1e-5):\n    raise NotImplementedError()\n"
 TOTAL = 25.0
 STATS_POINTS = 6.0
@@ -39,7 +31,17 @@ STATS_POINTS = 6.0
 # wrong on the axes, so its centring is not judged (a tick is a true statement), and wrong on
 # every other cell (3 + 1 + 2 + 2 + 2 + 2 points)
 ZEROS_LN = "def layer_norm(x, gamma, beta, eps=1e-5):\n    return np.zeros_like(x)\n"
-ZEROS_FAILED = LN_CELLS[:6]  # axis, centering, variance, eps, gain and bias, independence
+ZEROS_FAILED = tuple(
+    spec.grade_id
+    for spec in (
+        PS2.axis,
+        PS2.centering,
+        PS2.population_variance,
+        PS2.eps_placement,
+        PS2.gain_and_bias,
+        PS2.independence,
+    )
+)
 ZEROS_SCORE = TOTAL - 12.0
 
 
@@ -355,10 +357,10 @@ ATTACKS = (
         "tampered_notebook",
         "editing the notebook",
         notebook_edits={
-            "delete": "axis",
-            "replace_source": ("centering", "pass\n"),
-            "points": ("numerics", 100),
-            "fake_output": "eps_placement",
+            "delete": PS2.axis.grade_id,
+            "replace_source": (PS2.centering.grade_id, "pass\n"),
+            "points": (PS2.numerics.grade_id, 100),
+            "fake_output": PS2.eps_placement.grade_id,
         },
     ),
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cells import PS2
 from demo_course import REPO
 
 from normlab.grading.checkcell import CheckCall, parse_test_cell
@@ -16,8 +17,8 @@ check('axis', layer_norm, hidden=True)
 
 def test_the_course_cell_is_two_calls_visible_then_hidden():
     assert parse_test_cell(COURSE_CELL) == [
-        CheckCall("axis", ("layer_norm",)),
-        CheckCall("axis", ("layer_norm",), hidden=True),
+        CheckCall(PS2.axis.grade_id, ("layer_norm",)),
+        CheckCall(PS2.axis.grade_id, ("layer_norm",), hidden=True),
     ]
 
 

@@ -27,15 +27,15 @@ STUDENTS = [
     ("bob", "Bob", "Babbage", "bob@example.edu"),
     ("carol", None, None, None),  # added without a roster: no names
 ]
-CELLS = {"ps2_layer_norm": {"axis": 4.0, "eps": 3.0}, "ps3_axes": {"batch_axis": 5.0}}
+CELLS = {"ps2_layer_norm": {"axes": 4.0, "eps": 3.0}, "ps3_axes": {"batch_axis": 5.0}}
 
 
 def build_gradebook(db_url: str) -> None:
     """Scores: alice 7 (ps2, 2 late points off) + 5 (ps3); bob 4 (ps2) and no ps3; carol none."""
     earned = {
-        ("alice", "ps2_layer_norm"): {"axis": 4.0, "eps": 3.0},
+        ("alice", "ps2_layer_norm"): {"axes": 4.0, "eps": 3.0},
         ("alice", "ps3_axes"): {"batch_axis": 5.0},
-        ("bob", "ps2_layer_norm"): {"axis": 4.0, "eps": 0.0},
+        ("bob", "ps2_layer_norm"): {"axes": 4.0, "eps": 0.0},
     }
     with Gradebook(db_url) as gb:
         for student_id, first, last, email in STUDENTS:

@@ -18,6 +18,7 @@ import nbformat
 import pytest
 from demo_course import LAYER_NORM, PS2, ROW_STATS, build_course, fill, released_notebook
 from demo_course import write_submission as write
+from security_attacks import STATS_CELLS
 from security_course import CONFIG_EXTRA, TIMEOUT_S, Graded, run_grader, run_nbgrader_autograde
 
 from normlab.course.grader import run_record
@@ -68,7 +69,6 @@ SUBMISSIONS = {
     "stats_cuts_its_channel": (stats(CUT), LAYER_NORM, "stats_raises", True),
 }
 PLAIN_LOOP = "stats_loops_on_numpy"
-STATS_CELLS = {"stats_axis", "stats_population_variance", "stats_shape", "stats_reference_reuse"}
 CPU_LIMIT_S = 3
 CPU_SUBMISSIONS = {
     "correct": (ROW_STATS, LAYER_NORM, None, True),
@@ -153,7 +153,7 @@ def test_a_crash_is_recorded_with_its_reason_and_a_fresh_kernel(failing_course):
     assert record["kernel"] == "replaced" and "exited with code 3" in record["reason"]
     not_run = [c for c in record["cells"] if c["status"] == "not run"]
     died = {c["grade_id"] for c in record["cells"] if c["status"] == "kernel died"}
-    assert {c["grade_id"] for c in not_run} == STATS_CELLS - died
+    assert {c["grade_id"] for c in not_run} == set(STATS_CELLS) - died
     assert all("row_stats stopped the kernel" in c["message"] for c in not_run), not_run
     lost = [c for c in record["cells"] if c["grade_id"] and c["status"] != "passed"]
     assert {c["category"] for c in lost} == {CRASHED}
@@ -163,7 +163,7 @@ def test_a_crash_is_recorded_with_its_reason_and_a_fresh_kernel(failing_course):
 def test_a_loop_s_cells_are_counted_as_timed_out(failing_course, student):
     record = failing_course.record(student)
     lost = [c for c in record["cells"] if c["grade_id"] and c["status"] != "passed"]
-    assert {c["grade_id"] for c in lost} == STATS_CELLS
+    assert {c["grade_id"] for c in lost} == set(STATS_CELLS)
     assert {c["category"] for c in lost} == {TIMED_OUT}
 
 

@@ -11,6 +11,7 @@ from ast import literal_eval
 
 import numpy as np
 import pytest
+from cells import PS2
 from demo_course import REPO, UID_BASE
 
 from normlab.course.grader import bwrap
@@ -151,7 +152,7 @@ def test_check_in_a_test_cell_the_grader_did_not_read_fails_closed(kernel):
     """A test cell the grader sends to the kernel (it could not read it as check calls) that
     calls check raises there, naming the cell: it scores 0 instead of passing unjudged."""
     source = "from normlab.grading import check\ncheck('axis', abs, hidden=not False)"
-    reply = kernel.request(protocol.RunCell(0, source, "axis"), 20, Answers())
+    reply = kernel.request(protocol.RunCell(0, source, PS2.axis.grade_id), 20, Answers())
     (error,) = [o for o in reply.outputs if o["output_type"] == "error"]
     assert reply.error and error["ename"] == "UnreadTestCell"
     assert "test cell 'axis'" in error["evalue"] and "scores 0" in error["evalue"]

@@ -30,14 +30,15 @@ def test_the_committed_notebooks_already_follow_their_checks(tmp_path, monkeypat
 
 
 def test_one_edit_moves_the_cell_the_part_and_the_title(tmp_path, monkeypatch):
+    axis = CHECKS[PS2].cell.axis
     checks = dict(CHECKS)
-    checks[PS2] = {**CHECKS[PS2], "axis": dataclasses.replace(CHECKS[PS2]["axis"], points=5.0)}
+    checks[PS2] = {**CHECKS[PS2], axis.grade_id: dataclasses.replace(axis, points=5.0)}
     monkeypatch.setattr(points, "CHECKS", checks)
     shutil.copytree(REPO / "solutions" / PS2, tmp_path / PS2)
     assert points.sync_course(tmp_path) == [tmp_path / PS2 / f"{PS2}.ipynb"]
     nb = nbformat.read(tmp_path / PS2 / f"{PS2}.ipynb", as_version=4)
-    assert cell(nb, "axis").metadata.nbgrader["points"] == 5.0
-    was = CHECKS[PS2]["axis"].points
+    assert cell(nb, axis.grade_id).metadata.nbgrader["points"] == 5.0
+    was = axis.points
     assert f"({25 + 5 - was:g} points)" in headings(nb)[0]  # the title
     part_b = next(h for h in headings(nb) if h.startswith("## Part B"))
     assert f"({19 + 5 - was:g} points)" in part_b

@@ -50,7 +50,8 @@ def _entry(verdict) -> dict:
     return {"category": verdict.category, "message": verdict.message}
 
 
-STATS_CELLS = ("stats_axis", "stats_population_variance")
+CELLS = CHECKS[PS2].cell
+STATS_CELLS = (CELLS.stats_axis.grade_id, CELLS.stats_population_variance.grade_id)
 
 
 def _entries() -> dict[str, dict[str, dict]]:
@@ -95,7 +96,10 @@ def test_rewording_a_message_changes_no_count():
     assert reworded != entries
     assert _tally(reworded) == _tally(entries)
     # a misconception whose words look like "not written" is still a misconception
-    lookalike = {"category": "stats_axis", "message": "row_stats is not written yet: NameError"}
+    lookalike = {
+        "category": CELLS.stats_axis.category,
+        "message": "row_stats is not written yet: NameError",
+    }
     assert column(lookalike) == "misconception_count"
 
 
@@ -105,7 +109,7 @@ def test_rewording_a_message_changes_no_count():
         ({"category": NOT_WRITTEN}, "not_written"),
         ({"category": CRASHED}, "crashed"),
         ({"category": TIMED_OUT}, "timed_out"),
-        ({"category": "population_variance"}, "misconception_count"),
+        ({"category": CELLS.population_variance.category}, "misconception_count"),
         ({"category": "sample_variance"}, "misconception_count"),  # a finer one
         ({"category": PASSED}, "no_verdict"),  # the score was changed by hand
         ({"status": "failed", "message": "AssertionError: ..."}, "no_verdict"),  # an old record
@@ -120,17 +124,17 @@ def test_the_column_of_a_lost_cell(entry, counted):
     ("failed", "errors", "verdict", "category"),
     [
         (False, [], PASSED, PASSED),
-        (True, [error("AssertionError", "Wrong axis: ...")], "axis", "axis"),
+        (True, [error("AssertionError", "Wrong axis: ...")], "wrong_axis", "wrong_axis"),
         (True, [error("NameError", "name 'f' is not defined")], NOT_WRITTEN, NOT_WRITTEN),
         (True, [], PASSED, CRASHED),  # the check passed, the cell wrote to stderr
         # cells the kernel ran (not check calls): by what they raised
-        (True, [error("AssertionError", "wrong")], None, "stats_axis"),
+        (True, [error("AssertionError", "wrong")], None, CELLS.stats_axis.grade_id),
         (True, [error("NotImplementedError", "")], None, NOT_WRITTEN),
         (True, [error("ZeroDivisionError", "division by zero")], None, CRASHED),
     ],
 )
 def test_a_test_cell_that_ran_gets_its_category(failed, errors, verdict, category):
-    assert cell_category("stats_axis", failed, errors, verdict) == category
+    assert cell_category(CELLS.stats_axis.grade_id, failed, errors, verdict) == category
 
 
 @pytest.fixture(scope="module")
@@ -155,10 +159,10 @@ def test_report_writes_the_csv_and_the_chart(demo_report):
     assert all(int(row["not_written"]) == 1 for row in rows.values())
     assert all(int(row[c]) == 0 for row in rows.values() for c in ("timed_out", "no_verdict"))
     # the sample-variance student is counted under the population-variance cells
-    assert int(rows["population_variance"]["misconception_count"]) >= 1
-    assert int(rows["stats_population_variance"]["misconception_count"]) >= 1
+    for spec in (CELLS.population_variance, CELLS.stats_population_variance):
+        assert int(rows[spec.grade_id]["misconception_count"]) >= 1
     # bars are labelled with the misconception, not with what the check wants
-    assert rows["centering"]["misconception"] == CHECKS[PS2]["centering"].misconception
+    assert rows[CELLS.centering.grade_id]["misconception"] == CELLS.centering.misconception
 
 
 @pytest.mark.slow
