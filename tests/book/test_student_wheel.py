@@ -48,10 +48,11 @@ from normlab.grading import (
     CHECKS,
     DEFAULT_SEED,
     pools,
-    recording,
+    recorded,
     run_case,
     run_check,
 )
+from normlab.grading.oracle import fingerprint
 from normlab.grading.session import CheckerError
 from normlab_sandbox import wire
 from normlab_sandbox.cases import Ref
@@ -158,17 +159,17 @@ def test_no_case_maker_and_no_hidden_case_in_the_wheel(members, sources):
             params = {a.arg for a in args.args} if isinstance(args, ast.arguments) else set()
             assert "rng" not in params, f"{name}: a case maker"
     text = "\n".join(data.decode(errors="replace") for data in members.values())
-    kept = recording.Recording.loads(members["normlab/grading/recorded.json"])
-    kept_inputs = {recording.fingerprint((a,)) for c in _cases(kept) for a in c.args}
+    kept = recorded.Recording.loads(members["normlab/grading/recorded.json"])
+    kept_inputs = {fingerprint((a,)) for c in _cases(kept) for a in c.args}
     hidden_only = 0
     for assignment, specs in CHECKS.items():
         for grade_id, spec in specs.items():
             for (variant, visible), (_, hidden) in zip(
                 _batteries(spec, False), _batteries(spec, True), strict=True
             ):
-                shown = {recording.fingerprint((case,)) for case in visible}
+                shown = {fingerprint((case,)) for case in visible}
                 kept_here = _kept(kept, spec, variant)
-                assert {recording.fingerprint((c,)) for c in kept_here} == shown, grade_id
+                assert {fingerprint((c,)) for c in kept_here} == shown, grade_id
                 hidden_only += _hidden_only(hidden, shown, kept, kept_inputs, text, assignment)
     assert hidden_only > 100  # the scan has teeth
 
@@ -177,7 +178,7 @@ def _hidden_only(hidden, shown, kept, kept_inputs, text, assignment) -> int:
     """Checks the hidden cases of one battery; returns how many the visible one lacks."""
     count = 0
     for case in hidden:
-        if recording.fingerprint((case,)) in shown:
+        if fingerprint((case,)) in shown:
             continue
         count += 1
         for arg in case.args:  # a LayerNorm only the graders hold, by its name
@@ -186,7 +187,7 @@ def _hidden_only(hidden, shown, kept, kept_inputs, text, assignment) -> int:
                 assert arg.name not in text, f"{assignment} {arg.name}"
         x = case.args[0] if case.args else None
         if isinstance(x, np.ndarray) and x.size > 1:
-            assert recording.fingerprint((x,)) not in kept_inputs, assignment
+            assert fingerprint((x,)) not in kept_inputs, assignment
     return count
 
 
@@ -261,12 +262,12 @@ def _in_venv(python: Path, script: str, payload, tmp_path: Path):
     """Run `script` in the venv (isolated: no PYTHONPATH, not from the repository), giving it
     `payload` and taking back its result, both wire-encoded, through files."""
     given, taken = tmp_path / "given", tmp_path / "taken"
-    given.write_bytes(wire.dumps(payload, recording.REGISTRY))
+    given.write_bytes(wire.dumps(payload, recorded.REGISTRY))
     (tmp_path / "script.py").write_text(textwrap.dedent(script))
     command = [str(python), "-I", str(tmp_path / "script.py"), str(given), str(taken)]
     done = subprocess.run(command, cwd=tmp_path, env=clean_env(), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    return wire.loads(taken.read_bytes(), recording.REGISTRY)
+    return wire.loads(taken.read_bytes(), recorded.REGISTRY)
 
 
 PROBE_VALUES = {
@@ -275,6 +276,7 @@ PROBE_VALUES = {
     "gamma": np.random.default_rng(20260613).uniform(0.5, 2.0, 6),
     "beta": np.random.default_rng(20260614).normal(size=6),
     "eps": 1e-5,
+    "alpha": 0.5,
     "num_groups": 2,
     "y": np.random.default_rng(20260615).normal(size=(4, 6)),
     "z": np.random.default_rng(20260616).normal(size=(4, 6)),
@@ -295,12 +297,12 @@ PROBE = """
     import importlib, inspect, pkgutil, sys
     import numpy as np
     import normlab, normlab_sandbox
-    from normlab.grading import recording
+    from normlab.grading import backing, recorded
     from normlab_sandbox import wire
 
     given, taken = sys.argv[1:]
-    values = wire.loads(open(given, "rb").read(), recording.REGISTRY)
-    values |= {"norm_fn": lambda x: x, "fn": lambda *a: None, "oracle": recording.ORACLE,
+    values = wire.loads(open(given, "rb").read(), recorded.REGISTRY)
+    values |= {"norm_fn": lambda x: x, "fn": lambda *a: None, "oracle": backing.current(),
                "rng": np.random.default_rng(0)}
     found = {}
 
@@ -348,11 +350,11 @@ PROBE = """
                         probe(f"{module.__name__}.{name}.{attr}", method)
     for where, outcome in found.items():  # what cannot travel as data goes as its type
         try:
-            wire.dumps(outcome, recording.REGISTRY)
+            wire.dumps(outcome, recorded.REGISTRY)
         except TypeError:
             found[where] = ("returned", wire.Opaque(type(outcome[1]).__name__, "?"))
     taken_data = {"found": found, "need_torch": tuple(need_torch)}
-    open(taken, "wb").write(wire.dumps(taken_data, recording.REGISTRY))
+    open(taken, "wb").write(wire.dumps(taken_data, recorded.REGISTRY))
 """
 
 
@@ -361,6 +363,7 @@ def _answers() -> list:
     the probe inputs: no public callable of the download may return one of these."""
     v = PROBE_VALUES
     x, dy, gamma, beta, groups = v["x"], v["dy"], v["gamma"], v["beta"], v["num_groups"]
+    alpha = v["alpha"]
     answers = [
         normlab.layer_norm(x),
         normlab.layer_norm(x, gamma, beta),
@@ -376,6 +379,10 @@ def _answers() -> list:
         normlab.batch_norm_backward(dy, x, gamma),
         normlab.group_norm(x, groups),
         normlab.group_norm(x, groups, gamma, beta),
+        normlab.dyt(x, alpha),
+        normlab.dyt(x, alpha, gamma, beta),
+        normlab.dyt_backward(dy, x, alpha),
+        normlab.dyt_backward(dy, x, alpha, gamma),
         *(p.fn(x) for p in normlab.red_team.RED_TEAM.values()),
         *(f(x) for f in trusted.PLANTED.values()),
         *formula_outputs.all_outputs(x, v["eps"]).values(),
@@ -392,8 +399,10 @@ def _equal(got, want) -> bool:
             and len(got) == len(want)
             and all(_equal(g, w) for g, w in zip(got, want, strict=True))
         )
-    got = got if isinstance(got, np.ndarray) else None
-    return got is not None and got.shape == want.shape and np.allclose(got, want, equal_nan=True)
+    if not isinstance(got, np.ndarray | float | np.floating):  # dyt's dalpha is one number
+        return False
+    got, want = np.asarray(got), np.asarray(want)
+    return got.shape == want.shape and np.allclose(got, want, equal_nan=True)
 
 
 @pytest.mark.network
@@ -422,12 +431,12 @@ def test_no_public_callable_of_the_download_computes_an_answer(venv, tmp_path):
 VERDICTS = """
     import contextlib, io, sys
     from functools import partial
-    from normlab.grading import CHECKS, recording, run_case, run_check
+    from normlab.grading import CHECKS, recorded, run_case, run_check
     from normlab.grading.session import CheckerError
     from normlab_sandbox import wire
 
     given, taken = sys.argv[1:]
-    bank = wire.loads(open(given, "rb").read(), recording.REGISTRY)
+    bank = wire.loads(open(given, "rb").read(), recorded.REGISTRY)
     found = {}
     for name, (assignment, sources) in sorted(bank.items()):
         namespace = {}
@@ -443,7 +452,7 @@ VERDICTS = """
                     found[name, grade_id] = (verdict.category, verdict.message)
                 except CheckerError as exc:
                     found[name, grade_id] = ("checker error", str(exc))
-    open(taken, "wb").write(wire.dumps(found, recording.REGISTRY))
+    open(taken, "wb").write(wire.dumps(found, recorded.REGISTRY))
 """
 
 
