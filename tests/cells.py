@@ -15,6 +15,7 @@ PS5 = CHECKS["ps5_backward"].cell
 PS6 = CHECKS["ps6_stability_speed"].cell
 PS7 = CHECKS["ps7_family"].cell
 PS8 = CHECKS["ps8_in_a_model"].cell
+PS9 = CHECKS["ps9_dyt"].cell
 
 
 def grade_ids(specs) -> frozenset[str]:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+# what every check and the summary say while the student is not known: the first code cell
+# says ASK, once, where STUDENT is set
+NOT_KNOWN = "your own numbers are not known yet: the first code cell says what to do."
 ASK = (
     "This problem set gives every student their own numbers, and it does not know who you are "
     'yet: set STUDENT = "<your id>" in the first code cell (the id your instructor enrolled '

@@ -11,10 +11,12 @@ exactly its own cell.
 
 from __future__ import annotations
 
-from cells import PS2, PS3, PS5, PS7, PS8
+from cells import PS2, PS3, PS5, PS7, PS8, PS9
 from course_helpers import cells_lost
 
 ROW, LN = "row_stats_answer", "layer_norm_answer"
+DYT, DYT_BWD = "dyt_answer", "dyt_backward_answer"  # ps9's answer cells
+TANH = "np.tanh(alpha * x.astype(np.float64))"  # in ps9's dyt
 BN, WIT = "batch_norm_answer", "witness_answer"
 BWD = "backward_answer"
 GN = "group_norm_answer"
@@ -336,8 +338,9 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set]]] = {
                     "(centred * centred).mean(axis=0, keepdims=True)",
                 ),
             ],
-            # an axis of one value (a batch of one) hides centring and eps: not judged
-            {PS2.stats_shape, PS2.axis, PS2.independence, PS2.centering, PS2.eps_placement},
+            # an axis of one value (a batch of one) hides centring and eps there, but the
+            # other inputs show both right, apart from the axes (issue 46: one bill)
+            {PS2.stats_shape, PS2.axis, PS2.independence},
         ),
         "sample-variance-twice": (
             [
@@ -633,6 +636,70 @@ BANK: dict[str, dict[str, tuple[list[tuple[str, str, str]], set]]] = {
         ]
     },
     "ps8_in_a_model": {name: (PS8_BUGS[name], {lost}) for lost, name in PS8_CELLS.items()},
+    "ps9_dyt": {
+        "alpha-after-no-beta-x-doubled": (
+            [
+                (DYT, TANH, "alpha * np.tanh(x.astype(np.float64))"),
+                (DYT, "    return (gamma * y + beta)", "    x *= 2.0\n    return (gamma * y)"),
+            ],
+            {PS9.dyt_alpha, PS9.dyt_gain_and_bias, PS9.dyt_input_untouched},
+        ),
+        "layer-norm-first-in-float64": (
+            [
+                (
+                    DYT,
+                    f"    y = {TANH}",
+                    "    x64 = x.astype(np.float64)\n"
+                    "    x64 = x64 - x64.mean(-1, keepdims=True)\n"
+                    "    y = np.tanh(alpha * x64 / np.sqrt(x64.var(-1, keepdims=True) + 1e-5))",
+                ),
+                (DYT, "return (gamma * y + beta).astype(dtype)", "return gamma * y + beta"),
+            ],
+            {PS9.dyt_elementwise, PS9.dyt_dtype_and_shape},
+        ),
+        "sigmoid-and-dalpha-without-x": (
+            [
+                (DYT, TANH, "1 / (1 + np.exp(-alpha * x))"),
+                (DYT_BWD, "(du * x64).sum()", "du.sum()"),
+            ],
+            {PS9.dyt_values, PS9.dyt_dalpha_x},
+        ),
+        "chain-rule-slips-dy-halved": (
+            [
+                (DYT_BWD, "dx = du * alpha", "dx = du"),
+                (DYT_BWD, "(dy64 * t).sum(axis=lead)", "(dy64 * x64).sum(axis=lead)"),
+                (DYT_BWD, "dy64.sum(axis=lead)", "dy64.mean(axis=lead)"),
+                (
+                    DYT_BWD,
+                    "    return dx.astype(dtype)",
+                    "    dy64 *= 0.5\n    return dx.astype(dtype)",
+                ),
+            ],
+            {PS9.dyt_dx_alpha, PS9.dyt_dgamma, PS9.dyt_dbeta, PS9.dyt_backward_input_untouched},
+        ),
+        "unsquared-derivative-dalpha-per-feature-float64": (
+            [
+                (DYT_BWD, "(1 - t * t)", "(1 - t)"),
+                (DYT_BWD, "dalpha = (du * x64).sum()", "dalpha = (du * x64).sum(axis=lead)"),
+                (DYT_BWD, "dtype.type(dalpha)", "dalpha.astype(dtype)"),
+                (DYT_BWD, "return dx.astype(dtype),", "return dx,"),
+            ],
+            {PS9.dyt_dx_tanh, PS9.dyt_dalpha_scalar, PS9.dyt_backward_dtype_and_shape},
+        ),
+        "both-from-normlab": (
+            [
+                (DYT, "^", "import normlab\n\n\n"),
+                (DYT, "    x = np.asarray(x)\n", "    return normlab.dyt(x, alpha, gamma, beta)\n"),
+                (DYT_BWD, "^", "import normlab\n\n\n"),
+                (
+                    DYT_BWD,
+                    "    x = np.asarray(x)\n",
+                    "    return normlab.dyt_backward(dy, x, alpha, gamma)\n",
+                ),
+            ],
+            {PS9.dyt_reference_reuse, PS9.dyt_backward_reference_reuse},
+        ),
+    },
 }
 # the grade_ids each loses under the course's reuse policy: a reuse cell costs its function's
 # every cell

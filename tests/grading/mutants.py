@@ -10,7 +10,7 @@ message must contain (`says`); ps3 Part C's, ps7's and ps8's are course_bank's p
 Each mutant's notebook is judged once in process (`graded_once`: the graded notebook, hidden
 tests back, run cell by cell in a student's kernel), and that one run proves every property
 (test_mutants.py): it loses exactly its cells by nbgrader's rule, its visible verdicts lose
-`lost` and its hidden ones `lost_at_grading`, no message gives an answer away, and Run All
+`lost` and so do its hidden ones (the same bill), no message gives an answer away, and Run All
 reaches the summary. The kernel witnesses (`KERNEL_WITNESSES`) run again in real kernels
 (test_nbgrader.py's `nbgrader autograde`, test_sandbox_class.py's grader, and the first of
 each assignment in test_run_all.py's Restart and Run All), which show that a kernel adds
@@ -21,15 +21,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cells import PS1, PS2, PS3, PS4, PS5, PS6, PS7, PS8, grade_ids
+from cells import PS1, PS2, PS3, PS4, PS5, PS6, PS7, PS8, PS9
 from course_bank import (
     BWD_RETURN,
     DY_IN_PLACE,
+    DYT,
+    DYT_BWD,
     PS3C_BUGS,
     PS3C_CELLS,
     PS7_BUGS,
     PS8_BUGS,
     PS8_CELLS,
+    TANH,
 )
 from course_helpers import (
     TEST_STUDENT,
@@ -54,7 +57,6 @@ class Mutant:
     values: dict = field(default_factory=dict)  # ps1: name -> the expression typed instead
     also: frozenset = frozenset()  # the other checks whose cells it loses
     says: str = ""  # words the message of `cell` contains
-    hidden_also: frozenset = frozenset()  # checks only the hidden battery loses (not judged)
 
     @property
     def assignment(self) -> str:
@@ -68,9 +70,9 @@ class Mutant:
 
     @property
     def lost_at_grading(self) -> frozenset[str]:
-        """The grade_ids of the cells it loses when graded: the visible battery's and the
-        hidden battery's."""
-        return self.lost | grade_ids(self.hidden_also)
+        """The grade_ids of the cells it loses when graded: the same as the visible battery's,
+        the bill the notebook's summary gives (issue 46: the same rules on both batteries)."""
+        return self.lost
 
     @property
     def id(self) -> str:
@@ -218,15 +220,8 @@ def _before(cell: str, anchor: str, new: str) -> tuple[str, str, str]:
     return (cell, anchor, new + anchor)
 
 
-def _m(name, cell, *edits, also=(), says="", hidden_also=()) -> Mutant:
-    return Mutant(
-        name,
-        cell,
-        edits=edits,
-        also=frozenset(also),
-        says=says,
-        hidden_also=frozenset(hidden_also),
-    )
+def _m(name, cell, *edits, also=(), says="") -> Mutant:
+    return Mutant(name, cell, edits=edits, also=frozenset(also), says=says)
 
 
 LN_CELLS = cells_of(PS2.axis)  # layer_norm's
@@ -280,8 +275,8 @@ FUNCTIONS = [
             "(centred * centred).mean(axis=-1, keepdims=True)",
             "(centred * centred).mean(axis=0, keepdims=True)",
         ),
-        also={PS2.independence, PS2.centering},  # the seed's record alone: axis 0 hides centring
-        hidden_also={PS2.eps_placement},  # a batch of one: axis 0 hides eps too
+        # the seed's record alone hides centring, the other inputs show it: apart from the axes
+        also={PS2.independence},
         says="Wrong axis",
     ),
     _m("no centring", PS2.centering, (LN, "centred = x64 - mu", "centred = x64")),
@@ -489,8 +484,7 @@ FUNCTIONS = [
             "(x64 * x64).mean(axis=-1, keepdims=True)",
             "(x64 * x64).mean(axis=0, keepdims=True)",
         ),
-        also={PS4.rms_no_centering},  # the seed's record alone: axis 0 hides centring
-        hidden_also={PS4.rms_eps},  # a batch of one: axis 0 hides eps too
+        # the seed's record alone hides centring, the other inputs show it: apart from the axes
         says="Wrong axis",
     ),
     _m(
@@ -742,8 +736,107 @@ PS8_MUTANTS = [
     for cell, name in PS8_CELLS.items()
 ]
 
-# ps3 Part C's last, so that the earlier mutants keep their student ids (`mutant_student`)
-MUTANTS: list[Mutant] = PS1_MUTANTS + FUNCTIONS + PS7_MUTANTS + PS8_MUTANTS + PS3C_MUTANTS
+# ps9 (Zhu et al., 2025): Dynamic Tanh and its backward, one mistake per cell
+PS9_MUTANTS = [
+    _m(
+        "sigmoid for tanh", PS9.dyt_values, (DYT, TANH, "1 / (1 + np.exp(-alpha * x))"), says="tanh"
+    ),
+    _m(
+        "alpha after the tanh",
+        PS9.dyt_alpha,
+        (DYT, TANH, "alpha * np.tanh(x.astype(np.float64))"),
+        says="alpha * tanh(x)",
+    ),
+    _m(
+        "LayerNorm then tanh",
+        PS9.dyt_elementwise,
+        (
+            DYT,
+            f"    y = {TANH}",
+            "    x64 = x.astype(np.float64)\n"
+            "    x64 = x64 - x64.mean(-1, keepdims=True)\n"
+            "    x64 = x64 / np.sqrt(x64.var(-1, keepdims=True) + 1e-5)\n"
+            "    y = np.tanh(alpha * x64)",
+        ),
+        says="no statistics",
+    ),
+    _m("no beta", PS9.dyt_gain_and_bias, (DYT, "(gamma * y + beta)", "(gamma * y)"), says="beta"),
+    _m(
+        "dyt in float64",
+        PS9.dyt_dtype_and_shape,
+        (DYT, "return (gamma * y + beta).astype(dtype)", "return gamma * y + beta"),
+        says="dtype",
+    ),
+    _m(
+        "alpha x written into x",
+        PS9.dyt_input_untouched,
+        (
+            DYT,
+            f"    y = {TANH}",
+            "    np.multiply(x, alpha, out=x)\n    y = np.tanh(x.astype(np.float64))",
+        ),
+        says="Input modified",
+    ),
+    _m(
+        "normlab's dyt",
+        PS9.dyt_reference_reuse,
+        (DYT, "^", "import normlab\n\n\n"),
+        _before(DYT, SOLUTION_START, "    return normlab.dyt(x, alpha, gamma, beta)\n"),
+        says="Reference reuse",
+    ),
+    _m("dx without alpha", PS9.dyt_dx_alpha, (DYT_BWD, "dx = du * alpha", "dx = du"), says="alpha"),
+    _m(
+        "1 - t for the derivative",
+        PS9.dyt_dx_tanh,
+        (DYT_BWD, "(1 - t * t)", "(1 - t)"),
+        says="not squared",
+    ),
+    _m(
+        "dalpha per feature",
+        PS9.dyt_dalpha_scalar,
+        (DYT_BWD, "dalpha = (du * x64).sum()", "dalpha = (du * x64).sum(axis=lead)"),
+        (DYT_BWD, "dtype.type(dalpha)", "dalpha.astype(dtype)"),
+        says="one number",
+    ),
+    _m("dalpha without x", PS9.dyt_dalpha_x, (DYT_BWD, "(du * x64).sum()", "du.sum()"), says="x"),
+    _m(
+        "dgamma from x",
+        PS9.dyt_dgamma,
+        (DYT_BWD, "(dy64 * t).sum(axis=lead)", "(dy64 * x64).sum(axis=lead)"),
+        says="dy * x",
+    ),
+    _m(
+        "dbeta a mean",
+        PS9.dyt_dbeta,
+        (DYT_BWD, "dy64.sum(axis=lead)", "dy64.mean(axis=lead)"),
+        says="averaged",
+    ),
+    _m(
+        "float64 dx",
+        PS9.dyt_backward_dtype_and_shape,
+        (DYT_BWD, "return dx.astype(dtype),", "return dx,"),
+        says="dtype",
+    ),
+    _m(
+        "dy halved in place",
+        PS9.dyt_backward_input_untouched,
+        (DYT_BWD, "    return dx.astype(dtype)", "    dy64 *= 0.5\n    return dx.astype(dtype)"),
+        says="wrote into its argument dy",
+    ),
+    _m(
+        "normlab's dyt_backward",
+        PS9.dyt_backward_reference_reuse,
+        (DYT_BWD, "^", "import normlab\n\n\n"),
+        _before(DYT_BWD, SOLUTION_START, "    return normlab.dyt_backward(dy, x, alpha, gamma)\n"),
+        says="Reference reuse",
+    ),
+]
+
+# ps3 Part C's and ps9's last, so that the earlier mutants keep their student ids
+# (`mutant_student`)
+MUTANTS: list[Mutant] = (
+    PS1_MUTANTS + FUNCTIONS + PS7_MUTANTS + PS8_MUTANTS + PS3C_MUTANTS + PS9_MUTANTS
+)
 
 
 def run_as_students() -> list[Mutant]:
@@ -777,6 +870,8 @@ KERNEL_WITNESSES = (
     "ps7_family:normlab's batch_norm_backward",
     "ps8_in_a_model:affine-flag-ignored",
     "ps8_in_a_model:functional-layer-norm",
+    "ps9_dyt:normlab's dyt",
+    "ps9_dyt:normlab's dyt_backward",
 )
 
 

@@ -23,6 +23,7 @@ from normlab.grading.evidence import (
 from normlab.grading.session import CheckerError, judge_battery
 from normlab.grading.spec import check_spec, registry
 from normlab.grading.verdict import CRASHED, NOT_WRITTEN, PASS, as_verdict
+from normlab_sandbox import student_variant
 
 
 def _case(tag: str) -> Case:
@@ -262,7 +263,7 @@ def test_run_check_runs_each_case_and_judges():
 def test_a_check_of_a_variant_without_one_asks_who_the_student_is():
     spec = PS1.mean
     asked = judge_battery(spec, lambda case: Result(output=2.5), variant=None)
-    assert asked.category == NOT_WRITTEN and 'STUDENT = "<your id>"' in asked.message
+    assert asked.category == NOT_WRITTEN and student_variant.NOT_KNOWN in asked.message
 
 
 def test_run_check_judges_with_the_oracle_it_is_given():
@@ -346,3 +347,22 @@ def test_the_first_bad_index_is_plain_ints_in_c_order_and_nan_counts():
     assert first_beyond(values, np.array([1e-6, 10.0])) == (1, 0)
     assert first_beyond(np.array([[0.0, 1e-9], [0.0, 5.0]]), 1e-6) == (1, 1)
     assert first_beyond(np.zeros((2, 2)), 0.0) is None
+
+
+def test_a_case_that_hides_the_choice_beside_cases_that_show_it_changes_nothing():
+    """issue 46: the same rule on every battery. A cell none of whose cases can show its choice
+    is not judged; one case that hides it beside cases that show it right leaves the pass (and
+    its 'apart from') as the other cases give it."""
+    from normlab.grading.qualified import Apart, Hidden, qualified_judge
+
+    cells = {"axes": "the_axes_cell", "eps": "the_eps_cell"}
+    said = {"shows": Apart(("axes",)), "hides": Hidden("axes", "one value each")}
+    judge = qualified_judge(
+        lambda case, result: (case.tag, None), lambda seen: said[seen.value], cells
+    )
+    both = [Case("f", tag="shows"), Case("f", tag="hides")]
+    verdict = judge(both, [Result(), Result()], LIVE)
+    assert verdict.passed and verdict.note == "apart from the axes: see the_axes_cell"
+    alone = judge([Case("f", tag="hides")], [Result()], LIVE)
+    assert alone.category == "not judged"
+    assert alone.message == "not judged: fix the_axes_cell first: one value each"

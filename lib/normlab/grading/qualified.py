@@ -5,14 +5,19 @@ cell that reads its choice right on an output that is wrong on another choice pa
 its own property holds, but says what else is wrong, so that its tick is true: "✓ values,
 apart from the variance: see population_variance". And where another wrong choice hides this
 cell's (statistics over an axis of length one are a single value: the output is 0 whatever
-the cell reads) the cell cannot judge, keeps no points, and says which cell to fix first.
+the cell reads) that input cannot show it; where no input of the battery can, the cell
+cannot judge, keeps no points, and says which cell to fix first. An input that hides the
+choice beside inputs that show it changes nothing: the same rule holds on the visible inputs
+and on the hidden ones, so a tick "apart from" another mistake on the visible inputs is not
+taken back at grading by an input that only hides the choice (issue 46).
 
     qualified_judge(read, rule, cells)   judge(cases, results, oracle): each case read, then
                                          rule(seen) -> None (passes as it is) | Apart(choices)
                                          (passes, apart from those) | Hidden(choice, why)
                                          (cannot judge) | a message or Verdict (fails);
-                                         the first failure wins, then the first hidden case,
-                                         then the pass, with every choice it holds apart from
+                                         the first failure wins; then, if no case could
+                                         show the choice, the first hidden case; else the
+                                         pass, with every choice it holds apart from
 
 `cells` names the grade cell of each choice in the assignment (None: no cell reads it), or
 is a function of the case that does (ps8: a tuple normalized_shape's axes are another cell's
@@ -72,23 +77,25 @@ def qualified_judge(read, rule, cells: dict, words: dict = WORDS):
     def judge(cases, results, oracle):
         apart: list[tuple[str, str | None]] = []
         hidden: list[tuple[Hidden, str | None]] = []
+        shown: list = []  # the cases that showed the choice, right
 
         def collect(seen):
             found = rule(seen)
             named = cells(seen.case) if callable(cells) else cells
-            if isinstance(found, Apart):
-                pairs = [(c, named.get(c)) for c in found.choices]
-                apart.extend(pair for pair in pairs if pair not in apart)
-                return None
             if isinstance(found, Hidden):
                 hidden.append((found, named.get(found.choice)))
                 return None
+            if isinstance(found, Apart):
+                pairs = [(c, named.get(c)) for c in found.choices]
+                apart.extend(pair for pair in pairs if pair not in apart)
+                found = None
+            shown.extend([] if found else [seen.case])
             return found
 
         problem = each_case(read, collect)(cases, results, oracle)
         if problem:
             return problem
-        if hidden:
+        if hidden and not shown:
             return Verdict(NOT_JUDGED, hidden_message(*hidden[0], words))
         if apart:
             return Verdict(PASSED, note=note(apart, {}, words))

@@ -33,8 +33,12 @@ RULES = (
     "function's (it raised, returns another shape, lacks an attribute), the first of them in "
     "the notebook says it in full and the others say `same cause as <cell>`.",
     "A ✓ that holds apart from another cell's misconception says so: `apart from the "
-    "variance: see population_variance`. A cell whose property another mistake hides is "
-    "`not judged: fix <cell> first` and keeps no points.",
+    "variance: see population_variance`. A cell whose property another mistake hides on "
+    "every input is `not judged: fix <cell> first` and keeps no points.",
+    "The same rules on the visible inputs and the hidden ones: an input that only hides a "
+    "cell's property (beside inputs that show it) changes nothing, so a mistake costs at "
+    "grading what the notebook's summary says it costs, unless a hidden input shows a "
+    "mistake of its own.",
 )
 
 

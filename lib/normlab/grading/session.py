@@ -57,7 +57,7 @@ def judge_battery(
     for these cases (`oracle.DeclaredOracle`); a check that `varies` runs on `variant`'s
     battery, and without one asks for the student's id."""
     if spec.varies and variant is None:
-        return Verdict(NOT_WRITTEN, f"not checked yet: {student_variant.ASK}")
+        return Verdict(NOT_WRITTEN, f"not checked yet: {student_variant.NOT_KNOWN}")
     found = backing.current()
     try:
         cases = spec.make_cases(seed, hidden=hidden, variant=variant)

@@ -31,7 +31,9 @@ def _values(rng, hidden: bool) -> list:
     for shape in shapes:
         x = messy(rng, shape)
         x = (x - x.mean(axis=-1, keepdims=True)) / x.std(axis=-1, keepdims=True)
-        cases.append(call(x, 1.0, tag="values", label=f"standardized records of shape {shape}"))
+        cases.append(
+            call(x, 1.0, tag="standardized", label=f"standardized records of shape {shape}")
+        )
     return cases
 
 
