@@ -20,6 +20,7 @@ Below: where the grader keeps its records, under the course root, for instructor
     reports/<assignment>/grading-run.json                      each student's last run (run)
     reports/<assignment>/records/<student>/<notebook>.json     each test cell's status (execute)
     reports/<assignment>/class_report.csv, misconceptions.png  the class report (reports)
+    reports/<assignment>/autograding/<student>/<assignment>/   a submission being graded (worker)
 
 They live outside `autograded/`, whose other files nbgrader copies into the feedback it
 releases to students. `reports/` is git-ignored.
@@ -47,6 +48,12 @@ def student_records(root, assignment: str, student: str) -> Path:
 
 def notebook_record(root, assignment: str, student: str, notebook: str) -> Path:
     return student_records(root, assignment, student) / f"{notebook}.json"
+
+
+def staging_step(assignment: str) -> str:
+    """The folder, relative to the course root, where the worker has nbgrader write a
+    submission's autograded copy before moving it, complete, into `autograded/`."""
+    return f"{REPORTS}/{assignment}/autograding"
 
 
 def forget_student(root, assignment: str, student: str) -> None:
