@@ -11,6 +11,7 @@
     kernel_session  a notebook's kernel across replacements
     kernel_process  one kernel process, its timeouts and deaths
     isolation, bwrap  how tightly kernels are locked in; the bubblewrap sandbox
+    userns          the host settings that forbid a normal user's bwrap, and their fixes
 
 The other side, what runs in the kernel, is `normlab_sandbox`; the protocol between them is
 `normlab_sandbox.protocol`. What the grader defends against: instructors/threat_model.md.
