@@ -13,6 +13,7 @@ PORT   ?= 8000
 
 .PHONY: install lock student book check test lint release grade report export bench serve clean FORCE
 .PHONY: hub-demo hub hub-clean hub-root hub-roster
+.PHONY: slurm-up slurm-down
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -139,3 +140,13 @@ hub: hub-root hub-roster install student
 
 hub-clean: hub-root
 	hub/clean
+
+# A one-node Slurm cluster on this machine, as root, to grade a class with a job array
+# (scripts/slurm/grade.sbatch; instructors/cluster.md): slurm-up installs Debian's slurm-wlm
+# and munge if missing, starts munged, slurmctld and slurmd, and returns when the node takes
+# jobs; slurm-down stops them and removes what slurm-up made (the packages stay).
+slurm-up:
+	scripts/slurm/up
+
+slurm-down:
+	scripts/slurm/down
