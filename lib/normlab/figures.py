@@ -51,6 +51,9 @@ COLORS = {
     # placement (chapter 8)
     "pre_ln": OKABE_ITO["blue"],
     "post_ln": OKABE_ITO["vermillion"],
+    # attention with and without QK-norm (chapter 8)
+    "qk_norm": OKABE_ITO["blue"],
+    "plain_attention": OKABE_ITO["vermillion"],
     # numerics (chapter 11)
     "two_pass": OKABE_ITO["blue"],
     "one_pass": OKABE_ITO["vermillion"],
