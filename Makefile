@@ -35,12 +35,14 @@ lock: install
 # publishes (html_extra_path). Made again only when something it is made of changes: a file
 # under lib/, solutions/ or exercises/, the list of those files (one added or deleted:
 # STUDENT_LIST is rewritten only then), or the install. Not a folder's time: importing lib/
-# makes __pycache__ folders in it.
-STUDENT      := _build/student/downloads
+# makes __pycache__ folders in it. STUDENT_LIST names private files (solutions/, the answer
+# key), so it lives beside _build/student, never in it: the book publishes all of _build/student.
+STUDENT_SITE := _build/student
+STUDENT      := $(STUDENT_SITE)/downloads
 STUDENT_SRC  := _build/student-src
 STUDENT_IN   := $(shell find lib solutions exercises -type f -not -path '*/__pycache__/*' \
 	-not -path '*/.ipynb_checkpoints/*' -not -name '*.pyc' -not -path '*.egg-info/*' 2>/dev/null | sort)
-STUDENT_LIST := _build/student/inputs.txt
+STUDENT_LIST := _build/student-inputs.txt
 
 student: $(STUDENT)/normlab-course-student.zip
 
@@ -49,7 +51,7 @@ $(STUDENT_LIST): FORCE
 	@echo "$(STUDENT_IN)" | cmp -s - $@ || echo "$(STUDENT_IN)" >$@
 
 $(STUDENT)/normlab-course-student.zip: $(STAMP) $(STUDENT_LIST) $(STUDENT_IN)
-	rm -rf $(STUDENT) $(STUDENT_SRC)
+	rm -rf $(STUDENT_SITE) $(STUDENT_SRC)
 	$(PY) -m normlab.course student-source $(STUDENT_SRC)
 	SOURCE_DATE_EPOCH=315532800 $(PY) -m build --wheel --no-isolation --outdir $(STUDENT) $(STUDENT_SRC)
 	$(PY) -m normlab.course student-bundle $(STUDENT)
