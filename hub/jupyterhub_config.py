@@ -62,7 +62,6 @@ def give_environment(spawner) -> None:
             **common,
             "PATH": f"{venv / 'bin'}:{SYSTEM_PATH}",
             "JUPYTER_CONFIG_PATH": str(ROOT / "config/instructor"),
-            "JUPYTER_PATH": str(ROOT / "data/instructor"),  # the formgrader's feedback template
             "LAYERNORM_COURSE": HUB["course"],
         }
     else:
