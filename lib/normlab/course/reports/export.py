@@ -107,6 +107,7 @@ def write_export(
     this module's columns, or an LMS's (`lms.lms_rows`)."""
     from ..grader.isolation import sqlite_path
     from ..grader.nbgrader_app import load_app
+    from .lms import MISSING, lms_rows, possible  # lms reads this module's `points`
 
     app = load_app()
     database = sqlite_path(app.coursedir.db_url)
@@ -115,8 +116,6 @@ def write_export(
     header, table = rows(app.coursedir.db_url, per_check)
     if len(header) == len(IDENTITY) + 1:
         raise SystemExit("no assignment in the gradebook has a submission yet: nothing to export")
-    from .lms import MISSING, lms_rows, possible
-
     assignments = header[len(IDENTITY) : header.index("total")]
     if lms is None:
         for row in table:
