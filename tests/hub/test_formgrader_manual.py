@@ -102,8 +102,10 @@ def test_a_hand_score_reaches_the_gradebook_and_the_export(course, formgrader, b
     page = browser_page.page
     page.context.set_extra_http_headers({"Authorization": f"token {token}"})  # its API calls too
     page.goto(f"{url}/formgrader/submissions/{notebook_id}/")
-    score = page.locator(f"input.score#{BY_HAND}")
-    score.wait_for(timeout=30_000)  # "Sorry, the formgrader encountered an error" has none
+    # "Sorry, the formgrader encountered an error" has no box; the box is marked once its
+    # grade has loaded (formgrade_models.js), and only then does a change save
+    score = page.locator(f"input.score.needs_manual_grade#{BY_HAND}")
+    score.wait_for(timeout=30_000)
     text = page.locator("body").inner_text()
     assert ANSWER in text and "Sorry" not in text, text[:2000]
     score.fill("4")
