@@ -159,7 +159,7 @@ class Hub:
 @pytest.fixture(scope="module")
 def hub():
     for student in STUDENTS:
-        for leftover in (home(student) / PS2, home(student) / "ps1_by_hand"):
+        for leftover in (home(student) / name for name in (PS2, PS6, "ps1_by_hand")):
             if leftover.exists():
                 pytest.fail(f"{leftover}: left by an earlier walk (.ci/hub-as-users clears it)")
     running = Hub()
