@@ -269,10 +269,11 @@ def instructor_grades_by_hand(page, hub: Hub, steps: Steps) -> None:
     formgrader_action(page, formgrader_row(page, "alice"), "autograde")
     page.goto(f"{hub.url}/user/instructor/formgrader/gradebook/{PS6}/{PS6}")
     page.locator("tbody tr td a", has_text="Submission").first.click()  # Manual Grading
-    # the page that crashed before (issue 46); the box is marked once its grade has loaded
-    # (formgrade_models.js), and only then does a change save
-    score = page.locator(f"input.score.needs_manual_grade#{BY_HAND}")
-    score.wait_for(timeout=ACTION_MS)
+    score = page.locator(f"input.score#{BY_HAND}")
+    score.wait_for(timeout=ACTION_MS)  # the page that crashed before (issue 46)
+    # a change saves once the grades have loaded (formgrade_models.js binds the box then): a
+    # score typed before is lost. The untouched answer is nbgrader's 0, overridden by hand
+    page.wait_for_load_state("networkidle")
     score.fill("4")
     saved = lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT"  # noqa: E731
     with page.expect_response(saved) as answer:

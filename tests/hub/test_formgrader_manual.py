@@ -102,8 +102,8 @@ def test_a_hand_score_reaches_the_gradebook_and_the_export(course, formgrader, b
     page = browser_page.page
     page.context.set_extra_http_headers({"Authorization": f"token {token}"})  # its API calls too
     page.goto(f"{url}/formgrader/submissions/{notebook_id}/")
-    # "Sorry, the formgrader encountered an error" has no box; the box is marked once its
-    # grade has loaded (formgrade_models.js), and only then does a change save
+    # "Sorry, the formgrader encountered an error" has no box; the box is marked as needing a
+    # grade once the grades have loaded (formgrade_models.js), and only then does a change save
     score = page.locator(f"input.score.needs_manual_grade#{BY_HAND}")
     score.wait_for(timeout=30_000)
     text = page.locator("body").inner_text()
