@@ -100,9 +100,12 @@ grade: install
 report: install
 	$(PY) -m normlab.course report $(A)
 
-# one row per student, a column per assignment (after late penalties), for an LMS upload
+# one row per student, a column per assignment (after late penalties); LMS=canvas or moodle:
+# that LMS's import layout; MISSING=zero: 0 for a missing submission (default: blank). Not
+# grades.csv, which `nbgrader export` writes
 export: install
-	$(PY) -m normlab.course export --out $(or $(OUT),grades.csv)
+	$(PY) -m normlab.course export $(if $(LMS),--lms $(LMS)) --missing $(or $(MISSING),blank) \
+		--out $(or $(OUT),grades-$(or $(LMS),per-student).csv)
 
 bench: install
 	$(PY) -m normlab.bench
