@@ -13,6 +13,7 @@ PORT   ?= 8000
 
 .PHONY: install lock student book check test lint release grade report export bench serve clean FORCE
 .PHONY: hub-demo hub hub-clean hub-root hub-roster
+.PHONY: slurm-up slurm-down
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,12 +35,14 @@ lock: install
 # publishes (html_extra_path). Made again only when something it is made of changes: a file
 # under lib/, solutions/ or exercises/, the list of those files (one added or deleted:
 # STUDENT_LIST is rewritten only then), or the install. Not a folder's time: importing lib/
-# makes __pycache__ folders in it.
-STUDENT      := _build/student/downloads
+# makes __pycache__ folders in it. STUDENT_LIST names private files (solutions/, the answer
+# key), so it lives beside _build/student, never in it: the book publishes all of _build/student.
+STUDENT_SITE := _build/student
+STUDENT      := $(STUDENT_SITE)/downloads
 STUDENT_SRC  := _build/student-src
 STUDENT_IN   := $(shell find lib solutions exercises -type f -not -path '*/__pycache__/*' \
 	-not -path '*/.ipynb_checkpoints/*' -not -name '*.pyc' -not -path '*.egg-info/*' 2>/dev/null | sort)
-STUDENT_LIST := _build/student/inputs.txt
+STUDENT_LIST := _build/student-inputs.txt
 
 student: $(STUDENT)/normlab-course-student.zip
 
@@ -48,7 +51,7 @@ $(STUDENT_LIST): FORCE
 	@echo "$(STUDENT_IN)" | cmp -s - $@ || echo "$(STUDENT_IN)" >$@
 
 $(STUDENT)/normlab-course-student.zip: $(STAMP) $(STUDENT_LIST) $(STUDENT_IN)
-	rm -rf $(STUDENT) $(STUDENT_SRC)
+	rm -rf $(STUDENT_SITE) $(STUDENT_SRC)
 	$(PY) -m normlab.course student-source $(STUDENT_SRC)
 	SOURCE_DATE_EPOCH=315532800 $(PY) -m build --wheel --no-isolation --outdir $(STUDENT) $(STUDENT_SRC)
 	$(PY) -m normlab.course student-bundle $(STUDENT)
@@ -97,9 +100,12 @@ grade: install
 report: install
 	$(PY) -m normlab.course report $(A)
 
-# one row per student, a column per assignment (after late penalties), for an LMS upload
+# one row per student, a column per assignment (after late penalties); LMS=canvas or moodle:
+# that LMS's import layout; MISSING=zero: 0 for a missing submission (default: blank). Not
+# grades.csv, which `nbgrader export` writes
 export: install
-	$(PY) -m normlab.course export --out $(or $(OUT),grades.csv)
+	$(PY) -m normlab.course export $(if $(LMS),--lms $(LMS)) --missing $(or $(MISSING),blank) \
+		--out $(or $(OUT),grades-$(or $(LMS),per-student).csv)
 
 bench: install
 	$(PY) -m normlab.bench
@@ -139,3 +145,13 @@ hub: hub-root hub-roster install student
 
 hub-clean: hub-root
 	hub/clean
+
+# A one-node Slurm cluster on this machine, as root, to grade a class with a job array
+# (scripts/slurm/grade.sbatch; instructors/cluster.md): slurm-up installs Debian's slurm-wlm
+# and munge if missing, starts munged, slurmctld and slurmd, and returns when the node takes
+# jobs; slurm-down stops them and removes what slurm-up made (the packages stay).
+slurm-up:
+	scripts/slurm/up
+
+slurm-down:
+	scripts/slurm/down

@@ -69,7 +69,8 @@ c.PercentPerDay.grace_minutes = 15
 # feedback (normlab.course.plugins): no hidden-test source (nbgrader's own ClearHiddenTests,
 # which its feedback leaves out by default), each graded cell named with its mark and points,
 # every error one plain sentence, the maths as MathML (the page renders alone, offline), and
-# the course's page template (messages wrap at any width)
+# the course's page template (messages wrap at any width), for the feedback alone: the
+# formgrader's Manual Grading renders with HTMLExporter and its own template (`formgrade`)
 c.GenerateFeedback.preprocessors = [
     GetGrades,
     ClearHiddenTests,
@@ -78,8 +79,7 @@ c.GenerateFeedback.preprocessors = [
     plugins.MathToMathML,
     CSSHTMLHeaderPreprocessor,
 ]
-c.HTMLExporter.template_name = plugins.TEMPLATE
-c.HTMLExporter.extra_template_basedirs = [str(plugins.TEMPLATES)]
+c.GenerateFeedback.exporter_class = plugins.FeedbackExporter
 
 # reuse: a function that hands its work to a library (normlab's reference, torch's
 # normalizations, autograd for a backward, np.var in ps6) earns nothing, every cell of it

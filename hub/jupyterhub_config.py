@@ -13,12 +13,17 @@ Each user's server gets one of two environments (`give_environment`):
   `config/student`), and one kernel, `python3`, whose normlab is the student download;
 - the instructor: JupyterLab from the course's venv, rooted in the course, with the formgrader
   and a hub-only nbgrader config (`config/instructor`) that puts the course's sandboxed grader
-  behind its Autograde button.
+  behind its Autograde button. The formgrader opens in a tab of its own
+  (/user/<instructor>/formgrader): inside JupyterLab's frame the single-user server's
+  `frame-ancestors 'none'` blanks it (JupyterHub 4.1, nbgrader #1870), so JupyterLab's
+  Nbgrader > Formgrader item is switched off (`config/instructor/labconfig`).
 """
 
 import json
 import os
 from pathlib import Path
+
+from tornado.web import RedirectHandler
 
 ROOT = Path(os.environ["LAYERNORM_HUB_ROOT"])
 PORT = int(os.environ.get("HUB_PORT", "8000"))
@@ -37,6 +42,14 @@ STATE = ROOT / "state"
 c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
 c.ConfigurableHTTPProxy.pid_file = str(STATE / "jupyterhub-proxy.pid")
+
+# the formgrader's folder links (an assignment's source, Preview) are /tree/<path> from the
+# site's root (nbgrader's utils.js linkTo; nbgrader #1794, #1888), which JupyterHub sends to
+# /hub/tree/... (404): from there, on to the user's own server (its Notebook 7 tree view)
+c.JupyterHub.extra_handlers = [
+    (r"/(tree|notebooks|edit)/(.*)", RedirectHandler,
+     {"url": "/hub/user-redirect/{0}/{1}", "permanent": False}),
+]  # fmt: skip
 
 c.JupyterHub.authenticator_class = "pam"
 c.Authenticator.allowed_users = {HUB["instructor"], *HUB["students"]}
@@ -62,7 +75,6 @@ def give_environment(spawner) -> None:
             **common,
             "PATH": f"{venv / 'bin'}:{SYSTEM_PATH}",
             "JUPYTER_CONFIG_PATH": str(ROOT / "config/instructor"),
-            "JUPYTER_PATH": str(ROOT / "data/instructor"),  # the formgrader's feedback template
             "LAYERNORM_COURSE": HUB["course"],
         }
     else:

@@ -6,6 +6,7 @@ package: it needs the checkout's `solutions/` and `nbgrader_config.py` anyway.
     course = build_course(tmp / "course")                 # config + ps2 source, released
     submit(course, "alice", PS2_ANSWERS["correct"])       # a student's notebook, submitted
     demo_class(course, 12)                                # twelve students, one answer each
+    gradebook_scores(f"sqlite:///{course / 'gradebook.db'}")  # {student: {grade_id: score}}
 
 `build_course` copies the repo's `nbgrader_config.py` and `solutions/<assignment>/` and runs
 `nbgrader generate_assignment`, so the course is the real one. A submission is the released
@@ -23,6 +24,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+from nbgrader.api import Gradebook
 
 from normlab.grading import CHECKS
 
@@ -197,6 +199,18 @@ def submit(root: Path, student: str, answers: dict[str, str], prepend=(), assign
     """Submit the released notebook filled with `answers` for `student`."""
     nb = fill(released_notebook(root, assignment), answers, prepend)
     return write_submission(root, student, nb, assignment)
+
+
+def gradebook_scores(db_url: str, assignment: str = PS2) -> dict[str, dict[str, float | None]]:
+    """{student: {grade_id: score}} of `assignment` in the gradebook at db_url."""
+    found: dict[str, dict[str, float | None]] = {}
+    with Gradebook(db_url) as gb:
+        for submission in gb.assignment_submissions(assignment):
+            cells = found.setdefault(submission.student.id, {})
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    cells[grade.name] = grade.score
+    return found
 
 
 def demo_class(root: Path, size: int = 12) -> dict[str, str]:

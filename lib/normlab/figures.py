@@ -51,6 +51,9 @@ COLORS = {
     # placement (chapter 8)
     "pre_ln": OKABE_ITO["blue"],
     "post_ln": OKABE_ITO["vermillion"],
+    # attention with and without QK-norm (chapter 8)
+    "qk_norm": OKABE_ITO["blue"],
+    "plain_attention": OKABE_ITO["vermillion"],
     # numerics (chapter 11)
     "two_pass": OKABE_ITO["blue"],
     "one_pass": OKABE_ITO["vermillion"],
@@ -298,16 +301,21 @@ PLACEMENT_NAMES = {"pre_ln": "pre-LN", "post_ln": "post-LN"}
 
 
 def draw_stream_rms(ax, stream: dict[str, np.ndarray]) -> None:
-    """The residual stream's RMS after each block, one line per placement ("pre_ln", "post_ln").
+    """The residual stream's RMS after each block, per placement ("pre_ln", "post_ln").
 
-    `stream[placement]` holds one value per block, block 1 first (`placement.gradient_norms`'s
-    "stream"); pre-LN adds every branch to an un-normalized stream, post-LN renormalizes it.
+    `stream[placement]` has one row per initialisation (seed) and one value per block, block 1
+    first (the rows of `placement.gradient_norms_by_seed`'s "stream"): the line is their mean,
+    the band spans the lowest to the highest seed. Pre-LN adds every branch to an
+    un-normalized stream, post-LN renormalizes it.
     """
-    for placement, values in stream.items():
-        layers = np.arange(1, len(values) + 1)
+    for placement, runs in stream.items():
+        runs = np.atleast_2d(np.asarray(runs, dtype=float))  # (seeds, blocks)
+        layers = np.arange(1, runs.shape[1] + 1)
         marker = "s-" if placement == "pre_ln" else "o-"
-        label = PLACEMENT_NAMES[placement]
-        ax.plot(layers, values, marker, color=color(placement), label=label)
+        label = f"{PLACEMENT_NAMES[placement]}: mean, band = range of {len(runs)} seeds"
+        shade = color(placement)
+        ax.fill_between(layers, runs.min(axis=0), runs.max(axis=0), color=shade, alpha=0.2, lw=0)
+        ax.plot(layers, runs.mean(axis=0), marker, color=shade, label=label)
     ax.set(xlabel="block (1 = nearest the input)", ylabel="RMS of the residual stream")
     ax.set_ylim(0, None)
     ax.legend()

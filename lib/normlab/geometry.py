@@ -15,7 +15,7 @@ bound is reached by a record whose other d - 1 features are equal (`extreme_reco
 
 `geometry_figure` draws both steps for d = 3, where the hyperplane is a plane and the sphere a
 circle of radius sqrt(3); the face-on panel shows the band |y_k| <= sqrt(2) that the circle
-touches.
+touches, at distance sqrt(3) from the centre in the plane's own coordinates (`bound_distance`).
 """
 
 from __future__ import annotations
@@ -59,6 +59,26 @@ def output_bound(d: int) -> float:
     return float(np.sqrt(d - 1))
 
 
+def axis_shrink(d: int, k: int = -1) -> float:
+    """How much of a unit step along feature k's arrow in the zero-mean hyperplane is y_k.
+
+    Feature k's axis e_k leans out of the hyperplane; its projection there has length
+    sqrt((d - 1) / d), so a point at distance s from the origin along that projection has
+    y_k = s * sqrt((d - 1) / d). For d = 3: sqrt(2/3).
+    """
+    return float(np.linalg.norm(hyperplane_basis(d)[:, k]))
+
+
+def bound_distance(d: int) -> float:
+    """Distance from the origin, inside the hyperplane, of the line y_k = sqrt(d - 1).
+
+    sqrt(d - 1) / sqrt((d - 1) / d) = sqrt(d): the band |y_k| <= sqrt(d - 1) touches the
+    sphere of radius sqrt(d), which is why a picture of the plane draws the bound sqrt(2) of
+    d = 3 at distance sqrt(3).
+    """
+    return output_bound(d) / axis_shrink(d)
+
+
 def extreme_record(d: int) -> np.ndarray:
     """A record whose LayerNorm output reaches the bound: d - 1 equal features, one apart."""
     record = np.zeros(d)
@@ -87,6 +107,8 @@ def geometry_figure(records: np.ndarray):
     to its projection. Right, the plane seen face on: the centred records, the circle, the
     direction of each feature axis in the plane, and the two lines y_3 = +-sqrt(2) that the
     circle touches (the sqrt(d - 1) bound on one output), with `extreme_record`'s output there.
+    The plane's coordinates are distances in the plane: the lines y_3 = +-sqrt(2) lie at
+    distance sqrt(3) from the centre (`bound_distance`), and their label says so.
     """
     records = np.asarray(records, dtype=np.float64)
     if records.ndim != 2 or records.shape[1] != 3:
@@ -98,7 +120,7 @@ def geometry_figure(records: np.ndarray):
     radius = np.sqrt(d)
     ring = _circle(radius) @ basis  # (points, 3): the circle, back in R^3
 
-    fig, (flat_axes, ax2) = figures.new(1, 2, width=10.0, height=4.6)
+    fig, (flat_axes, ax2) = figures.new(1, 2, width=10.0, height=5.2)
     flat_axes.remove()
     ax3 = fig.add_subplot(1, 2, 1, projection="3d")
 
@@ -129,13 +151,15 @@ def geometry_figure(records: np.ndarray):
         arrow = {"arrowstyle": "->", "color": figures.color("reference")}
         ax2.annotate("", xy=2.2 * axis, xytext=(0, 0), arrowprops=arrow)
         ax2.text(*(2.5 * axis), f"$y_{k + 1}$", ha="center", va="center")
-    last = basis[:, -1] / np.linalg.norm(basis[:, -1])  # y_3 = (its coordinate) * sqrt(2/3)
+    last = basis[:, -1] / axis_shrink(d)  # y_3's arrow: y_3 = (distance along it) * sqrt(2/3)
     normal = np.array([-last[1], last[0]])
-    bound = output_bound(d)
     for sign in (1.0, -1.0):
-        centre_of_line = sign * bound / np.linalg.norm(basis[:, -1]) * last
+        # y_3 = +-sqrt(2) lies at distance sqrt(2) / sqrt(2/3) = sqrt(3) along y_3's arrow
+        centre_of_line = sign * bound_distance(d) * last
         line = centre_of_line + np.outer(np.linspace(-3, 3, 2), normal)
-        label = "$y_3 = \\pm\\sqrt{d - 1}$: the bound" if sign > 0 else None
+        label = (
+            "$y_3 = \\pm\\sqrt{2}$, the bound, drawn at distance $\\sqrt{3}$" if sign > 0 else None
+        )
         ax2.plot(*line.T, ":", color=figures.color("red_team"), linewidth=1.2, label=label)
     peak = plane_coordinates(layer_norm(extreme_record(d), eps=0.0))
     ax2.scatter(
@@ -154,5 +178,5 @@ def geometry_figure(records: np.ndarray):
         ylabel="plane coordinate 2",
     )
     ax2.set_title("the plane, face on: circle of radius $\\sqrt{3}$", fontsize=10)
-    ax2.legend(loc="upper left", fontsize=8)
+    ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=8)
     return fig

@@ -10,18 +10,22 @@ entries outside the record's own block.
 
 `batch_jacobian` reads J off a backward pass: fed the upstream gradient e_i (one output that
 matters), a backward returns dx = J^T e_i, the i-th row of J. `jacobian_figure` draws |J| of
-both norms side by side.
+both norms side by side, on one logarithmic scale, exact zeros in a colour of their own.
 """
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
+from matplotlib.colors import LogNorm
+from matplotlib.patches import Patch
 
 from . import figures
 from .backward import batch_norm_backward, layer_norm_backward
 
 BACKWARDS = {"layer_norm": layer_norm_backward, "batch_norm": batch_norm_backward}
 TITLES = {"layer_norm": "LayerNorm", "batch_norm": "batch-norm (training)"}
+ZERO_COLOR = "#D9D9D9"  # a mid-light grey: outside viridis, which runs from purple to yellow
 
 
 def batch_jacobian(backward, x) -> np.ndarray:
@@ -54,23 +58,32 @@ def off_record_share(jacobian: np.ndarray, d: int, tol: float = 1e-12) -> float:
 def jacobian_figure(x):
     """|dy/dx| of LayerNorm and of batch-norm on the batch x (n, d), side by side.
 
-    White is exactly zero; thin lines separate the records. Returns the Figure.
+    Both panels share one logarithmic colour scale (viridis, from the smallest non-zero
+    entry of either to the largest), so a small derivative is never drawn as nothing and
+    equal colours mean equal sizes. Entries that are exactly zero are masked and drawn in
+    `ZERO_COLOR`, a grey no non-zero entry can take; thin lines separate the records.
+    Returns the Figure.
     """
     x = np.asarray(x, dtype=np.float64)
     n, d = x.shape
+    sizes = {kind: np.abs(batch_jacobian(BACKWARDS[kind], x)) for kind in BACKWARDS}  # (n*d, n*d)
+    nonzero = np.concatenate([size[size > 0] for size in sizes.values()])
+    scale = LogNorm(vmin=nonzero.min(), vmax=nonzero.max())  # one scale for both panels
+    cmap = matplotlib.colormaps["viridis"].with_extremes(bad=ZERO_COLOR)
     fig, axes = figures.new(1, 2, width=9.0, height=4.4)
     ticks = np.arange(n) * d + (d - 1) / 2  # the middle of each record's block
-    for ax, kind in zip(axes, BACKWARDS, strict=True):
-        size = np.abs(batch_jacobian(BACKWARDS[kind], x))  # (n*d, n*d)
-        shown = np.ma.masked_where(size < 1e-12, size)  # exact zeros stay white
-        image = ax.imshow(shown, cmap="Blues", vmin=0.0, interpolation="nearest")
+    for ax, (kind, size) in zip(axes, sizes.items(), strict=True):
+        shown = np.ma.masked_equal(size, 0.0)  # exact zeros: the colormap's "bad" colour
+        image = ax.imshow(shown, cmap=cmap, norm=scale, interpolation="nearest")
         for edge in np.arange(1, n) * d - 0.5:
-            ax.axhline(edge, color=figures.color("reference"), linewidth=0.6)
-            ax.axvline(edge, color=figures.color("reference"), linewidth=0.6)
+            ax.axhline(edge, color="white", linewidth=1.2)
+            ax.axvline(edge, color="white", linewidth=1.2)
         ax.set_xticks(ticks, [f"record {r + 1}" for r in range(n)], fontsize=8)
         ax.set_yticks(ticks, [f"record {r + 1}" for r in range(n)], fontsize=8)
         ax.set(xlabel="input x (d features per record)", ylabel="output y")
         ax.grid(False)
         ax.set_title(TITLES[kind], fontsize=10)
-        fig.colorbar(image, ax=ax, shrink=0.8, label="|dy/dx|")
+    fig.colorbar(image, ax=axes, shrink=0.8, label="|dy/dx| (log scale)")
+    zero = Patch(facecolor=ZERO_COLOR, edgecolor=figures.color("reference"), label="exactly 0")
+    fig.legend(handles=[zero], loc="outside lower center", frameon=False)
     return fig

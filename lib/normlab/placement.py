@@ -120,7 +120,13 @@ def gradient_norms(
     return {"ffn_w2": np.array(ffn_w2), "all": np.array(every), "stream": np.array(rms)}
 
 
+def gradient_norms_by_seed(placement: str, seeds=range(5), **kwargs) -> dict[str, np.ndarray]:
+    """`gradient_norms` for several initialisations (seeds): each array (len(seeds), layers)."""
+    runs = [gradient_norms(placement, seed=s, **kwargs) for s in seeds]
+    return {key: np.stack([run[key] for run in runs]) for key in runs[0]}
+
+
 def mean_gradient_norms(placement: str, seeds=range(5), **kwargs) -> dict[str, np.ndarray]:
     """`gradient_norms` averaged over several initialisations (seeds)."""
-    runs = [gradient_norms(placement, seed=s, **kwargs) for s in seeds]
-    return {key: np.mean([run[key] for run in runs], axis=0) for key in runs[0]}
+    by_seed = gradient_norms_by_seed(placement, seeds, **kwargs)
+    return {key: runs.mean(axis=0) for key, runs in by_seed.items()}

@@ -61,14 +61,18 @@ def test_draw_record_block_draws_every_cell_and_lights_the_shared_ones_solid():
     assert np.sum(alphas > 0.9) == 2 * 3  # one feature across all B * T records, solid
 
 
-def test_draw_stream_rms_draws_one_line_per_placement_with_its_values():
+def test_draw_stream_rms_draws_the_mean_of_the_seeds_and_the_band_they_span():
     fig, ax = figures.new()
-    stream = {"pre_ln": np.array([1.0, 1.5, 2.0]), "post_ln": np.array([1.0, 1.0, 1.0])}
-    figures.draw_stream_rms(ax, stream)
-    lines = {line.get_label(): line for line in ax.lines}
+    pre = np.array([[1.0, 1.5, 2.0], [1.2, 1.9, 2.6]])  # (seeds, blocks)
+    post = np.array([[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    figures.draw_stream_rms(ax, {"pre_ln": pre, "post_ln": post})
+    lines = {line.get_label().split(":")[0]: line for line in ax.lines}
     assert sorted(lines) == ["post-LN", "pre-LN"]
     assert lines["pre-LN"].get_xdata().tolist() == [1, 2, 3]
-    assert lines["pre-LN"].get_ydata().tolist() == [1.0, 1.5, 2.0]
+    assert np.allclose(lines["pre-LN"].get_ydata(), [1.1, 1.7, 2.3])
     assert lines["pre-LN"].get_color() == figures.color("pre_ln")
+    assert "2 seeds" in lines["pre-LN"].get_label()
+    band = ax.collections[0].get_paths()[0].vertices  # pre-LN's, drawn first
+    assert np.isclose(band[:, 1].min(), 1.0) and np.isclose(band[:, 1].max(), 2.6)
     with pytest.raises(KeyError):
-        figures.draw_stream_rms(ax, {"sandwich_ln": np.ones(2)})
+        figures.draw_stream_rms(ax, {"sandwich_ln": np.ones((2, 2))})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from matplotlib.colors import to_rgba
 
 import normlab
 from normlab import jacobian
@@ -39,9 +40,20 @@ def test_a_batch_must_be_two_dimensional():
         jacobian.batch_jacobian(jacobian.BACKWARDS["layer_norm"], np.zeros(3))
 
 
-def test_the_figure_has_a_panel_per_norm_with_white_zeros():
+def test_the_figure_shares_one_log_scale_and_gives_exact_zeros_their_own_colour():
     fig = jacobian.jacobian_figure(X)
     panels = [ax for ax in fig.axes if ax.get_title()]
     assert [ax.get_title() for ax in panels] == ["LayerNorm", "batch-norm (training)"]
-    ln_image = panels[0].images[0].get_array()
+    images = [ax.images[0] for ax in panels]
+    ln_image = images[0].get_array()
     assert ln_image.mask.sum() == X.size * X.size - X.shape[0] * 3 * 3  # off-block: masked
+    assert images[0].norm is images[1].norm  # one colour scale for both panels
+    sizes = [np.abs(jacobian.batch_jacobian(jacobian.BACKWARDS[k], X)) for k in jacobian.BACKWARDS]
+    nonzero = np.concatenate([s[s > 0] for s in sizes])
+    assert np.isclose(images[0].norm.vmin, nonzero.min())
+    assert np.isclose(images[0].norm.vmax, nonzero.max())
+    # the smallest non-zero entry is drawn in a colour far from the one of exact zeros
+    zero = np.array(to_rgba(jacobian.ZERO_COLOR))
+    assert np.allclose(images[0].cmap.get_bad(), zero)
+    palette = images[0].cmap(np.linspace(0.0, 1.0, 256))
+    assert np.abs(palette - zero).sum(axis=1).min() > 0.3

@@ -28,11 +28,11 @@ from demo_course import (
     UID_BASE,
     course_env,
     fill,
+    gradebook_scores,
     nbgrader_command,
     released_notebook,
     write_submission,
 )
-from nbgrader.api import Gradebook
 
 from normlab.course.grader import notebook_record
 
@@ -77,18 +77,6 @@ def protected_hashes(course: Path) -> dict[str, dict[str, str]]:
         "config": {"nbgrader_config.py": sha256(course / "nbgrader_config.py")},
         "lib": tree_hashes(REPO / "lib"),
     }
-
-
-def gradebook_scores(db_url: str, assignment: str = PS2) -> dict[str, dict[str, float | None]]:
-    """{student: {grade_id: score}} of `assignment` in the gradebook at db_url."""
-    found: dict[str, dict[str, float | None]] = {}
-    with Gradebook(db_url) as gb:
-        for submission in gb.assignment_submissions(assignment):
-            cells = found.setdefault(submission.student.id, {})
-            for notebook in submission.notebooks:
-                for grade in notebook.grades:
-                    cells[grade.name] = grade.score
-    return found
 
 
 @dataclass

@@ -145,3 +145,53 @@ def test_no_gradebook_is_named_not_created(tmp_path):
     )
     assert done.returncode != 0 and "No gradebook at" in done.stderr
     assert not (tmp_path / "gradebook.db").exists()
+
+
+def export(course, out, *options) -> list[list[str]]:
+    """`python -m normlab.course export --out out *options` in `course`; the CSV's rows."""
+    done = subprocess.run(
+        [sys.executable, "-m", "normlab.course", "export", "--out", str(out), *options],
+        cwd=course, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with open(out, newline="", encoding="utf-8") as handle:
+        return list(csv.reader(handle))
+
+
+def test_canvas_reads_its_own_export_layout(course, tmp_path):
+    """Student, ID, SIS User ID, SIS Login ID, Section in that order, a Points Possible row, the
+    assignments, no total (lms.py cites Canvas's guide); a missing submission is blank."""
+    header, maxima, *students = export(course, tmp_path / "c.csv", "--lms", "canvas")
+    assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+                      "ps2_layer_norm", "ps3_axes"]  # fmt: skip
+    assert maxima == ["Points Possible", "", "", "", "", "7", "5"]
+    assert students == [
+        ["Liddell, Jr., Alice", "", "", "alice", "", "5", "5"],
+        ["Babbage, Bob", "", "", "bob", "", "4", ""],
+        ["carol", "", "", "carol", "", "", ""],
+    ]
+
+
+def test_moodle_maps_a_username_column(course, tmp_path):
+    """Moodle's export's column names, a Username to map users by, no total; 0 when asked."""
+    header, *students = export(course, tmp_path / "m.csv", "--lms", "moodle", "--missing", "zero")
+    assert header == ["First name", "Last name", "Username", "Email address",
+                      "ps2_layer_norm", "ps3_axes"]  # fmt: skip
+    assert students[1] == ["Bob", "Babbage", "bob", "bob@example.edu", "4", "0"]
+    assert students[2] == ["", "", "carol", "", "0", "0"]
+
+
+def test_zero_for_missing_in_the_per_student_file(course, tmp_path):
+    header, *students = export(course, tmp_path / "z.csv", "--missing", "zero")
+    bob = dict(zip(header, students[1], strict=True))
+    assert (bob["ps3_axes"], bob["total"]) == ("0", "4")
+
+
+def test_per_check_columns_are_refused_in_an_lms_layout(course, tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "normlab.course", "export", "--out", str(tmp_path / "x.csv"),
+         "--lms", "canvas", "--per-check"],
+        cwd=course, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode != 0 and "--per-check has no place in canvas" in done.stderr
+    assert not (tmp_path / "x.csv").exists()

@@ -9,6 +9,7 @@ STUDENT line names alice (graded as erin, and told so); frank leaves STUDENT emp
 
 from __future__ import annotations
 
+import csv
 import shutil
 
 import nbformat
@@ -119,3 +120,23 @@ def test_plain_nbgrader_autograde_finds_the_submitter_and_agrees(graded):
     course, plain, output = graded
     assert _totals(plain) == _totals(course), output[-3000:]
     assert "for erin" in setup_output(autograded(plain, "erin"))
+
+
+def copied_flags(course) -> tuple[list[dict], str]:
+    """The class report's copied-variant flags of ps1 (`python -m normlab.course report`)."""
+    done = normlab_course(course, "report", PS1)
+    assert done.returncode == 0, done.stdout + done.stderr
+    with open(course / "reports" / PS1 / "copied_variants.csv", newline="") as handle:
+        return list(csv.DictReader(handle)), done.stdout
+
+
+def test_the_class_report_flags_daves_copied_numbers_with_either_grader(graded):
+    """dave typed carol's numbers: the report names him, her variant and every cell (both graders'
+    gradebooks alike); carol typed her own and the others wrote code: no flag."""
+    course, plain, _ = graded
+    assert describe(PS1, "dave")["d_model"] != describe(PS1, "carol")["d_model"]
+    every_cell = " ".join(CHECKS[PS1])
+    for folder in (course, plain):
+        found, said = copied_flags(folder)
+        assert found == [{"student": "dave", "variant_of": "carol", "cells": every_cell}], folder
+        assert "dave's answers in mean, variance" in said and "carol's variant's" in said, said

@@ -1,15 +1,18 @@
 """A term's assignment on the course's JupyterHub, walked in a browser (instructors/hub.md).
 
-`make hub-demo` serves the course (the accounts instructor, alice and bob; ps1_by_hand released
-by the demo, ps2_layer_norm released here in the formgrader), then in Debian's Chromium: the
-instructor logs in and releases ps2; alice and bob log in and fetch it from the Assignments tab
-(alice the demo's ps1 too), fill it (alice correctly, bob with the sample variance), Validate
-and Submit; the instructor collects, autogrades (the course's sandboxed grader behind the
-formgrader's button), generates and releases feedback; alice fetches hers and sees her ticks;
-the instructor exports the grades with `make export` in a terminal. Then, as alice's Unix
-account, the course's secrets and bob's work stay out of reach, and SIGINT stops the hub and
-keeps its state. Every step leaves a screenshot in test-artifacts/hub/, with the hub's log and
-the step times.
+`make hub-demo` serves the course (the accounts instructor, alice and bob; ps1_by_hand and
+ps6_stability_speed released by the demo, ps2_layer_norm released here in the formgrader), then
+in Debian's Chromium: the instructor logs in (JupyterLab offers no Formgrader item, which would
+show blank) and releases ps2; the formgrader's folder links open; alice and bob log in and
+fetch ps2 from the Assignments tab (alice the demo's ps1 too, and ps6, which she submits as it
+came), fill it (alice correctly, bob with the sample variance), Validate and Submit; the
+instructor collects, autogrades (the course's sandboxed grader behind the formgrader's button,
+whose dialog says so), generates and releases feedback, and in Manual Grading gives alice's ps6
+written answer 4 points by hand; alice fetches her feedback and sees her ticks; the instructor
+exports the grades with `make export` and `make export LMS=canvas` in a terminal. Then, as
+alice's Unix account, the course's secrets and bob's work stay out of reach; SIGINT stops the
+hub and keeps its state; `make hub-clean` leaves each student's course folders private. Every
+step leaves a screenshot in test-artifacts/hub/, with the hub's log and the step times.
 
 It changes local accounts (their passwords, shells and home modes; `make hub-clean` puts them
 back), so it runs only where NORMLAB_HUB_WALK=1 and root: CI's .ci/hub-as-users, after the term
@@ -37,6 +40,7 @@ import nbformat
 import pytest
 from demo_course import PS2_ANSWERS
 from hub_pages import (
+    ACTION_MS,
     PS2,
     assignment_row,
     click_in_row,
@@ -53,6 +57,7 @@ from hub_pages import (
     show_tab,
     validate,
 )
+from nbgrader.api import Gradebook
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts" / "hub"
@@ -60,9 +65,12 @@ HUB_ROOT = Path(os.environ.get("HUB_ROOT", "/srv/layernorm-hub"))
 COURSE = HUB_ROOT / "course"
 EXCHANGE = HUB_ROOT / "exchange" / "layernorm"
 STUDENTS = {"alice": "correct", "bob": "sample_variance"}  # PS2_ANSWERS: bob's misconception
+PS6 = "ps6_stability_speed"  # released by the demo: alice hands it in for a grade by hand
+BY_HAND = "decode_one_token"  # its written answer (normlab.grading.ps6_stability_speed.MANUAL)
 WALK_LIMIT_S = 240  # the issue's four minutes, first login to exported grades
 START_LIMIT_S = 900  # make hub-demo: its environments may still have to be installed
 STOP_LIMIT_S = 60
+CLEAN_LIMIT_S = 900  # three venvs and node_modules to remove: minutes on a busy disk
 
 pytestmark = [
     pytest.mark.slow,
@@ -108,7 +116,7 @@ class Hub:
         env = os.environ | {
             "HUB_PORT": str(self.port),
             "HUB_DEMO_PASSWORD": self.password,
-            "HUB_DEMO_RELEASES": "ps1_by_hand",  # ps2: the instructor releases it below
+            "HUB_DEMO_RELEASES": f"ps1_by_hand {PS6}",  # ps2: the instructor releases it below
         }
         with open(self.log_path, "w") as log:
             self.process = subprocess.Popen(
@@ -151,7 +159,7 @@ class Hub:
 @pytest.fixture(scope="module")
 def hub():
     for student in STUDENTS:
-        for leftover in (home(student) / PS2, home(student) / "ps1_by_hand"):
+        for leftover in (home(student) / name for name in (PS2, PS6, "ps1_by_hand")):
             if leftover.exists():
                 pytest.fail(f"{leftover}: left by an earlier walk (.ci/hub-as-users clears it)")
     running = Hub()
@@ -191,19 +199,25 @@ def answer_cells() -> dict[str, int]:
     }
 
 
-def as_alice(*argv: str) -> subprocess.CompletedProcess:
+def as_user(user: str, *argv: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        ["runuser", "-u", "alice", "--", *argv], capture_output=True, text=True, timeout=60
+        ["runuser", "-u", user, "--", *argv], capture_output=True, text=True, timeout=60
     )
+
+
+def as_alice(*argv: str) -> subprocess.CompletedProcess:
+    return as_user("alice", *argv)
 
 
 def student_works(page, steps: Steps, student: str) -> None:
     """Fetch ps2, fill it with the student's answers, Validate, Submit."""
     open_assignments(page)
     steps.shot(page, f"{student}-assignments")
-    if student == "alice":  # the demo's own release, fetched as a student would
+    if student == "alice":  # the demo's own releases, fetched as a student would
         click_in_row(page, "released", "ps1_by_hand", "Fetch", then="fetched")
         assert (home(student) / "ps1_by_hand" / "ps1_by_hand.ipynb").is_file()
+        click_in_row(page, "released", PS6, "Fetch", then="fetched")
+        click_in_row(page, "fetched", PS6, "Submit", then="submitted")  # as it came
     click_in_row(page, "released", PS2, "Fetch", then="fetched")
     panel = open_notebook(page, PS2)
     answers = PS2_ANSWERS[STUDENTS[student]]
@@ -232,7 +246,8 @@ def instructor_grades(page, hub: Hub, steps: Steps) -> None:
     formgrader_action(page, formgrader_row(page, PS2), "collect")
     page.goto(f"{hub.url}/user/instructor/formgrader/manage_submissions/{PS2}")
     for student in STUDENTS:
-        formgrader_action(page, formgrader_row(page, student), "autograde")
+        said = formgrader_action(page, formgrader_row(page, student), "autograde")
+        assert f"{PS2}: sandboxed grader, strict isolation" in said, said
     scores = {s: formgrader_row(page, s).locator("td.score").inner_text() for s in STUDENTS}
     steps.shot(page, "instructor-autograded")
     assert scores["alice"] == "25 / 25", scores
@@ -244,6 +259,46 @@ def instructor_grades(page, hub: Hub, steps: Steps) -> None:
     formgrader_action(page, formgrader_row(page, PS2), "generate-feedback")
     formgrader_action(page, formgrader_row(page, PS2), "release-feedback")
     steps.shot(page, "instructor-feedback-released")
+
+
+def instructor_grades_by_hand(page, hub: Hub, steps: Steps) -> None:
+    """Collect and autograde alice's ps6; in Manual Grading, 4 points for its written answer."""
+    page.goto(f"{hub.url}/user/instructor/formgrader/manage_assignments")
+    formgrader_action(page, formgrader_row(page, PS6), "collect")
+    page.goto(f"{hub.url}/user/instructor/formgrader/manage_submissions/{PS6}")
+    formgrader_action(page, formgrader_row(page, "alice"), "autograde")
+    page.goto(f"{hub.url}/user/instructor/formgrader/gradebook/{PS6}/{PS6}")
+    page.locator("tbody tr td a", has_text="Submission").first.click()  # Manual Grading
+    score = page.locator(f"input.score#{BY_HAND}")
+    score.wait_for(timeout=ACTION_MS)  # the page that crashed before (issue 46)
+    # a change saves once the grades have loaded (formgrade_models.js binds the box then): a
+    # score typed before is lost. The untouched answer is nbgrader's 0, overridden by hand
+    page.wait_for_load_state("networkidle")
+    score.fill("4")
+    saved = lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT"  # noqa: E731
+    with page.expect_response(saved) as answer:
+        score.press("Tab")  # the change event saves it (nbgrader's formgrade_models.js)
+    assert answer.value.ok, answer.value.status
+    steps.shot(page, "instructor-manual-grading")
+
+
+def folder_links_open(page, hub: Hub) -> None:
+    """The formgrader's links to an assignment's source and to its Preview (both /tree/...,
+    nbgrader #1794) reach the instructor's own server, not JupyterHub's 404."""
+    page.goto(f"{hub.url}/user/instructor/formgrader/manage_assignments")
+    row = formgrader_row(page, PS2)
+    for column in ("name", "preview"):
+        href = row.locator(f"td.{column} a").first.get_attribute("href")
+        answer = page.request.get(f"{hub.url}{href}")
+        assert answer.ok and "/user/instructor/tree/" in answer.url, (column, href, answer.url)
+
+
+def lab_offers_no_blank_formgrader(page) -> None:
+    """JupyterLab's Nbgrader menu has no Formgrader (it shows blank in a frame on this hub)."""
+    page.click(".lm-MenuBar-itemLabel:text-is('Nbgrader')")
+    items = page.locator(".lm-Menu-itemLabel").all_inner_texts()
+    page.keyboard.press("Escape")
+    assert "Formgrader" not in items and items, items
 
 
 def student_reads_feedback(page, steps: Steps, student: str) -> str:
@@ -271,18 +326,21 @@ def test_a_term_on_the_hub(hub, chromium_browser):
     }
     instructor = log_in(contexts["instructor"], hub.url, "instructor", hub.password)
     steps.shot(instructor, "instructor-lab")
+    lab_offers_no_blank_formgrader(instructor)
     formgrader = contexts["instructor"].new_page()  # the formgrader in its own tab
     formgrader.goto(f"{hub.url}/user/instructor/formgrader/manage_assignments")
     formgrader_action(formgrader, formgrader_row(formgrader, PS2), "assign")
     formgrader_action(formgrader, formgrader_row(formgrader, PS2), "release")
     formgrader_row(formgrader, PS2).locator("td.status", has_text="released").wait_for()
     steps.shot(formgrader, "instructor-released")
+    folder_links_open(formgrader, hub)
 
     students = {}
     for student in STUDENTS:
         students[student] = log_in(contexts[student], hub.url, student, hub.password)
         student_works(students[student], steps, student)
     instructor_grades(formgrader, hub, steps)
+    instructor_grades_by_hand(formgrader, hub, steps)
 
     feedback = student_reads_feedback(students["alice"], steps, "alice")
     crosses = [line for line in feedback.splitlines() if line.startswith("✗")]
@@ -295,15 +353,26 @@ def test_a_term_on_the_hub(hub, chromium_browser):
     instructors = alice.get(f"{hub.url}/user/instructor/api/contents/gradebook.db")
     assert instructors.status == 403, (instructors.status, instructors.url)
 
-    run_in_terminal(instructor, "make export", done=(COURSE / "grades.csv").exists)
+    canvas = COURSE / "grades-canvas.csv"
+    run_in_terminal(instructor, "make export && make export LMS=canvas", done=canvas.exists)
     time.sleep(1)  # the terminal's last lines, for the screenshot
     steps.shot(instructor, "instructor-export")
-    answer = instructor.request.get(f"{hub.url}/user/instructor/files/grades.csv")
-    assert answer.ok, answer.status
-    (ARTIFACTS / "grades.csv").write_text(answer.text())
-    grades = {row["student_id"]: row for row in csv.DictReader(io.StringIO(answer.text()))}
-    assert float(grades["alice"][PS2]) == 25.0, grades
-    assert float(grades["bob"][PS2]) < 25.0, grades
+    grades = {}
+    for name in ("grades-per-student.csv", canvas.name):
+        answer = instructor.request.get(f"{hub.url}/user/instructor/files/{name}")
+        assert answer.ok, (name, answer.status)
+        (ARTIFACTS / name).write_text(answer.text())
+        grades[name] = list(csv.DictReader(io.StringIO(answer.text())))
+    rows = {row["student_id"]: row for row in grades["grades-per-student.csv"]}
+    assert float(rows["alice"][PS2]) == 25.0, rows
+    assert float(rows["bob"][PS2]) < 25.0, rows
+    with Gradebook(f"sqlite:///{COURSE / 'gradebook.db'}") as gb:  # the hand score is in it
+        assert gb.find_grade(BY_HAND, PS6, PS6, "alice").manual_score == 4.0
+        alice_ps6 = gb.find_submission(PS6, "alice").score
+    assert float(rows["alice"][PS6]) == alice_ps6 >= 4.0, rows["alice"]
+    canvas_rows = {row["SIS Login ID"]: row for row in grades[canvas.name]}
+    assert float(canvas_rows["alice"][PS6]) == alice_ps6, canvas_rows
+    assert canvas_rows[""]["Student"] == "Points Possible" and "total" not in canvas_rows[""]
     walk_s = steps.elapsed()
     (ARTIFACTS / "walk-seconds.txt").write_text(f"{walk_s:.1f}\n")
     for context in contexts.values():
@@ -372,3 +441,31 @@ def test_sigint_stops_the_hub_and_keeps_its_state(hub):
         home("alice") / PS2 / f"{PS2}.ipynb",
     ):
         assert kept.exists(), kept
+
+
+def test_hub_clean_leaves_each_students_work_private(hub):
+    """make hub-clean: an account made for the hub goes with its home; one that existed before
+    gets its home's mode back, and its course folders stay its own, private: bob reads none of
+    alice's answers (a home given back 755 showed them)."""
+    assert hub.interrupt() is not None  # stopped (the test above), or stopped now
+    accounts = (HUB_ROOT / "state" / "accounts.tsv").read_text().splitlines()
+    how = {line.split("\t")[0]: line.split("\t") for line in accounts}
+    homes = {student: home(student) for student in STUDENTS}
+    answers = homes["alice"] / PS2 / f"{PS2}.ipynb"
+    done = subprocess.run(
+        ["make", "hub-clean"], cwd=REPO, env=os.environ | {"HUB_ROOT": str(HUB_ROOT)},
+        capture_output=True, text=True, timeout=CLEAN_LIMIT_S,
+    )  # fmt: skip
+    (ARTIFACTS / "make-hub-clean.log").write_text(done.stdout + done.stderr)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not HUB_ROOT.exists()
+    for student, folder in homes.items():
+        if how[student][1] == "made":
+            assert not folder.exists(), folder
+            continue
+        assert f"{folder.stat().st_mode & 0o777:o}" == how[student][3], (student, how[student])
+        assert (folder / PS2).stat().st_mode & 0o077 == 0, f"{folder / PS2} is not private"
+    if how["alice"][1] == "reused":
+        assert as_user("alice", "cat", str(answers)).returncode == 0  # still hers
+        bob = as_user("bob", "cat", str(answers))
+        assert bob.returncode != 0 and "Permission denied" in bob.stderr, bob

@@ -201,7 +201,7 @@ def test_alice_fetched_her_feedback_and_bobs_waits_to_be_mailed(term):
 
 
 def test_the_export_has_a_row_per_student(term):
-    with open(term["course"] / "grades.csv", newline="") as handle:
+    with open(term["course"] / "grades-per-student.csv", newline="") as handle:
         rows = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert rows["alice"][PS2] == "26" and rows["alice"]["last_name"] == "Liddell"
     assert rows["bob"][PS2] == "20.8" and rows["bob"]["total"] == "20.8"

@@ -1,13 +1,15 @@
-"""The formgrader on the hub grades with the course's sandboxed grader and gives the course's
-feedback page (hub/config/instructor, hub/data/instructor).
+"""The formgrader on the hub grades with the course's sandboxed grader, says so, and gives the
+course's feedback page (hub/config/instructor).
 
 The hub gives the instructor's server a nbgrader config of its own: the course's config, with
-`SandboxExecute` in place of nbgrader's Execute; and a data path where nbconvert's template
-`feedback`, which the formgrader asks for by name, is the course's page. This calls nbgrader's
-own API as the formgrader's Autograde and Generate Feedback buttons do (`NbGraderAPI`, config
-loaded by nbgrader from JUPYTER_CONFIG_PATH and the course folder), with no hub and no browser,
-and checks that each notebook ran in a strict sandbox kernel (the grader's record says so),
-scored what `python -m normlab.course grade` gives it, and got the course's feedback page.
+`SandboxExecute` in place of nbgrader's Execute, every step named by its import path (the
+formgrader shows the config as JSON, where a class is a blank). The course's config gives
+feedback to `plugins.FeedbackExporter`, whose template the formgrader's "feedback" does not
+replace. This calls nbgrader's own API as the formgrader's Autograde and Generate Feedback
+buttons do (`NbGraderAPI`, config loaded by nbgrader from JUPYTER_CONFIG_PATH and the course
+folder), with no hub and no browser, and checks that each notebook ran in a strict sandbox
+kernel (the grader's record says so, and the log the formgrader shows), scored what
+`python -m normlab.course grade` gives it, and got the course's feedback page.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from nbgrader.coursedir import CourseDirectory
 app = NbGrader()
 app.load_config_file()
 api = NbGraderAPI(CourseDirectory(parent=app), parent=app)
-steps = [getattr(s, "__name__", s) for s in app.config.Autograde.autograde_preprocessors]
+steps = list(app.config.Autograde.autograde_preprocessors)
 results = {student: api.autograde(sys.argv[1], student) for student in sys.argv[2:]}
 results["feedback"] = api.generate_feedback(sys.argv[1])
 print(json.dumps({"steps": steps, "results": results}))
@@ -49,7 +51,6 @@ def test_the_formgrader_grades_in_the_sandbox_and_gives_the_courses_feedback(tmp
         submit(course, student, PS2_ANSWERS[answers])
     env = course_env() | {
         "JUPYTER_CONFIG_PATH": str(REPO / "hub" / "config" / "instructor"),
-        "JUPYTER_PATH": str(REPO / "hub" / "data" / "instructor"),
         "LAYERNORM_COURSE": str(course),
         "NBGRADER_EXCHANGE": str(tmp_path / "exchange"),
     }
@@ -63,9 +64,13 @@ def test_the_formgrader_grades_in_the_sandbox_and_gives_the_courses_feedback(tmp
     )
     assert done.returncode == 0, done.stderr[-3000:]
     answer = json.loads(done.stdout.splitlines()[-1])
-    assert SandboxExecute.__name__ in answer["steps"], answer["steps"]
+    sandbox = f"{SandboxExecute.__module__}.{SandboxExecute.__name__}"
+    assert sandbox in answer["steps"] and all(isinstance(s, str) for s in answer["steps"])
     for action, result in answer["results"].items():
         assert result["success"], f"{action}:\n{result.get('log')}\n{result.get('error')}"
+    for student in STUDENTS:  # the formgrader shows the log in its Autograde dialog
+        said = answer["results"][student]["log"]
+        assert f"{PS2}: sandboxed grader, strict isolation" in said, said
     for student in STUDENTS:
         record = course / "reports" / PS2 / "records" / student / f"{PS2}.json"
         assert json.loads(record.read_text())["isolation"] == "strict", record

@@ -8,9 +8,11 @@ Autograde runs each submission in a sandbox kernel as `python -m normlab.course 
 (strict isolation, or a refusal that says why). The course's own `nbgrader_config.py` keeps
 plain nbgrader for its CLI outside the hub and for the parity tests.
 
-(The formgrader's Generate Feedback asks nbconvert for the template `feedback` whatever the
-config says; the instructor's JUPYTER_PATH, hub/data/instructor, has one of that name: a
-conf.json whose base is the course's `normlab_feedback`, so students get the course's page.)
+The steps are named by their import paths, not given as classes: the formgrader shows its
+configuration as JSON, where a class is a blank (`'autograde_preprocessors': [, , , ]`) and a
+name says which grader runs (`...grader.execute.SandboxExecute`). Feedback is the course's page
+(`plugins.FeedbackExporter`, named in the course's config), the formgrader's Generate Feedback
+included.
 """
 
 import os
@@ -23,4 +25,13 @@ course = os.environ["LAYERNORM_COURSE"]
 load_subconfig("nbgrader_config.py", path=course)  # noqa: F821 (provided by traitlets)
 c.CourseDirectory.root = course
 c.Exchange.root = os.environ["NBGRADER_EXCHANGE"]
-c.Autograde.autograde_preprocessors = autograde_preprocessors(c)
+
+
+def dotted(step) -> str:
+    """A preprocessor (a class or its import path) as its import path."""
+    return step if isinstance(step, str) else f"{step.__module__}.{step.__qualname__}"
+
+
+if "sanitize_preprocessors" in c.Autograde:
+    c.Autograde.sanitize_preprocessors = [dotted(s) for s in c.Autograde.sanitize_preprocessors]
+c.Autograde.autograde_preprocessors = [dotted(s) for s in autograde_preprocessors(c)]

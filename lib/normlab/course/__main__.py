@@ -7,7 +7,8 @@ Run from an nbgrader course root (the cwd); the course's `nbgrader_config.py` ap
     python -m normlab.course grade ps2_layer_norm --shard 0/4      # part 0 of 4 (of 0..3)
     python -m normlab.course rerun ps2_layer_norm alice bob        # just these students, again
     python -m normlab.course report ps2_layer_norm                 # CSV + bar chart
-    python -m normlab.course export --out grades.csv               # a row per student, for an LMS
+    python -m normlab.course export --out grades-per-student.csv   # a row per student
+    python -m normlab.course export --out g.csv --lms canvas       # as Canvas (or moodle) imports
     python -m normlab.course points                                # source notebooks follow CHECKS
     python -m normlab.course variant ps1_by_hand --student alice   # her numbers and answers
     python -m normlab.course student-source DIR                    # the student download's source
@@ -107,6 +108,17 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--per-check", action="store_true", help="also a column per autograded check"
     )
+    export.add_argument(
+        "--lms",
+        choices=["canvas", "moodle"],
+        help="the layout that LMS's grade import reads as it is (no total: it adds its own)",
+    )
+    export.add_argument(
+        "--missing",
+        choices=["blank", "zero"],
+        default="blank",
+        help="a missing submission: blank (no grade; the default) or 0 points",
+    )
     commands.add_parser(
         "points", help="write each check's points (its CheckSpec) into the source notebooks"
     )
@@ -167,7 +179,7 @@ def main(argv=None) -> int:
     if args.command == "export":
         from .reports.export import write_export
 
-        print(write_export(args.out, args.per_check))
+        print(write_export(args.out, args.per_check, args.lms, args.missing))
         return 0
     if args.command == "report":
         from .reports.class_report import write_report

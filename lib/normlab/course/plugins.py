@@ -3,7 +3,7 @@
     c.Autograde.sanitize_preprocessors   RestoreHiddenTests in place of OverwriteCells
     c.AssignLatePenalties.plugin_class   "normlab.course.plugins.PercentPerDay"
     c.GenerateFeedback.preprocessors     CheckNotes, ConciseErrors, MathToMathML
-    c.HTMLExporter.template_name         TEMPLATE (templates/normlab_feedback)
+    c.GenerateFeedback.exporter_class    FeedbackExporter (templates/normlab_feedback)
     c.NormlabGrading.reuse_voids         the course's reuse policy (`NormlabGrading`), which
                                          `ReusePolicy` hands to nbgrader's kernels
 
@@ -44,7 +44,10 @@ that quote the graders' code, and the summary cell's grading-time note. After nb
 
 and the page renders with `templates/normlab_feedback` (a course template on nbconvert's
 classic one): a header listing every graded cell by name with its mark and points, and CSS
-that wraps messages at any width (1280 px or a phone).
+that wraps messages at any width (1280 px or a phone). The template is `FeedbackExporter`'s
+alone, never `HTMLExporter`'s: the formgrader renders its Manual Grading page with an
+HTMLExporter of its own (template `formgrade`), which a course-wide
+`c.HTMLExporter.template_name` would replace (TemplateNotFound: bootstrap.min.css, issue 46).
 """
 
 from __future__ import annotations
@@ -55,13 +58,14 @@ import re
 from pathlib import Path
 
 from latex2mathml.converter import convert
+from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
 from nbformat import NotebookNode
 from nbgrader.api import MissingEntry
 from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
 from traitlets import Bool, Enum, Float
-from traitlets.config import Configurable
+from traitlets.config import Config, Configurable
 
 from normlab.grading import CHECKS
 from normlab.grading.checkcell import is_check_cell
@@ -69,7 +73,7 @@ from normlab.grading.session import POLICIES as REUSE_VOIDS
 from normlab.grading.session import POLICY_ENV
 from normlab.grading.verdict import HIDDEN_LABEL
 
-TEMPLATES = Path(__file__).with_name("templates")  # HTMLExporter.extra_template_basedirs
+TEMPLATES = Path(__file__).with_name("templates")
 TEMPLATE = "normlab_feedback"
 # the grader's own error names (normlab.course.grader.notebook), in words a student reads
 PLAIN = {
@@ -199,6 +203,24 @@ def mathml(markdown: str) -> str:
         return convert(match.group("inline").strip())
 
     return MATH.sub(swap, markdown)
+
+
+class FeedbackExporter(HTMLExporter):
+    """nbconvert's HTMLExporter with the course's feedback page (`GenerateFeedback.exporter_class`).
+
+    Its template is set in its own config section, which outranks HTMLExporter's: nbgrader's
+    GenerateFeedback (and the formgrader's Generate Feedback, nbgrader/apps/api.py) set
+    `HTMLExporter.template_name = "feedback"`, and the formgrader's Manual Grading page needs
+    `formgrade`; neither reaches this class, and this template reaches neither of them. A
+    course's own `c.FeedbackExporter.template_name` still wins."""
+
+    def __init__(self, config=None, parent=None, **kwargs):
+        given = config if config is not None else getattr(parent, "config", None)
+        ours = Config()
+        ours.FeedbackExporter.template_name = TEMPLATE
+        ours.FeedbackExporter.extra_template_basedirs = [str(TEMPLATES)]
+        ours.merge(given or Config())
+        super().__init__(config=ours, parent=parent, **kwargs)
 
 
 class MathToMathML(Preprocessor):

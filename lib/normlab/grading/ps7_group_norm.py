@@ -46,7 +46,7 @@ FUNCTION = "group_norm"
 PARAMS = ("x", "num_groups", "gamma", "beta", "eps")
 DEFAULT_EPS = 1e-5
 
-# ps7's wrong group norms the oracle knows (`oracle.wrong`, answer_key/wrong_implementations.py)
+# ps7's wrong group norms the oracle knows (`oracle.wrong`, answer_key.wrong_implementations)
 WRONG = (
     "strided_groups",
     "instance_norm",

@@ -11,6 +11,7 @@
     kernel_session  a notebook's kernel across replacements
     kernel_process  one kernel process, its timeouts and deaths
     isolation, bwrap  how tightly kernels are locked in; the bubblewrap sandbox
+    userns          the host settings that forbid a normal user's bwrap, and their fixes
 
 The other side, what runs in the kernel, is `normlab_sandbox`; the protocol between them is
 `normlab_sandbox.protocol`. What the grader defends against: instructors/threat_model.md.
@@ -20,6 +21,7 @@ Below: where the grader keeps its records, under the course root, for instructor
     reports/<assignment>/grading-run.json                      each student's last run (run)
     reports/<assignment>/records/<student>/<notebook>.json     each test cell's status (execute)
     reports/<assignment>/class_report.csv, misconceptions.png  the class report (reports)
+    reports/<assignment>/autograding/<student>/<assignment>/   a submission being graded (worker)
 
 They live outside `autograded/`, whose other files nbgrader copies into the feedback it
 releases to students. `reports/` is git-ignored.
@@ -47,6 +49,12 @@ def student_records(root, assignment: str, student: str) -> Path:
 
 def notebook_record(root, assignment: str, student: str, notebook: str) -> Path:
     return student_records(root, assignment, student) / f"{notebook}.json"
+
+
+def staging_step(assignment: str) -> str:
+    """The folder, relative to the course root, where the worker has nbgrader write a
+    submission's autograded copy before moving it, complete, into `autograded/`."""
+    return f"{REPORTS}/{assignment}/autograding"
 
 
 def forget_student(root, assignment: str, student: str) -> None:

@@ -27,6 +27,8 @@ import shutil
 import subprocess
 import sys
 
+from . import userns
+
 OS_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "fonts", "mime.types")
 NAMESPACES = ("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts")
@@ -90,7 +92,8 @@ def command(expose, hide, tmp_bytes: int, privileged: bool) -> list[str]:
 
 def unavailable(expose, tmp_bytes: int) -> str | None:
     """Why strict isolation cannot work here, in one line (None when it can): bwrap runs
-    this Python, exactly as it will run every kernel, once."""
+    this Python, exactly as it will run every kernel, once. Where a setting of the host forbids
+    the user namespace a normal user's bwrap makes, the line names it and its fix (`userns`)."""
     if not sys.platform.startswith("linux"):
         return "bubblewrap sandboxes need Linux"
     if shutil.which("bwrap") is None:
@@ -108,5 +111,8 @@ def unavailable(expose, tmp_bytes: int) -> str | None:
     if done.returncode == 0:
         return None
     lines = [line for line in done.stderr.splitlines() if line.strip()]
-    why = lines[-1] if lines else f"exit status {done.returncode}"
-    return f"bubblewrap cannot make a sandbox here ({why.strip()})"
+    why = lines[-1].strip() if lines else f"exit status {done.returncode}"
+    blocker = None if os.geteuid() == 0 else userns.forbidden()
+    if blocker and ("namespace" in why or "uid map" in why):
+        return f"bubblewrap cannot make the user namespace it needs ({why}): {blocker}"
+    return f"bubblewrap cannot make a sandbox here ({why})"

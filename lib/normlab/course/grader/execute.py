@@ -90,6 +90,11 @@ class SandboxExecute(Execute):
         path = notebook_record(records_root, info["assignment"], info["student"], info["notebook"])
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(record, indent=1))
+        # the formgrader's Autograde shows this line (issue 46): which grader, how isolated
+        self.log.info(
+            "%s: sandboxed grader, %s isolation, %.1f s", info["notebook"], isolation.mode,
+            record["seconds"],
+        )  # fmt: skip
         return nb, resources
 
 

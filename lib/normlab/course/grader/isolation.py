@@ -37,7 +37,8 @@ from . import bwrap
 
 GIB = 1 << 30
 MIB = 1 << 20
-DEFAULT_UID_BASE = 64000  # Debian's range 60000-64999 is reserved, so no account owns these
+# in Debian's reserved 60000-64999, where a few packages take one (slurm: 64030; check_uids)
+DEFAULT_UID_BASE = 64000
 KERNEL_MODULE = "normlab_sandbox.kernel"
 STRICT_HOME = "/tmp"  # the kernel's private tmpfs, under strict isolation
 # one BLAS / OpenMP thread per kernel: the grader runs one kernel per CPU

@@ -159,7 +159,7 @@ def grade(
         importlib.import_module("normlab.answer_key.torch_layer_norms")  # the expectations' torch
         importlib.import_module("normlab_sandbox.module_probes").import_torchs_lazy_parts()
     started, cpu = time.monotonic(), _children_cpu()
-    outcomes = _run_workers(app, config, chosen, assignment, force, todo, jobs, progress)
+    outcomes = _run_workers(app, config, chosen, assignment, todo, jobs, progress)
     summary = {
         "assignment": assignment,
         "shard": str(shard) if shard else None,
@@ -176,7 +176,7 @@ def grade(
     return summary
 
 
-def _run_workers(app, config, chosen, assignment, force, todo, jobs, progress) -> list[dict]:
+def _run_workers(app, config, chosen, assignment, todo, jobs, progress) -> list[dict]:
     if not todo:
         return []
     context = multiprocessing.get_context("fork")
@@ -188,7 +188,7 @@ def _run_workers(app, config, chosen, assignment, force, todo, jobs, progress) -
     workers = [
         context.Process(
             target=worker_main,
-            args=(slot, app, config, chosen, assignment, force, tasks, results),
+            args=(slot, app, config, chosen, assignment, tasks, results),
             name=f"grader-{slot}",
         )
         for slot in range(jobs)

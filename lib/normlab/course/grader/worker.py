@@ -12,15 +12,24 @@ Nothing is lost: "database is locked" from SQLite is retried (with the busy time
 rare); a submission nbgrader cannot grade at all (a notebook that is not valid JSON, say) gets 0
 on every cell of the notebooks that were not graded, as nbgrader does for a missing notebook,
 and the reason is returned for the run's record. `submitted/` is only ever read.
+
+Nothing is half-written either: nbgrader writes a submission's autograded folder (first its
+sanitized, ungraded notebook, then the graded one) into a staging folder (`staging_step`), and
+the worker moves it into `autograded/<student>/<assignment>` only once nbgrader has finished
+and the gradebook holds its scores. A grader killed at any moment (a scheduler's SIGTERM or
+SIGKILL: `scancel`, a time limit) leaves that submission without an autograded folder, so the
+next `grade` grades it again instead of skipping it as done (run.py skips what is there).
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import os
 import random
 import resource
+import shutil
 import time
 import traceback
 import warnings
@@ -30,7 +39,7 @@ from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 from sqlalchemy.exc import SAWarning
 
-from . import forget_student, nbgrader_costs
+from . import forget_student, nbgrader_costs, staging_step
 
 LOCK_RETRIES = 8
 
@@ -63,12 +72,13 @@ class _CapturedLog:
         return self.buffer.getvalue()
 
 
-def _autograde_once(app, config, assignment: str, student: str, force: bool) -> str | None:
-    """Run nbgrader's converter; None on success, else the error text."""
+def _autograde_once(app, config, assignment: str, student: str) -> str | None:
+    """Run nbgrader's converter into the staging folder; None on success, else the error."""
     coursedir = CourseDirectory(config=config)
     coursedir.assignment_id, coursedir.student_id = assignment, student
+    coursedir.autograded_directory = staging_step(assignment)
     converter = Autograde(coursedir=coursedir, config=config, parent=app)
-    converter.force = force
+    converter.force = True  # over whatever an interrupted attempt left there
     converter.log = app.log
     with _CapturedLog(app) as captured:
         try:
@@ -104,21 +114,38 @@ def zero_missing(db_url: str, folder: str, assignment: str, student: str) -> lis
     return zeroed
 
 
-def grade_one(app, config, assignment: str, student: str, force: bool) -> dict:
-    """Autograde one submission; the outcome as a plain dict for the run record."""
+def _publish(staged: str, folder: str) -> None:
+    """Move the finished autograded copy `staged` to `folder`, the old one (a regrade's) out
+    of the way first: one rename when both lie under the course root, as by default."""
+    if os.path.exists(folder):
+        shutil.rmtree(folder)  # killed now: no folder, so the next run grades it again
+    os.makedirs(os.path.dirname(folder), exist_ok=True)
+    shutil.move(staged, folder)
+    with contextlib.suppress(OSError):
+        os.rmdir(os.path.dirname(staged))  # the student's staging folder, now empty
+
+
+def grade_one(app, config, assignment: str, student: str) -> dict:
+    """Autograde one submission (`grade` has decided that it is to be graded, or regraded);
+    the outcome as a plain dict for the run record."""
     started, cpu = time.monotonic(), _cpu_seconds()
     forget_student(app.coursedir.root, assignment, student)
+    coursedir = CourseDirectory(config=config)
+    folder = coursedir.format_path(coursedir.autograded_directory, student, assignment)
+    staged = coursedir.format_path(staging_step(assignment), student, assignment)
     error = None
     for attempt in range(LOCK_RETRIES):
-        error = _autograde_once(app, config, assignment, student, force or attempt > 0)
+        error = _autograde_once(app, config, assignment, student)
         if error is None or not _is_lock(error):
             break
         time.sleep(0.2 * (attempt + 1) + random.random() * 0.3)
     outcome = {"student": student, "status": "graded", "reason": None}
-    if error is not None:
+    if error is None:
+        _publish(staged, folder)
+    else:
         forget_student(app.coursedir.root, assignment, student)
-        coursedir = CourseDirectory(config=config)
-        folder = coursedir.format_path(coursedir.autograded_directory, student, assignment)
+        shutil.rmtree(staged, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)  # as nbgrader leaves a submission it failed
         zeroed = zero_missing(coursedir.db_url, folder, assignment, student)
         outcome.update(status="failed", reason=error[-4000:], zeroed=zeroed)
     outcome.update(
@@ -128,7 +155,7 @@ def grade_one(app, config, assignment: str, student: str, force: bool) -> dict:
     return outcome
 
 
-def worker_main(slot: int, app, config, isolation, assignment, force, tasks, results) -> None:
+def worker_main(slot: int, app, config, isolation, assignment, tasks, results) -> None:
     """A worker process: grade students from `tasks` until None."""
     warnings.simplefilter("ignore", SAWarning)  # nbgrader's own session warnings, not ours
     nbgrader_costs.reuse_in_this_process()  # here, after the fork: an engine is the process's
@@ -140,7 +167,7 @@ def worker_main(slot: int, app, config, isolation, assignment, force, tasks, res
         if student is None:
             return
         try:
-            outcome = grade_one(app, config, assignment, student, force)
+            outcome = grade_one(app, config, assignment, student)
         except Exception:  # noqa: BLE001 (one submission's failure must not stop the run)
             outcome = {"student": student, "status": "failed", "reason": traceback.format_exc()}
         results.put(outcome)

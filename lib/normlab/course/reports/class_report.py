@@ -19,7 +19,9 @@ the cell's verdict, which the grader recorded for each notebook (see `records` a
 It writes `class_report.csv` (one row per test cell: grade_id, the misconception it catches
 in words, points, students, the five counts) and `misconceptions.png`, a horizontal bar chart
 of the misconception counts, each bar labelled with its misconception, in the course's figure
-style.
+style. For an assignment whose students each work their own numbers (ps1), it also writes
+`copied_variants.csv` and prints a line per flag: students whose typed answers are exactly
+another student's variant's, and in which cells (`copied`), for the instructor to judge.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from matplotlib.ticker import MaxNLocator
 from nbgrader.api import Gradebook
 
 from normlab import figures
-from normlab.grading import CHECKS
+from normlab.grading import CHECKS, pools
 from normlab.grading.verdict import CRASHED, NOT_JUDGED, NOT_WRITTEN, PASSED, TIMED_OUT
 
 from ..grader import assignment_folder, student_records
@@ -160,4 +162,28 @@ def write_report(assignment: str, output: str | None = None) -> list[Path]:
     folder = Path(output) if output else assignment_folder(coursedir.root, assignment)
     csv_path = write_csv(rows, folder / "class_report.csv")
     fig = draw(rows, f"{assignment}: misconceptions in the class")
-    return [csv_path, figures.save(fig, folder / "misconceptions.png")]
+    written = [csv_path, figures.save(fig, folder / "misconceptions.png")]
+    if assignment in pools.POOLS:
+        written.append(write_copied(coursedir, assignment, folder / "copied_variants.csv"))
+    return written
+
+
+def write_copied(coursedir, assignment: str, path: Path) -> Path:
+    """The copied-variant flags of the class (`copied`), as CSV; each also printed."""
+    from .copied import describe_flag, flags
+
+    with Gradebook(coursedir.db_url) as gb:
+        students = [s.student_id for s in gb.assignment_submissions(assignment)]
+    submitted = {
+        s: sorted(Path(coursedir.format_path(coursedir.submitted_directory, s, assignment))
+                  .glob("*.ipynb"))
+        for s in students
+    }  # fmt: skip
+    found = flags(assignment, submitted)
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["student", "variant_of", "cells"])
+        for flag in found:
+            writer.writerow([flag.student, flag.variant_of, " ".join(flag.cells)])
+            print(describe_flag(assignment, flag))
+    return path

@@ -1,7 +1,8 @@
 """Grades out: one row per student of the gradebook, a column per assignment, for an LMS.
 
-    python -m normlab.course export --out grades.csv                  # make export
-    python -m normlab.course export --out grades.csv --per-check      # plus one column per check
+    python -m normlab.course export --out grades-per-student.csv      # make export
+    python -m normlab.course export --out FILE.csv --per-check        # plus one column per check
+    python -m normlab.course export --out FILE.csv --lms canvas       # Canvas's layout (`lms`)
 
 `nbgrader export` writes one row per student *and* assignment (a class of 14 with six
 assignments is 85 rows), scores 0.0 for assignments never released, and leaves names empty
@@ -15,7 +16,10 @@ A cell holds the student's points after nbgrader's late penalty (`score - penalt
 below 0), blank where the student submitted nothing; `total` adds the cells. `--per-check`
 adds `<assignment>:<grade_id>` columns: the points of each autograded check, so an instructor
 can sort the class by misconception (a check below its maximum names it; the class report
-tells a misconception apart from a crash).
+tells a misconception apart from a crash). `--lms canvas|moodle` writes the same points in
+the layout that LMS imports as it is (`lms`), `--missing zero` a 0 for a missing submission.
+`make export` names its file `grades-per-student.csv` (or `grades-<lms>.csv`), never
+`grades.csv`, which `nbgrader export` writes.
 """
 
 from __future__ import annotations
@@ -96,10 +100,14 @@ def rows(db_url: str, per_check: bool = False) -> tuple[list[str], list[dict[str
     return header, table
 
 
-def write_export(out: str, per_check: bool = False) -> Path:
-    """Read the course's gradebook (cwd, its nbgrader_config.py) and write the CSV to `out`."""
+def write_export(
+    out: str, per_check: bool = False, lms: str | None = None, missing: str = "blank"
+) -> Path:
+    """Read the course's gradebook (cwd, its nbgrader_config.py) and write the CSV to `out`:
+    this module's columns, or an LMS's (`lms.lms_rows`)."""
     from ..grader.isolation import sqlite_path
     from ..grader.nbgrader_app import load_app
+    from .lms import MISSING, lms_rows, possible  # lms reads this module's `points`
 
     app = load_app()
     database = sqlite_path(app.coursedir.db_url)
@@ -108,6 +116,16 @@ def write_export(out: str, per_check: bool = False) -> Path:
     header, table = rows(app.coursedir.db_url, per_check)
     if len(header) == len(IDENTITY) + 1:
         raise SystemExit("no assignment in the gradebook has a submission yet: nothing to export")
+    assignments = header[len(IDENTITY) : header.index("total")]
+    if lms is None:
+        for row in table:
+            row.update({a: row[a] or MISSING[missing] for a in assignments})
+    elif per_check:
+        raise SystemExit(f"--per-check has no place in {lms}'s layout (each column would become "
+                         "an assignment there): export it without --lms")  # fmt: skip
+    else:
+        maxima = possible(app.coursedir.db_url, assignments)
+        header, table = lms_rows(lms, assignments, table, maxima, missing)
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as handle:

@@ -1,0 +1,153 @@
+"""Copied numbers: a student's typed answers that are exactly another student's variant's (ps1).
+
+Each student of ps1_by_hand works a record of their own (`normlab.grading.pools`), so a student
+who types a classmate's numbers loses those points like any wrong answer. The grade cannot tell
+that loss from a slip; this can: for every submission of an assignment with a pool, it reads
+the answer cells' typed numbers (`typed_values`: a literal `mean_r = 7.0`, `np.array([...])`,
+arithmetic of literals; code such as `r.mean()` computes the student's own numbers and is
+skipped), and flags each graded cell whose typed values are exactly another student's right
+answers (`normlab.course.variant.describe`, to 1e-9 relative, `values.close`) and not the
+student's own. One number can be another's by chance (many records have the mean 7), so a
+student is flagged once, with the classmate whose variant explains the most cells, and only
+when that is at least `MIN_CELLS` cells. The class report lists the flags
+(`copied_variants.csv`: student, whose variant, cells) for the instructor to judge; nothing
+here changes a grade.
+
+It reads the submitted notebooks (`submitted/<student>/<assignment>/`), never runs them, so it
+gives the same flags whichever grader filled the gradebook: plain `nbgrader autograde` or
+`python -m normlab.course grade`.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import numpy as np
+
+from normlab.grading import CHECKS
+from normlab.grading.values import close
+
+from ..variant import describe
+
+MIN_CELLS = 2  # one matching cell is no evidence: small whole numbers recur across variants
+ARRAY_CALLS = {"array", "asarray"}  # np.array([...]), numpy.asarray((...))
+OPERATORS = {
+    ast.Add: np.add,
+    ast.Sub: np.subtract,
+    ast.Mult: np.multiply,
+    ast.Div: np.divide,
+    ast.Pow: np.power,
+}
+
+
+@dataclass(frozen=True)
+class Flag:
+    """`student`'s typed answers in `cells` are exactly `variant_of`'s variant's right answers."""
+
+    student: str
+    variant_of: str
+    cells: tuple[str, ...]
+
+
+def literal(node: ast.AST):
+    """The value of an expression made of number literals only; ValueError for anything else."""
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = literal(node.operand)
+        return -np.asarray(value) if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
+        return OPERATORS[type(node.op)](literal(node.left), literal(node.right))
+    if isinstance(node, ast.List | ast.Tuple):
+        return [literal(item) for item in node.elts]
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ARRAY_CALLS
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in ("np", "numpy")
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        return literal(node.args[0])
+    raise ValueError(f"not a literal: {ast.dump(node)[:60]}")
+
+
+def typed_values(source: str) -> dict[str, np.ndarray]:
+    """{name: value} of the cell's top-level `name = <literal>` lines (the last one wins)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    found = {}
+    for statement in tree.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+        ):
+            name = statement.targets[0].id
+            try:
+                found[name] = np.asarray(literal(statement.value), dtype=np.float64)
+            except (ValueError, TypeError, ArithmeticError):
+                found.pop(name, None)  # computed: the student's own numbers
+    return found
+
+
+def same(typed: np.ndarray, answer) -> bool:
+    """Exactly the answer, to 1e-9 relative in every entry (the checks' `close`)."""
+    want = np.asarray(answer, dtype=np.float64)
+    if typed.shape != want.shape:
+        return False
+    return all(close(float(a), float(b)) for a, b in zip(typed.ravel(), want.ravel(), strict=True))
+
+
+def notebook_values(path: Path) -> dict[str, np.ndarray]:
+    """Every typed value of a submitted notebook's answer cells."""
+    found: dict[str, np.ndarray] = {}
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
+            found.update(typed_values(cell.source))
+    return found
+
+
+def copied_cells(assignment: str, typed: dict, own: dict, other: dict) -> tuple[str, ...]:
+    """The graded cells whose every target was typed as `other`'s answer and is not `own`'s."""
+    cells = []
+    for grade_id, spec in CHECKS[assignment].items():
+        targets = spec.targets
+        if targets and all(t in typed and t in other for t in targets):
+            theirs = all(same(typed[t], other[t]) for t in targets)
+            mine = all(same(typed[t], own[t]) for t in targets if t in own)
+            if theirs and not mine:
+                cells.append(grade_id)
+    return tuple(cells)
+
+
+def flags(assignment: str, submitted: dict[str, list[Path]]) -> list[Flag]:
+    """The flags of a class: {student: their submitted notebooks} of `assignment`."""
+    answers = {s: describe(assignment, s)["answers"] for s in submitted}
+    found = []
+    for student, paths in sorted(submitted.items()):
+        typed = {}
+        for path in paths:
+            typed.update(notebook_values(path))
+        matches = [
+            Flag(student, other, copied_cells(assignment, typed, answers[student], answers[other]))
+            for other in sorted(answers)
+            if other != student
+        ]
+        best = max(matches, key=lambda flag: len(flag.cells), default=None)
+        if best is not None and len(best.cells) >= MIN_CELLS:
+            found.append(best)
+    return found
+
+
+def describe_flag(assignment: str, flag: Flag) -> str:
+    return (
+        f"{assignment}: {flag.student}'s answers in {', '.join(flag.cells)} are exactly "
+        f"{flag.variant_of}'s variant's (copied? no penalty beyond the grade: yours to judge)"
+    )
