@@ -1,6 +1,6 @@
 """Run the second page of chapter 9 once and record it: the batch-size and warm-up runs.
 
-    nice .venv/bin/python scripts/batch_warmup_runs.py     # 42 runs, every core, about 3 CPU min
+    nice .venv/bin/python scripts/batch_warmup_runs.py     # 42 runs, every core, about 5 CPU min
 
 chapters/09_batch_placement_warmup.md reads the record and re-makes one run of each kind at
 build, which must give the recorded numbers (bit for bit on the machine that recorded them).
