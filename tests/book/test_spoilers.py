@@ -70,8 +70,13 @@ ANSWERS = {
         ("variance_precision.py", "welford_variance"),
     ],
     "time_median": [("bench/timing.py", "time_interleaved")],
-    # ps8's module: the torch twin's class, and the function its forward calls
-    "LayerNorm": [("torch_twins.py", "LayerNorm"), ("torch_twins.py", "layer_norm")],
+    # ps8's module: the torch twin's class, and the function its forward calls; chapter 9's
+    # centring-only control is the same module less the division (issue 44, item 14)
+    "LayerNorm": [
+        ("torch_twins.py", "LayerNorm"),
+        ("torch_twins.py", "layer_norm"),
+        ("training/mlp.py", "CenterOnly"),
+    ],
     "dyt": [("dyt.py", "dyt")],
     "dyt_backward": [("dyt.py", "dyt_backward")],
 }
@@ -230,13 +235,14 @@ def test_every_literalinclude_of_reference_code_is_folded_inside_only_not_term()
 
 
 def test_the_folded_functions_are_the_ones_the_report_lists():
-    """Chapters 2, 6, 7, 10, 11 and 12 fold reference code (issues 11, 19 and 32)."""
+    """Chapters 2, 6, 7, 9, 10, 11 and 12 fold reference code (issues 11, 19, 32 and 44)."""
     folded = {(page.stem, include["pyobject"]) for page, include, _ in reference_includes()}
     assert folded == {
         ("02_layer_norm_derived", "layer_norm"),
         ("06_family", "group_norm"),
         ("07_rms_norm", "rms_norm"),
         ("07_rms_norm", "rms_norm_eps_outside"),
+        ("09_what_a_norm_buys", "CenterOnly"),
         ("10_backward", "Mean"),
         ("10_backward", "Centre"),
         ("10_backward", "Variance"),
