@@ -9,8 +9,11 @@ import pytest
 
 from normlab.course.reports.copied import copied_cells, flags, typed_values
 from normlab.course.variant import describe
+from normlab.grading import CHECKS
 
 PS1 = "ps1_by_hand"
+CELL = CHECKS[PS1].cell
+CELLS = tuple(CHECKS[PS1])  # every cell of ps1, in the notebook's order
 
 
 @pytest.mark.parametrize(
@@ -53,18 +56,16 @@ def answers_typed(answers: dict) -> dict:
 def test_another_students_numbers_flag_each_cell_they_fill():
     carol, dave = describe(PS1, "carol")["answers"], describe(PS1, "dave")["answers"]
     typed = answers_typed(carol)
-    assert copied_cells(PS1, typed, own=dave, other=carol) == (
-        "mean", "variance", "normalized", "eps_effect", "param_counts",
-    )  # fmt: skip
+    assert copied_cells(PS1, typed, own=dave, other=carol) == CELLS
     typed["mean_r"] = np.asarray(dave["mean_r"])  # his own mean: that cell is not flagged
-    assert "mean" not in copied_cells(PS1, typed, own=dave, other=carol)
+    assert CELL.mean.grade_id not in copied_cells(PS1, typed, own=dave, other=carol)
 
 
 def test_ones_own_numbers_or_a_near_miss_flag_nothing():
     carol, dave = describe(PS1, "carol")["answers"], describe(PS1, "dave")["answers"]
     assert copied_cells(PS1, answers_typed(dave), own=dave, other=carol) == ()
     rounded = {k: np.round(np.asarray(v, dtype=np.float64), 3) for k, v in carol.items()}
-    assert "eps_effect" not in copied_cells(PS1, rounded, own=dave, other=carol)  # not exact
+    assert CELL.eps_effect.grade_id not in copied_cells(PS1, rounded, own=dave, other=carol)
 
 
 def test_a_classmate_with_the_same_numbers_is_not_copied_from():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from normlab.course.__main__ import main
-from normlab.course.grader.run import Shard, parse_shard
+from normlab.course.grader.class_run import Shard, parse_shard
 
 CLASS = [f"student{i:03d}" for i in range(200)]
 

@@ -59,6 +59,8 @@ from hub_pages import (
 )
 from nbgrader.api import Gradebook
 
+from normlab.grading import MANUAL
+
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts" / "hub"
 HUB_ROOT = Path(os.environ.get("HUB_ROOT", "/srv/layernorm-hub"))
@@ -66,7 +68,7 @@ COURSE = HUB_ROOT / "course"
 EXCHANGE = HUB_ROOT / "exchange" / "layernorm"
 STUDENTS = {"alice": "correct", "bob": "sample_variance"}  # PS2_ANSWERS: bob's misconception
 PS6 = "ps6_stability_speed"  # released by the demo: alice hands it in for a grade by hand
-BY_HAND = "decode_one_token"  # its written answer (normlab.grading.ps6_stability_speed.MANUAL)
+(BY_HAND,) = MANUAL[PS6]  # its written answer, graded by hand
 WALK_LIMIT_S = 240  # the four minutes, first login to exported grades
 START_LIMIT_S = 900  # make hub-demo: its environments may still have to be installed
 STOP_LIMIT_S = 60

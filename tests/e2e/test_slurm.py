@@ -25,7 +25,7 @@ import pytest
 from demo_course import PS2, build_course, course_env, demo_class, gradebook_scores
 
 from normlab.course.grader import staging_step
-from normlab.course.grader.run import Shard
+from normlab.course.grader.class_run import Shard
 
 REPO = Path(__file__).resolve().parents[2]
 SBATCH = REPO / "scripts" / "slurm" / "grade.sbatch"

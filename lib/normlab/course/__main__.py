@@ -33,7 +33,7 @@ from .grader.isolation import DEFAULT_UID_BASE, GIB, Limits  # noqa: E402
 
 
 def _shard(text: str):
-    from .grader.run import parse_shard
+    from .grader.class_run import parse_shard
 
     try:
         return parse_shard(text)
@@ -188,7 +188,7 @@ def main(argv=None) -> int:
         for path in paths:
             print(path)
         return 0
-    from .grader.run import grade
+    from .grader.class_run import grade
 
     limits = Limits(memory_bytes=int(args.memory_gib * GIB), cpu_seconds=args.cpu_seconds)
     summary = grade(
