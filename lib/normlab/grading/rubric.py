@@ -81,6 +81,18 @@ def rows(assignment: str, reuse_voids: str = REUSE_VOIDS[0]) -> list[Row]:
     return found
 
 
+def overview() -> str:
+    """Every assignment as a Markdown table row: its autograded cells and points, and the points
+    graded by hand."""
+    lines = ["| assignment | autograded cells | autograded | by hand |", "|---|---|---|---|"]
+    for assignment, specs in CHECKS.items():
+        manual = sum(MANUAL.get(assignment, {}).values())
+        auto = sum(spec.points for spec in specs.values())
+        by_hand = f"{points(manual)}" if manual else ""
+        lines.append(f"| `{assignment}` | {len(specs)} | {points(auto)} | {by_hand} |")
+    return "\n".join(lines) + "\n"
+
+
 def _cells(names) -> str:
     return ", ".join(f"`{name}`" for name in names) or "none"
 
