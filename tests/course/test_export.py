@@ -112,9 +112,9 @@ def test_one_row_per_student_with_late_penalties_and_blanks(db_url):
 
 def test_per_check_columns(db_url):
     header, table = rows(db_url, per_check=True)
-    assert header[-3:] == ["ps2_layer_norm:axis", "ps2_layer_norm:eps", "ps3_axes:batch_axis"]
+    assert header[-3:] == ["ps2_layer_norm:axes", "ps2_layer_norm:eps", "ps3_axes:batch_axis"]
     bob = next(row for row in table if row["student_id"] == "bob")
-    assert (bob["ps2_layer_norm:axis"], bob["ps2_layer_norm:eps"]) == ("4", "0")
+    assert (bob["ps2_layer_norm:axes"], bob["ps2_layer_norm:eps"]) == ("4", "0")
     assert bob["ps3_axes:batch_axis"] == ""
 
 

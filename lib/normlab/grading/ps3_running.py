@@ -12,10 +12,8 @@ arXiv:1502.03167, Algorithm 1 and section 3.1), as `torch.nn.BatchNorm1d` keeps 
     eval      y = gamma * (x - running_mean) / sqrt(running_var + eps) + beta
               the running statistics come back unchanged
 
-A batch of one record raises ValueError in training (nothing to average over) and is fine in
-eval. The expectations are normlab's `batch_norm_forward` and the batch's statistics, asked of
-the oracle; each cell reads one part of the triple in one mode, so a mistake costs its own cell.
-No message gives an expected value.
+A batch of one record raises ValueError in training and is fine in eval. Each cell reads one
+part of the triple in one mode, against the oracle's answers. No message gives an expected value.
 """
 
 from __future__ import annotations
@@ -40,16 +38,13 @@ WORDS = {"momentum": "the momentum"}
 
 def _cells(case: Case) -> dict:
     """The choices a cell may pass apart from, and the cell that reads each (`qualified`)."""
-    from .ps3_axes import CHECKS
-
-    return {"momentum": CHECKS.cell.bnf_momentum.grade_id}
+    return {"momentum": MOMENTUM.grade_id}
 
 
 def call(
     x, gamma, beta, running_mean, running_var, *, momentum, training, eps=None, tag="", label=""
 ) -> Case:
-    """A call of the student's batch_norm_forward; momentum and training by keyword, eps only
-    when given."""
+    """A call of batch_norm_forward; momentum and training by keyword, eps only when given."""
     x = np.asarray(x)
     kwargs = {"momentum": float(momentum), "training": bool(training)}
     if eps is not None:
@@ -81,8 +76,7 @@ def _x64(case: Case) -> np.ndarray:
 
 
 def questions(case: Case) -> list:
-    """What the judges ask about a case: normlab's answer (none for a training batch of one,
-    where it raises) and the batch's statistics."""
+    """The batch's statistics, and the reference's answer (none for a training batch of one)."""
     asked = [ASK.statistics(_x64(case))]
     n = int(np.prod(np.shape(case.args[0])[:-1]))
     if n > 1 or not case.kwargs["training"]:
@@ -301,16 +295,17 @@ def _dtype(seen):
     return None
 
 
+MOMENTUM = check_spec(
+    "bnf_momentum",
+    FUNCTION,
+    each_case(triple, _momentum),
+    "training: running_mean <- (1 - momentum) * running_mean + momentum * batch mean",
+    misconception="momentum the wrong way round",
+    points=1,
+    questions=questions,
+)
 SPECS = (
-    check_spec(
-        "bnf_momentum",
-        FUNCTION,
-        each_case(triple, _momentum),
-        "training: running_mean <- (1 - momentum) * running_mean + momentum * batch mean",
-        misconception="momentum the wrong way round",
-        points=1,
-        questions=questions,
-    ),
+    MOMENTUM,
     check_spec(
         "bnf_running_var_unbiased",
         FUNCTION,

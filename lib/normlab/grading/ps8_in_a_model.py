@@ -4,16 +4,13 @@
         def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True): ...
         def forward(self, x): ...
 
-normalized_shape is an int or a tuple of trailing sizes; the parameters are `weight` and
-`bias`; forward is built from torch primitives (not F.layer_norm, nn.LayerNorm or normlab).
-Graded against torch.nn.LayerNorm (Ba, Kiros and Hinton, 2016, arXiv:1607.06450), one cell
-per misconception: what it computes (`ps8_values`), its gradients (`ps8_gradients`), its
-parameters and checkpoints, and a short training run in ps8's spirals network
-(`normlab_sandbox.spirals`) beside the same run with nn.LayerNorm (here). One answer is
-graded by hand (`MANUAL`: what chapter 9's sweep shows a norm buys).
-
-The grading kernel gives this assignment the real torch (`REAL_TORCH`); every case runs a
-probe of the student's class there (`normlab_sandbox.module_probes`) that returns arrays.
+normalized_shape is an int or a tuple of trailing sizes; the parameters are `weight` and `bias`;
+forward is built from torch primitives. Graded against torch.nn.LayerNorm (Ba, Kiros and
+Hinton, 2016, arXiv:1607.06450): what it computes (`ps8_values`), its gradients
+(`ps8_gradients`), its parameters and checkpoints, and a short training run in ps8's spirals
+network (`normlab_sandbox.spirals`) beside the same run with nn.LayerNorm (here). The grading
+kernel has the real torch (`REAL_TORCH`); each case is a probe of the student's class there
+(`normlab_sandbox.module_probes`) that returns arrays. `MANUAL`: graded by hand.
 """
 
 from __future__ import annotations
@@ -24,7 +21,7 @@ from .evidence import fmt, where
 from .judges import each_case
 from .oracle import ASK
 from .ps8_gradients import parameter_gradients_spec, stats_in_graph_spec
-from .ps8_probes import CLASS, built, float_array, probed
+from .ps8_probes import CELLS, CLASS, built, float_array, probed
 from .ps8_values import (
     eps_placement_spec,
     float32_spec,
@@ -86,9 +83,8 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def _state_dict(seen):
-    """Checkpoints both ways. A module whose weight or bias is a plain tensor (registered
-    nowhere) has nothing of it in its state_dict; that misconception is the registered cell's
-    (one bug, one cell), so this cell judges the modules that register them."""
+    """Checkpoints both ways, for modules that register weight and bias (a plain tensor is
+    the registered cell's misconception: one bug, one cell)."""
     case, found = seen.case, seen.value
     if "tensor" in (found.get("weight"), found.get("bias")):
         return None
@@ -134,6 +130,7 @@ def state_dict_spec(points: float):
 
 
 VALUES = values_spec(points=3)
+TRAILING_AXES = trailing_axes_spec(points=2)
 POPULATION_VARIANCE = population_variance_spec(points=2)
 EPS_PLACEMENT = eps_placement_spec(points=2)
 STATS_IN_GRAPH = stats_in_graph_spec(points=3)
@@ -158,8 +155,7 @@ TRAINING_RTOL = 1e-8  # of the largest loss; the course's solution is within abo
 
 
 def _training_questions(case) -> list:
-    """The run with nn.LayerNorm, with each member of OTHER_CELLS, and a new nn.LayerNorm's
-    state (`_start`)."""
+    """The runs with nn.LayerNorm and each member of OTHER_CELLS; a new nn.LayerNorm's state."""
     members = ({}, *(member for member, _, _ in OTHER_CELLS))
     runs = [ASK.training_losses(case.kwargs, **member) for member in members]
     return [*runs, ASK.torch_layer_norm_state(case.kwargs["width"])]
@@ -239,7 +235,7 @@ def training_spec(points: float):
 CHECKS = registry(
     ASSIGNMENT,
     VALUES,
-    trailing_axes_spec(points=2),
+    TRAILING_AXES,
     no_affine_spec(points=2),
     POPULATION_VARIANCE,
     EPS_PLACEMENT,
@@ -251,3 +247,4 @@ CHECKS = registry(
     state_dict_spec(points=2),
     training_spec(points=3),
 )
+CELLS.update(VALUES.choices, tuple_axes=TRAILING_AXES.grade_id)

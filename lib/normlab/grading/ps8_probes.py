@@ -1,15 +1,9 @@
 """ps8's cases and readers: the student's `LayerNorm` class put through `module_probes`.
 
-A ps8 case names a probe (`normlab_sandbox.module_probes`) that builds modules of the
-student's class and returns plain data; the readers here turn that data into what a rule
-judges, or into the problem ("not written" for a stub, "crashed" when the class raised).
-
-The cells that read a choice of the family (`variants`: axes, centring, divisor, eps) do it
-as ps2's do (`normchecks.formula_match`): the oracle has every member of the family computed on
-the case's x, and the student's output, with the case's weight and bias, matches some of
-them; a cell passes when one of those is right on the choices it reads. So a bug costs the
-cells of its own misconception: a module that divides by n - 1 still takes the right axes,
-and the values cell says so.
+A ps8 case names a probe (`normlab_sandbox.module_probes`) that builds modules of the student's
+class and returns plain data; the readers here turn it into what a rule judges, or into the
+problem. The cells that read a choice of the formula judge as ps2's do
+(`normchecks.formula_match`), the student's output read with the case's weight and bias.
 """
 
 from __future__ import annotations
@@ -87,8 +81,8 @@ def float_array(value) -> np.ndarray | None:
 
 
 def probed(case: Case, result):
-    """Reader: the probe's findings (a dict), or the problem: a class that raised, or a
-    forward that returned something else than a tensor (None: "not written")."""
+    """Reader: the probe's findings (a dict), or the problem (a forward returning None: "not
+    written")."""
     problem = failure_of_call(CLASS, case, result)
     if problem:
         return None, problem
@@ -117,8 +111,7 @@ def probed(case: Case, result):
 
 
 def output(case: Case, result):
-    """Reader: the forward probe's findings with "y" as a float64 array of x's shape, or the
-    problem."""
+    """Reader: the forward probe's findings, "y" a float64 array of x's shape."""
     found, problem = probed(case, result)
     if problem:
         return None, problem
@@ -141,8 +134,7 @@ def formula_questions(case: Case) -> list:
 
 
 def members(seen, y: np.ndarray) -> list[formulas.Formula]:
-    """The formulas whose output on the case's x, with the case's weight and bias (none: 1
-    and 0), is y."""
+    """The formulas whose output on the case's x, with its weight and bias, is y."""
     case = seen.case
     x, weight, bias = np.asarray(case.args[1], dtype=np.float64), case.args[2], case.args[3]
     w = 1.0 if weight is None else np.asarray(weight, dtype=np.float64)
@@ -178,22 +170,22 @@ class _Module:
 MODULE = _Module()
 
 
-def cells_for(case: Case) -> dict:
-    """{choice: the cell that reads it} on this case (`qualified`): ps8's cells, found when a
-    case is judged; the axes of an int normalized_shape are values', a tuple's trailing_axes'."""
-    from .ps8_in_a_model import CHECKS
+# {choice: the cell that reads it}, as registry links ps8's cells, and under "tuple_axes" the
+# cell that reads the axes of a tuple normalized_shape (ps8_in_a_model fills it)
+CELLS: dict = {}
 
-    cell = CHECKS.cell
-    axes = cell.values if isinstance(case.args[0], int) else cell.trailing_axes
-    read = {"axes": axes, "center": cell.values}
-    read |= {"divisor": cell.population_variance, "eps": cell.eps_placement}
-    return {choice: spec.grade_id for choice, spec in read.items()}
+
+def cells_for(case: Case) -> dict:
+    """{choice: the cell that reads it} on this case (`qualified`): the axes of an int
+    normalized_shape are values', a tuple's trailing_axes'."""
+    cells = dict(CELLS)
+    tuple_axes = cells.pop("tuple_axes")
+    return cells if isinstance(case.args[0], int) else {**cells, "axes": tuple_axes}
 
 
 def reads(choices: set[str], explain):
-    """The judge of a cell that reads `choices` of the formula (`formula_match.formula_judge`):
-    explain(seen, y, closest) -> message | None, closest the matching formula with the fewest
-    wrong choices (None: no match)."""
+    """The judge of a cell that reads `choices` (`formula_match.formula_judge`), with
+    explain(seen, y, closest)."""
     return formula_judge(
         MODULE,
         output,

@@ -1,20 +1,11 @@
-"""The student download's backing (`backing`): its recording, replayed.
+"""The student download's backing (`backing`): its recording, `recorded.json`, replayed.
 
-A student download holds no answer key (`make student`, `normlab.course.download`); it
-carries `recorded.json` beside this module instead:
-
-- `cases`: the visible battery of every check, `spec.make_cases(DEFAULT_SEED, hidden=False)`;
-  for a check that varies per student (`CheckSpec.varies`: ps1), one per variant of the pool,
-  by slot (the pool holds inputs only; the answers below make it checkable offline);
-- `answers`, by the fingerprint of the question (`oracle.fingerprint`): the answers to the
-  questions each check declares for those cases (`CheckSpec.questions`), so the recording is
-  complete by construction; and, for ps3's witness, what each trusted LayerNorm a visible
-  case hands over returns on every input the course's own witness gives them;
-- `refs`: the names of those trusted LayerNorms.
-
-Nothing here computes an answer. A question or an input that was not recorded raises
-`NotRecorded`; the reference's functions in the download (`normlab.layer_norm` and co.) are
-stubs that raise `NotInDownload`; `hidden=True` is refused.
+It holds the visible battery of every check (for a check that `varies`, one per variant of the
+pool, by slot), the answers to the questions each check declares for those cases, by
+`oracle.fingerprint` (complete by construction), and, for ps3's witness, what each trusted
+LayerNorm returns on every input the course's own witness gives it (ARCHITECTURE.md, "The
+student download"). Nothing here computes an answer: what was not recorded raises
+`NotRecorded`; `hidden=True` is refused.
 """
 
 from __future__ import annotations
@@ -31,7 +22,6 @@ from normlab_sandbox.cases import WIRE_TYPES, Ref
 from . import scripted_timer
 from .formulas import Formula
 from .oracle import Question, fingerprint
-from .spec import DEFAULT_SEED
 from .verdict import CRASHED, Verdict
 
 DATA = Path(__file__).with_name("recorded.json")
@@ -116,6 +106,7 @@ class Recording:
     cases: dict  # assignment -> grade_id -> [Case] (a check that varies: {slot: [Case]})
     answers: dict  # fingerprint -> answer (storable)
     refs: list  # the trusted LayerNorms' Ref names a visible case hands over
+    seed: int = 0  # the seed of the batteries recorded
 
     @classmethod
     def loads(cls, data: bytes) -> Recording:
@@ -126,6 +117,7 @@ class Recording:
             "cases": self.cases,
             "answers": dict(sorted(self.answers.items())),
             "refs": sorted(self.refs),
+            "seed": self.seed,
         }
         return wire.dumps(fields, REGISTRY)
 
@@ -143,8 +135,7 @@ class Recording:
         return _restored(found)
 
     def resolve(self, ref: Ref, made: dict):
-        """The callable a check hands over: ps6's scripted timer as it is, a trusted LayerNorm
-        as a replay of its recorded outputs (`replay_norm`)."""
+        """ps6's scripted timer as it is; a trusted LayerNorm as a replay (`replay_norm`)."""
         if ref.name.startswith(scripted_timer.PREFIX):
             return scripted_timer.resolve(ref, made)
         if ref.name in self.refs:
@@ -166,8 +157,9 @@ class RecordedBacking:
                 "the hidden battery is not in the student download: it runs when your "
                 "notebook is graded"
             )
-        if seed != DEFAULT_SEED:
-            raise NotRecorded(f"the download recorded the visible battery of seed {DEFAULT_SEED}")
+        if seed != self.recording.seed:
+            found = self.recording.seed
+            raise NotRecorded(f"the download recorded the visible battery of seed {found}")
         found = self.recording.cases.get(spec.assignment, {}).get(spec.grade_id)
         if found is None:
             raise NotRecorded(f"no recorded cases for {spec.grade_id}: build the download again")
@@ -199,11 +191,9 @@ class RecordedBacking:
 
 
 def replay_norm(recording: Recording, name: str):
-    """A trusted LayerNorm handed to the student's code, `norm_fn(x)`: it replays what the
-    graders' one returned, when the download was built, for the inputs the course's own
-    witness probed; on any other input it raises NotRecorded and reports the miss as the
-    probe NOT_RECORDED, so the check says it cannot run here rather than judge a witness
-    that was never answered."""
+    """A trusted LayerNorm `norm_fn(x)` replaying the graders' one on the inputs the course's
+    witness probed; another input raises NotRecorded and reports the probe NOT_RECORDED, so the
+    check says it cannot run here rather than judge a witness that was never answered."""
     missed: list[str] = []
 
     def norm_fn(x):

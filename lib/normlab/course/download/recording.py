@@ -1,19 +1,9 @@
-"""What the student download records: every check's visible battery and its declared answers.
-
-`record()` runs in the full normlab (`make student`, `download.source`), over whatever `CHECKS`
-holds, and returns the `normlab.grading.recorded.Recording` the download replays:
-
-- for every check, its visible battery, `spec.make_cases(DEFAULT_SEED, hidden=False)`; for
-  a check that varies per student (ps1), the battery of every variant of the pool, by slot;
-- for every case of it, the live answer to each question the check declares
-  (`CheckSpec.questions`): the judge can ask nothing else, so the recording is complete by
-  construction;
-- for ps3's witness, what each trusted LayerNorm a visible case hands over (`Ref`) returns on
-  every input the course's own witness (its solution, `solutions/ps3_axes/`) gives any of
-  them: a witness that probes as the course's does, in another order or fewer, is answered
-  whichever norm it is handed.
-
-`tests/grading/test_recording.py` replays the verdict bank on it against the live checks.
+"""What the student download records (`record()`, in the full course): every check's visible
+battery (a check that varies, one per variant, by slot), the live answer to each question the
+check declares for each case (complete by construction), and, for ps3's witness, what each
+trusted LayerNorm a visible case hands over returns on every input the course's own witness
+(`solutions/ps3_axes/`) gives any of them, so a witness that probes as it does, in another order
+or fewer, is answered whichever norm it is handed. `normlab.grading.recorded` replays it.
 """
 
 from __future__ import annotations
@@ -59,8 +49,7 @@ def as_student(source: str, student: str) -> str:
 
 
 def solution_namespace(assignment: str, student: str = "") -> dict:
-    """The course's solution: the source notebook's cells run here (their output kept quiet);
-    for an assignment with per-student variants, as `student` (ps1's STUDENT line)."""
+    """The source notebook's cells run here, quietly; as `student` (ps1's STUDENT line)."""
     path = REPO / "solutions" / assignment / f"{assignment}.ipynb"
     namespace: dict = {}
     with contextlib.redirect_stdout(io.StringIO()):
@@ -71,8 +60,7 @@ def solution_namespace(assignment: str, student: str = "") -> dict:
 
 
 def library_name(fn) -> str:
-    """A reference function's name as a student calls it, after "normlab.": "layer_norm" for
-    what normlab exports, else "<module>.<function>" ("red_team.wrong_axis")."""
+    """A reference function's name after "normlab.": "layer_norm", or "red_team.wrong_axis"."""
     if getattr(normlab, fn.__name__, None) is fn:
         return fn.__name__
     return f"{fn.__module__.removeprefix('normlab.')}.{fn.__name__}"
@@ -171,4 +159,4 @@ def record() -> recorded.Recording:
             for x in inputs:
                 question = recorded.norm_question(name, x)
                 answers[recorded.fingerprint(question)] = _answered(live, x)
-    return recorded.Recording(cases, answers, sorted(refs))
+    return recorded.Recording(cases, answers, sorted(refs), DEFAULT_SEED)

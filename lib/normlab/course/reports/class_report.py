@@ -2,26 +2,13 @@
 
     python -m normlab.course report ps2_layer_norm      # -> reports/ps2_layer_norm/
 
-One grade cell per misconception makes this a count. For every autograded test cell the
-report reads each student's score from nbgrader's gradebook (SQLite or PostgreSQL, from the
-course's `nbgrader_config.py`) and sorts the students who lost its points by the category of
-the cell's verdict, which the grader recorded for each notebook (see `records` and
-`normlab.grading.verdict`), never by the words of the message:
-
-- misconception_count: the check named a misconception (the cell's own, or a finer one);
-- not_written:         the answer was missing (not defined, `...`, NotImplementedError);
-- crashed:             the student's code raised, its kernel died, or the cell wrote to stderr;
-- timed_out:           the cell ran past its timeout or the notebook's budget;
-- no_verdict:          no recorded verdict explains the loss (the notebook was graded
-                       without `python -m normlab.course grade`, or the score was changed by
-                       hand).
-
-It writes `class_report.csv` (one row per test cell: grade_id, the misconception it catches
-in words, points, students, the five counts) and `misconceptions.png`, a horizontal bar chart
-of the misconception counts, each bar labelled with its misconception, in the course's figure
-style. For an assignment whose students each work their own numbers (ps1), it also writes
-`copied_variants.csv` and prints a line per flag: students whose typed answers are exactly
-another student's variant's, and in which cells (`copied`), for the instructor to judge.
+One grade cell per misconception makes this a count. For every autograded test cell it reads
+each student's score from nbgrader's gradebook and sorts those who lost its points by the
+category of the cell's verdict, which the grader recorded (`records`, `normlab.grading.verdict`),
+never by the words of the message (`COLUMNS`; `no_verdict`: nothing recorded explains the loss,
+as after plain nbgrader or a score changed by hand). It writes `class_report.csv` (a row per
+test cell) and `misconceptions.png`, a bar chart of the misconception counts; for an assignment
+with a pool (ps1), also `copied_variants.csv` (`copied`), for the instructor to judge.
 """
 
 from __future__ import annotations

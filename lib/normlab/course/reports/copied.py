@@ -1,21 +1,13 @@
 """Copied numbers: a student's typed answers that are exactly another student's variant's (ps1).
 
-Each student of ps1_by_hand works a record of their own (`normlab.grading.pools`), so a student
-who types a classmate's numbers loses those points like any wrong answer. The grade cannot tell
-that loss from a slip; this can: for every submission of an assignment with a pool, it reads
-the answer cells' typed numbers (`typed_values`: a literal `mean_r = 7.0`, `np.array([...])`,
-arithmetic of literals; code such as `r.mean()` computes the student's own numbers and is
-skipped), and flags each graded cell whose typed values are exactly another student's right
-answers (`normlab.course.variant.describe`, to 1e-9 relative, `values.close`) and not the
-student's own. One number can be another's by chance (many records have the mean 7), so a
-student is flagged once, with the classmate whose variant explains the most cells, and only
-when that is at least `MIN_CELLS` cells. The class report lists the flags
-(`copied_variants.csv`: student, whose variant, cells) for the instructor to judge; nothing
-here changes a grade.
-
-It reads the submitted notebooks (`submitted/<student>/<assignment>/`), never runs them, so it
-gives the same flags whichever grader filled the gradebook: plain `nbgrader autograde` or
-`python -m normlab.course grade`.
+A student who types a classmate's numbers loses those points like any wrong answer; the grade
+cannot tell that from a slip, this can. For every submission it reads the answer cells' typed
+numbers (`typed_values`: literals and their arithmetic; code such as `r.mean()` is skipped)
+and flags each graded cell whose values are exactly another student's right answers
+(`variant.describe`, `values.close`) and not the student's own. One number can match by chance
+(many records have the mean 7), so a student is flagged once, with the classmate who explains
+the most cells, and only for at least `MIN_CELLS`. It reads the submitted notebooks, never runs
+them, so any grader gives the same flags; nothing here changes a grade.
 """
 
 from __future__ import annotations

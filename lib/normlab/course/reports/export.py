@@ -4,22 +4,13 @@
     python -m normlab.course export --out FILE.csv --per-check        # plus one column per check
     python -m normlab.course export --out FILE.csv --lms canvas       # Canvas's layout (`lms`)
 
-`nbgrader export` writes one row per student *and* assignment (a class of 14 with six
-assignments is 85 rows), scores 0.0 for assignments never released, and leaves names empty
-unless a roster was imported. A gradebook upload wants one row per student, so this reads
-nbgrader's gradebook (SQLite or PostgreSQL, from the course's `nbgrader_config.py`) and writes
-
-    student_id, first_name, last_name, email, <assignment>..., total
-
-with a column for each assignment that has at least one submission, in the course's order.
-A cell holds the student's points after nbgrader's late penalty (`score - penalty`, never
-below 0), blank where the student submitted nothing; `total` adds the cells. `--per-check`
-adds `<assignment>:<grade_id>` columns: the points of each autograded check, so an instructor
-can sort the class by misconception (a check below its maximum names it; the class report
-tells a misconception apart from a crash). `--lms canvas|moodle` writes the same points in
-the layout that LMS imports as it is (`lms`), `--missing zero` a 0 for a missing submission.
-`make export` names its file `grades-per-student.csv` (or `grades-<lms>.csv`), never
-`grades.csv`, which `nbgrader export` writes.
+`nbgrader export` writes one row per student *and* assignment, scores 0.0 for assignments never
+released and leaves names empty unless a roster was imported; a gradebook upload wants one row
+per student: `student_id, first_name, last_name, email, <assignment>..., total`, a column for
+each assignment with a submission, in the course's order. A cell holds the points after the
+late penalty (never below 0), blank where nothing was submitted (`--missing zero`: 0);
+`--per-check` adds `<assignment>:<grade_id>` columns, to sort the class by misconception. `make
+export` never names its file `grades.csv`, which `nbgrader export` writes.
 """
 
 from __future__ import annotations
@@ -31,12 +22,9 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from normlab.grading import ASSIGNMENTS
 
+from .lms import points
+
 IDENTITY = ("student_id", "first_name", "last_name", "email")
-
-
-def points(value: float) -> str:
-    """A score as an LMS reads it: 12.5, 25 (no float noise)."""
-    return f"{round(value, 4):g}"
 
 
 def submitted_assignments(gb: Gradebook) -> list[str]:
@@ -107,7 +95,7 @@ def write_export(
     this module's columns, or an LMS's (`lms.lms_rows`)."""
     from ..grader.isolation import sqlite_path
     from ..grader.nbgrader_app import load_app
-    from .lms import MISSING, lms_rows, possible  # lms reads this module's `points`
+    from .lms import MISSING, lms_rows, possible
 
     app = load_app()
     database = sqlite_path(app.coursedir.db_url)

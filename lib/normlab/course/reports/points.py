@@ -2,19 +2,11 @@
 
     python -m normlab.course points          # make release runs it before generate_assignment
 
-It also writes the course's reuse policy (`c.NormlabGrading.reuse_voids` in
-nbgrader_config.py, `normlab.course.plugins.NormlabGrading`) into each source notebook's setup
-cell, `use_assignment("<assignment>", reuse_voids=...)` (nothing for the default, "function"),
-so that every grader of the released notebook, plain nbgrader, the course's and a student's
-own kernel, applies the same policy.
-
-For every source notebook of the course (`solutions/<assignment>/*.ipynb`) this writes each
-autograded test cell's nbgrader `points` from `normlab.grading.CHECKS` (what a passing check
-prints), then the totals in the notebook's headings: a `## ...` heading's "(N points)" is the sum
-of the grade cells below it up to the next `## ` heading, and the `# ...` title's the sum of all,
-hand-graded cells included (their points stay in their own metadata, where the formgrader reads
-them). `make release` then carries the notebook into `exercises/` and the gradebook, and
-`make book` the student download, so changing a check's points is one edit.
+For every source notebook (`solutions/<assignment>/*.ipynb`) it writes each autograded test
+cell's nbgrader `points` from `normlab.grading.CHECKS`, then the totals in the headings (a
+`## ` heading's "(N points)" sums the grade cells up to the next one, the title's all of them,
+hand-graded included), and the course's reuse policy into the setup cell's `use_assignment(...)`
+(nothing for the default), so every grader of the released notebook applies the same policy.
 """
 
 from __future__ import annotations
