@@ -1,12 +1,8 @@
 """What crosses between building a check, running it, and judging it: `Case`, `Ref`, `Result`.
 
-A check is split in three so that the student's code can run somewhere else than
-the verdict is reached (see `normlab.grading`): `make_cases` builds `Case`s,
-`run_case` turns one `Case` into one `Result` by calling the student's code, and
-`judge` reads the `Case`s and `Result`s and names the misconception. Only plain
-data crosses: NumPy arrays, Python scalars, strings, tuples and dicts of those,
-and `Ref`, which names a trusted function by a string. `WIRE_TYPES` names these three
-for the wire (`wire.py`), the only objects other than plain data it rebuilds.
+The student's code may run somewhere else than the verdict is reached (`normlab.grading`), so
+only plain data crosses: NumPy arrays, Python scalars, strings, tuples and dicts of those, and
+`Ref`, which names a trusted function by a string. `WIRE_TYPES` names the three for `wire`.
 """
 
 from __future__ import annotations

@@ -1,22 +1,17 @@
 """The sandbox kernel's end of the socket to the grader, and the interrupts it must survive.
 
-The kernel receives requests and sends replies on it (the messages of `protocol`). While a
-check runs, the student's code may also call a trusted function: one the check handed it (a
-`Ref`, e.g. the correct LayerNorm for ps3's witness) or, reusing the reference, one of
-normlab's. Neither lives in the sandbox kernel. The call becomes a question to the grader
-("call normlab.layer_norm with these arrays"), which computes the answer with its own copy,
-notes the call itself (so the kernel cannot hide it), and sends back data or an error. A call
-the grader only needs to hear of (NumPy's variance, see `standins`) is a one-way note, sent
+While a check runs, the student's code may call a trusted function (a `Ref` the check handed
+it) or one of normlab's; neither lives in the kernel, so the call becomes a question to the
+grader, which answers with its own copy and notes the call itself (so the kernel cannot hide
+it). A call the grader only needs to hear of (NumPy's variance, `standins`) is a one-way note,
 once per case.
 
 The grader's timeout is a SIGINT. `Interrupts` turns it into a KeyboardInterrupt inside student
-code only, and never in the middle of the kernel's own send or receive: there it is held until
-the channel operation is over. Python runs signal handlers in the main thread whichever thread
-the signal hit (NumPy's libraries may have started threads of their own), so this holds however
-the signal arrives. A student's code that replaces the handler can cut a frame; the grader then
-reads a frame that fails its checksum and replaces the kernel (`wire.LostSync`).
-
-Standard library and NumPy only (this runs in the sandbox kernel).
+code only, never in the middle of the kernel's own send or receive: there it is held until the
+channel operation is over (Python runs signal handlers in the main thread, whichever thread the
+signal hit). Student code that replaces the handler can cut a frame; the grader then reads a
+frame that fails its checksum and replaces the kernel (`wire.LostSync`). Standard library and
+NumPy only.
 """
 
 from __future__ import annotations
@@ -73,8 +68,7 @@ class Interrupts:
 
     @contextmanager
     def student_code(self):
-        """Run student code: a SIGINT now interrupts it (the handler is set again each time,
-        in case the student's code replaced it)."""
+        """Run student code: a SIGINT now interrupts it (the handler set again each time)."""
         self.install()
         self.pending, self.student = False, True
         try:
@@ -108,8 +102,8 @@ class Channel:
         self._asked = 0
 
     def receive(self):
-        """The grader's next message; if the channel broke, the kernel exits (`LOST_SYNC`). A
-        whole frame that does not decode raises: the notebook broke the kernel's harness."""
+        """The grader's next message; a broken channel exits (`LOST_SYNC`), a whole frame that
+        does not decode raises (the notebook broke the kernel's harness)."""
         with self.interrupts.held():
             try:
                 payload = self.reader.read()
@@ -118,8 +112,7 @@ class Channel:
             return wire.loads(payload, self.registry)
 
     def send(self, message) -> None:
-        """Send `message` (WireError if it does not encode: nothing is sent); a send cut
-        halfway (by anything) leaves a stream nothing can be trusted on: the kernel exits."""
+        """Send `message` (WireError if it does not encode); a send cut halfway exits."""
         data = wire.frame(wire.dumps(message, self.registry))
         with self.interrupts.held():
             try:
@@ -128,8 +121,7 @@ class Channel:
                 os._exit(wire.LOST_SYNC)
 
     def ask(self, question: type, **fields):
-        """Send a question (a `protocol.QUESTIONS` type, with these fields) to the grader and
-        wait for its answer; raise what it says to."""
+        """Ask the grader a `protocol.QUESTIONS` question; its answer, or raise what it says."""
         self._asked += 1
         with self.interrupts.held():
             self.send(question(id=self.request, seq=self._asked, **fields))

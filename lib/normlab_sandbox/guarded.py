@@ -1,19 +1,12 @@
 """`run_case`: call the student's code for one `Case`, under guards, and say what happened.
 
-The one function for that meaning: `normlab.grading.check` runs it in the student's own
-kernel (handing it the grader's trusted callables), the grading sandbox's kernel runs it for
-each case the grader sends (handing it stand-ins that ask the grader, see `standins`).
-
-Guards, so that one case can neither crash the check nor leak into the next:
-- every array argument is a fresh copy, and compared afterwards with a pristine
-  copy to see whether the call wrote into it;
-- warnings are captured (never printed: nbgrader zeroes a test cell that writes to
-  stderr), and so is anything written to `sys.stderr`;
-- exceptions, `SystemExit` included, become `Result.error`; KeyboardInterrupt
-  (nbgrader's cell timeout) still interrupts;
-- the tripwire records any library normalization the call reaches;
-- the output is made plain data (arrays, scalars, tuples of those; a probe's dict of
-  them, see `module_probes`).
+It runs in the student's own kernel (`normlab.grading.check`, with the trusted callables) and
+in the grading sandbox's kernel (with `standins`). Guards, so one case can neither crash the
+check nor leak into the next: array arguments are fresh copies, compared afterwards to see
+what the call wrote into; warnings and `sys.stderr` are captured (nbgrader zeroes a test cell
+that writes to stderr); exceptions, `SystemExit` included, become `Result.error`
+(KeyboardInterrupt, a timeout, still interrupts); the tripwire records library calls; the
+output is made plain data.
 """
 
 from __future__ import annotations
@@ -85,12 +78,10 @@ def owner_codes(owners: dict) -> dict:
 
 
 def run_case(namespace: dict, case: Case, resolve, owners: dict | None = None) -> Result:
-    """Run one `Case` against `namespace` (name -> the student's object) and return a `Result`.
+    """Run one `Case` against `namespace` (name -> the student's object): a `Result`.
 
-    `resolve(ref, made) -> callable` turns the case's `Ref`s into callables; refs of one case
-    share `made` (a timer's workload and its clock). `owners` (name -> object: every graded
-    function of the student's, the case's target among them) tells the tripwire whose library
-    call is whose."""
+    `resolve(ref, made)` makes the case's `Ref`s callables (refs of one case share `made`);
+    `owners` (name -> every graded function) tell the tripwire whose library call is whose."""
     if case.target not in namespace:
         return Result(error=("NameError", f"name {case.target!r} is not defined"))
     target = namespace[case.target]

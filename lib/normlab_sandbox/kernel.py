@@ -2,40 +2,12 @@
 
     python -I -m normlab_sandbox.kernel FD
 
-The protocol with the grader (its end is `normlab.course.grader.kernel_process`, the
-replacements `kernel_session` beside it) is the dataclasses of `protocol`, whose docstring
-describes it; this module serves it on the socket FD.
-
-Framing (`wire`): every message is one frame, a 16-byte header (a magic, the length, the CRC32
-of the payload, the CRC32 of the header) and a payload of plain data (no pickle). Both ends read
-with a `wire.FrameReader`, which keeps the bytes of a partial frame when a deadline passes, so
-a timeout never leaves the stream mid-message; a frame cut by its sender and followed by
-another fails a checksum and reads as `LostSync`, never as a garbled length.
-
-The grader paces its answers to the kernel's questions: past a small allowance of CPU per
-request, it answers no faster than keeps its own CPU within a few percent of the request's
-time; after an interrupt it refuses every question at once.
-
-Interrupts. The grader's timeout is a SIGINT, a KeyboardInterrupt in student code only, never
-in the middle of the kernel's own send or receive (`channel.Interrupts`). An interrupted cell or
-case is answered `Interrupted(running)`, the notebook's functions that were running; the grader
-stalls them (a `Stall` request): a stalled function is not called again until the notebook
-defines that name again, so a function that never returns costs one timeout, not one per
-check. No reply `GRACE_S` after the interrupt: the grader kills the kernel.
-
-Replacement. A kernel that dies (`os._exit`, a signal, the CPU limit), ignores the interrupt,
-breaks its harness or loses its place on the channel (a frame that fails its checksum, a message
-out of turn, with another id, or that the protocol's types refuse) is killed, and the request
-fails with the reason. Before the next cell the grader starts a fresh one and replays what the
-lost one had been sent: the cells that ran to their end and the stalls, in order, then a stall
-of the function that was being called (a case's target) as crashed, with the reason. Every
-other function is graded as before; a notebook gets a few replacements at most.
-
-The kernel exits with HARNESS_FAILED (70) when its own request loop fails, SETUP_FAILED (71)
-when it could not set itself up, LOST_SYNC (72) when its channel broke (a send cut halfway, a
-frame it cannot read, an answer to another question, a message that is no request).
-
-Standard library, IPython and NumPy only (this runs in the sandbox kernel).
+It serves the grader's requests (`protocol`) on the socket FD: frames (`wire`), interrupts
+(`channel.Interrupts`; an interrupted cell or case answers the notebook's functions that were
+running, which the grader then stalls), pacing and kills (`normlab.course.grader.kernel_process`)
+and replacement (`kernel_session`) are described where they are done. It exits with
+HARNESS_FAILED (70) when its own request loop fails, SETUP_FAILED (71) when it could not set
+itself up, LOST_SYNC (72) when its channel broke. Standard library, IPython and NumPy only.
 """
 
 from __future__ import annotations
@@ -70,8 +42,8 @@ class SetupError(RuntimeError):
 
 
 def die_with_parent() -> None:
-    """Linux: be killed when the grading worker dies (under bubblewrap, --die-with-parent
-    does the same for the whole sandbox)."""
+    """Linux: be killed when the grading worker dies (bwrap's --die-with-parent does the same
+    for the whole sandbox)."""
     if not sys.platform.startswith("linux"):
         return
     import ctypes
@@ -93,8 +65,8 @@ def become(uid: int) -> None:
 
 def set_limits(limits: dict) -> None:
     """Lower the soft and hard limits (never raise them); no core dumps. The CPU limit's hard
-    one is a second later, so that the kernel ends with SIGXCPU (the reason a student reads),
-    not with the SIGKILL that Linux sends first when both are reached at once."""
+    one is a second later, so the kernel ends with SIGXCPU (the reason a student reads), not
+    the SIGKILL Linux sends first when both are reached at once."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     for key, value in limits.items():
         which = RLIMITS[key]

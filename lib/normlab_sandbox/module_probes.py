@@ -1,26 +1,11 @@
 """Probes: what ps8's checks ask of a student's `LayerNorm` class, answered as plain data.
 
-ps8 (`ps8_in_a_model`) grades a torch module, `LayerNorm(normalized_shape, eps=1e-5,
-elementwise_affine=True)`, not a function of arrays. A check case names a probe
-(`Case(how="probe", probe=...)`) and `run_case` calls `PROBES[probe](cls, *args, **kwargs)`
-with the student's class: the probe builds modules, runs them, and returns what the judge
-needs as NumPy arrays, strings and tuples, never a tensor, so that only data crosses to the
-grader (`wire`). Every probe builds fresh modules, so no case depends on another.
-
-    forward      one module: its output, and with `dy` the gradients of x, weight and bias;
-                 the torch normalization kernels it reached (aten ops seen by a dispatch
-                 mode, backward nodes left in the output's graph: see `tripwire`)
-    parameters   a fresh module: its parameters, buffers and state_dict, and what its
-                 `weight` and `bias` attributes hold
-    state_dict   nn.LayerNorm's state_dict loaded into the student's module, and the
-                 student's loaded into nn.LayerNorm (both strict, as a checkpoint is read)
-    training     the student's class inside ps8's spirals network (`spirals`): the loss of
-                 each step, and a fresh module's weight and bias
-
-Weights are put into a module through `.data`, which keeps the tensor's identity (a
-parameter stays registered, a plain tensor stays plain) and takes the value's dtype, so a
-float64 case is float64 throughout. This module imports torch: only a ps8 case loads it (in
-the grading sandbox, only where the grader gave the kernel the real torch).
+A ps8 case names a probe (`Case(how="probe")`); `run_case` calls `PROBES[probe](cls, *args,
+**kwargs)` with the student's class, and the probe builds fresh modules, runs them, and returns
+NumPy arrays, strings and tuples, never a tensor (only data crosses to the grader). Weights go
+into a module through `.data`, which keeps the tensor's identity (a parameter stays registered,
+a plain tensor plain) and takes the value's dtype, so a float64 case is float64 throughout.
+This module imports torch: only a ps8 case loads it.
 """
 
 from __future__ import annotations
@@ -74,9 +59,8 @@ def held(module, name: str) -> str:
 
 
 def _set(module, name: str, value) -> str | None:
-    """Put `value` into `module.<name>` in place, through `.data` (see the module docstring);
-    what stops it, in words, when the module has no such tensor (the probe's finding, never
-    an exception: it is not the student's code that failed)."""
+    """Put `value` into `module.<name>` through `.data`; what stops it, in words (a finding,
+    not an exception: it is not the student's code that failed)."""
     tensor = getattr(module, name, None)
     if not isinstance(tensor, torch.Tensor):
         return f"LayerNorm's {name} is {held(module, name)}, not a tensor of normalized_shape"
@@ -137,9 +121,8 @@ def _graph_labels(y: torch.Tensor) -> tuple[str, ...]:
 
 
 def _stub(cls, normalized_shape, elementwise_affine=None) -> dict | None:
-    """The forward probe's answer for a class whose forward is still a stub (a module of its
-    own returns None on two records of zeros), so that every cell says "not written"; None
-    otherwise (a forward that raises here is judged by the cells that run it)."""
+    """The answer for a class whose forward is still a stub (None on two records of zeros):
+    every cell says "not written"; else None (a forward that raises is the cells' to judge)."""
     try:
         module = _build(cls, normalized_shape, None, elementwise_affine)
         returned = module(torch.zeros((2, *_sizes(normalized_shape))))
@@ -163,8 +146,8 @@ def import_torchs_lazy_parts() -> None:
 def forward_pass(
     cls, normalized_shape, x, weight=None, bias=None, dy=None, eps=None, elementwise_affine=None
 ) -> dict:
-    """The probe "forward": one module's output on x, and with `dy` the gradients (see the
-    module docstring). weight and bias None: the module keeps its own."""
+    """One module's output on x, the normalization kernels it reached (`tripwire`), and with
+    `dy` the gradients of x, weight and bias; weight and bias None: the module's own."""
     stub = _stub(cls, normalized_shape, elementwise_affine)
     if stub:  # before weight and bias are put in: a stub's __init__ made none
         return stub
@@ -214,12 +197,9 @@ def _state(module) -> dict:
 
 
 def state_dict(cls, normalized_shape, x, weight, bias) -> dict:
-    """Checkpoints both ways (strict loading, as `load_state_dict` does by default):
-    - into: nn.LayerNorm's state_dict (holding weight and bias) loaded into a fresh module of
-      the student's, its output on x then (`into_error` if it would not load), beside the
-      output of a module given the same weight and bias directly (`direct`);
-    - out: the student's state_dict (after weight and bias were set) loaded into a fresh
-      nn.LayerNorm (`out_error` if it would not load), and that state_dict's entries."""
+    """Checkpoints both ways, strictly: nn.LayerNorm's state_dict loaded into the student's
+    module, its output (`loaded`, or `into_error`) beside one given weight and bias directly
+    (`direct`); the student's loaded into nn.LayerNorm (`out_error`), and its entries."""
     xt = torch.tensor(np.asarray(x))
     theirs = torch.nn.LayerNorm(normalized_shape, dtype=xt.dtype)
     _set_all(theirs, weight, bias)

@@ -1,57 +1,30 @@
 """The messages between the grader and the sandbox kernel, one dataclass each.
 
-The grader (`normlab.course.grader.kernel_process`, `kernel_session`, `notebook`, `answers`)
-and the kernel (`kernel`, `channel`) speak only these, framed and encoded by `wire`, which
-rebuilds no other class (`WIRE_TYPES`). Everything the kernel sends is untrusted: each message
-checks its own fields when it is built, so a malformed one fails to decode (`wire.WireError`)
-and the grader replaces the kernel, instead of reading a field of the wrong kind later.
+The grader (`normlab.course.grader`) and the kernel (`kernel`, `channel`) speak only these,
+framed and encoded by `wire`, which rebuilds no other class (`WIRE_TYPES`). Everything the
+kernel sends is untrusted: each message checks its own fields when it is built, so a malformed
+one fails to decode (`wire.WireError`) and the grader replaces the kernel.
 
-Setup, once, grader -> kernel, then the kernel's answer:
+Setup, once: Setup(...) then `files` File(path, data) frames -> Ready(), or SetupFailed(reason).
+`uid`: the grading slot's unprivileged uid (the grader as root), taken before anything else;
+`workdir`: the submission's private folder (its notebooks left out: the autograded copy holds
+the hidden tests); `torch`: true gives the notebook the real torch (ps8), false the stand-in
+(`standins`; normlab is a stand-in either way); `student`, `variant`: ps1's submitter and their
+numbers (`normlab.grading.pools`), which the notebook's `my_variant()` returns here.
 
-    Setup(uid, workdir, files, limits, torch, student, variant)
-                                                then `files` File(path, data) frames
-                                                -> Ready(), or SetupFailed(reason)
-
-`uid`: the grading slot's own unprivileged uid (when the grader runs as root), taken before
-anything else; `workdir`: the private working folder for the submission's files (its notebooks
-left out: the autograded copy holds the restored hidden tests); `limits`: the resource limits;
-`torch`: the assignment's choice, true gives the notebook the real torch (ps8 grades a torch
-module), false the stand-in (`standins`); normlab is a stand-in either way. `student` and
-`variant`: for an assignment with per-student variants (ps1), the submitter's id and their
-variant (`normlab.grading.pools`), which the notebook's `my_variant()` returns here.
-
-Requests, grader -> kernel, one at a time, each with an `id`; every message the kernel sends
-while it serves one carries that id, and exactly one of them is the reply:
-
-    RunCell(id, source, test_cell)   run a cell (`test_cell`: the grade_id of an autograded
-                                     test cell the grader could not read, see `standins`)
-                                     -> CellDone(outputs, error)
-    AskNames(id, names)              which of these names the notebook defines, and which are
-                                     stalled -> NamesDone(defined, stalled: {name: why})
-    Stall(id, names: {name: why})    stall the objects these names hold now -> StallDone()
-                                     (`why`: (verdict category, message))
-    RunCase(id, case, names, owners) run one check `Case` through `guarded.run_case`
-                                     (`owners`: the notebook's graded functions, whose
-                                     library calls are each their own) -> CaseDone(result,
-                                     outputs)
-    Bye()                            exit (no reply)
-
-Any request may instead be answered Interrupted(id, running) (the grader's timeout stopped it;
-`running`: the notebook's functions that were running) or Failed(id, reason) (the kernel's
-reply would not encode).
+Requests, grader -> kernel, one at a time, each with an `id` that every message the kernel sends
+while serving it carries; exactly one of them is the reply (`REPLY_TO`), or Interrupted(id,
+running) (the grader's timeout; `running`: the notebook's functions that were running), or
+Failed(id, reason) (the reply would not encode). Bye() has none. RunCell's `test_cell` is the
+grade_id of a test cell the grader could not read (`standins`); a `Stall`'s why, and a stalled
+name's in NamesDone, is (verdict category, message); RunCase's `owners` are the notebook's
+graded functions, whose library calls are each their own.
 
 Questions, kernel -> grader, while a case runs: the student's code reached what lives only in
-the grader (see `channel` and `standins`). A question comes before the reply and gets an
-Answer(id, seq, value, error); a Note needs none:
-
-    AskLibrary(id, seq, path, args, kwargs, owner)
-                                               a normlab function (`normlab.layer_norm`),
-                                               called inside `owner` (a graded function)
-    AskRef(id, seq, ref, attr, args, kwargs)   a trusted callable the check handed over
-    AskTorch(id, seq, path)                    torch, in a kernel that has no torch
-    Note(id, kind, name)                       a call the grader notes (NumPy's variance)
-
-Standard library only (this runs in the sandbox kernel too).
+the grader (`channel`, `standins`): AskLibrary (a normlab function, called inside `owner`),
+AskRef (a trusted callable the check handed over), AskTorch (torch, in a kernel without it).
+Each gets an Answer(id, seq, value, error) before the reply; a Note (NumPy's variance) needs
+none. Standard library only (this runs in the sandbox kernel too).
 """
 
 from __future__ import annotations

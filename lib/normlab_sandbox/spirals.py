@@ -1,21 +1,11 @@
 """ps8's model: a small network on the spirals, with the normalization as a parameter.
 
-The problem set `ps8_in_a_model` puts the student's `LayerNorm` class inside this network and
-trains it; its training check compares the run with the same run using `torch.nn.LayerNorm`
-(the grader's side computes that one). It is chapter 9's task at a smaller size: points on
-three interleaved spiral arms (CS231n's toy set), a stack of hidden layers, each **Linear,
-then the norm, then tanh** (the layout of Ioffe and Szegedy, 2015, arXiv:1502.03167, and of
-Karpathy's makemore), then a linear read-out.
-
-`train_losses(norm)` is one short run: float64, the same seed for the weights and the
-mini-batches whatever the norm, Adam (chapter 9's optimizer), one loss per step. Two runs
-that differ only in the norm class give the same curve when the two classes compute the same
-function with the same initial parameters; a class that computes something else, or starts
-elsewhere, or whose parameters do not train, gives another curve.
-
-`network` and `train_losses` import torch when they are called: importing this module (the
-grader's checks read `RUN`) costs NumPy only. The data is made with NumPy from a seed,
-nothing is downloaded.
+Chapter 9's task at a smaller size: points on three interleaved spiral arms (CS231n's toy set),
+hidden layers of **Linear, then the norm, then tanh** (the layout of Ioffe and Szegedy, 2015,
+arXiv:1502.03167, and of Karpathy's makemore), a linear read-out. `train_losses(norm)` is one
+short float64 run, the same seeds whatever the norm: two norm classes that compute the same
+function from the same initial parameters give the same curve, anything else another.
+`network` and `train_losses` import torch when called; importing this module costs NumPy only.
 """
 
 from __future__ import annotations
@@ -73,9 +63,8 @@ def train_losses(
     points_per_class: int = RUN["points_per_class"],
 ) -> np.ndarray:
     """The loss (cross-entropy, nats) of each of `steps` Adam steps of `network(norm)` in
-    float64, on one thread: the linears start from torch's default initialisation drawn from
-    `seed`, the mini-batches come from `seed` too (the caller's random state and number of
-    threads are left as they were)."""
+    float64 on one thread, initialisation and mini-batches from `seed` (the caller's random
+    state and threads left as they were)."""
     import torch
     from torch.nn import functional as F
 

@@ -1,32 +1,19 @@
 """What the student's code finds in the sandbox kernel where normlab, torch and the checks'
-trusted helpers would be.
+trusted helpers would be (the grader's side: `normlab.course.grader.answers`).
 
-- `import normlab` (and any `normlab.*`) gives stand-in modules. Every name in them is a
-  `LibraryFunction`: calling `normlab.layer_norm(x)` asks the grader, which answers while a
-  check is running (noting the call as reference reuse, so the kernel cannot hide it) and
-  refuses otherwise. The reference itself is never loaded into the kernel.
-- `normlab.grading` (and its submodules) gives `GradingStandIn`s: the checks run in the
-  grader, never here. `use_assignment` and `summary` do nothing (the grader knows the
-  assignment, and grades every check itself); `my_variant()` returns the submitter's own
-  numbers, which the grader's setup sent (ps1), and says whose they are; `try_it(f, *args)`
-  calls the notebook's own function as in the student's kernel and prints what it returned,
-  or the error, as plain text (a submitted output is never replayed). `check(...)` does
-  nothing in a cell of the student's, and raises `UnreadTestCell` in an autograded test
-  cell: the grader judges the check calls of a test cell it can read
-  (`normlab.grading.checkcell`) outside the kernel, and sends a test cell here only
-  when it cannot, so a check called in one would never be judged. It fails closed: the cell
-  scores 0, naming itself, instead of passing.
-- `import torch` succeeds (an unused import costs nothing) but using it raises `Unavailable`;
-  the grader hears of each use, so a call to a torch normalization shows as reuse. Only an
-  assignment that grades torch code (ps8's module) gets the real torch instead, when the
-  grader's setup message says so (`install(real_torch=True)`); the kernel never decides it.
-- NumPy's `var`, `std`, `nanvar` and `nanstd` (also `ndarray.var` and `ndarray.std`) are
-  computed here, by NumPy, but the first call of each in a check case is noted to the grader
-  (ps6 asks for a variance written by hand), so hiding the call from the in-kernel tripwire
-  gains nothing; the stand-ins carry the tripwire labels of the functions they wrap.
-- `resolve(ref, made)` stands in for `normlab.answer_key.trusted.resolve` inside the kernel:
-  the trusted callable a check hands over (`Ref`) becomes a `RefProxy`, whose calls the
-  grader answers with the real object, which it keeps.
+- `normlab.*`: every name is a `LibraryFunction`, which asks the grader (answered, and noted as
+  reuse, only while a check runs); the reference is never loaded into the kernel.
+- `normlab.grading.*`: `GradingStandIn`s: the checks run in the grader. `use_assignment` and
+  `summary` do nothing; `my_variant()` returns the submitter's numbers from the setup (ps1);
+  `try_it` prints what the call gave, as plain text (a submitted output is never replayed);
+  `check` does nothing in a student's cell and raises `UnreadTestCell` in an autograded test
+  cell, which the grader sends here only when it cannot read it: it fails closed, scoring 0.
+- `torch`: the import succeeds, any use raises `Unavailable` and the grader hears of it, unless
+  the setup gives the real torch (ps8: `install(real_torch=True)`; the kernel never decides).
+- NumPy's `var`, `std`, `nanvar`, `nanstd` (and `ndarray.var`, `.std`) compute here, but their
+  first call in a case is noted to the grader (ps6 asks for a variance by hand), with the
+  tripwire labels of the functions they wrap.
+- `resolve(ref, made)`: a `RefProxy`, whose calls the grader answers with the real object.
 
 Standard library and NumPy only (this runs in the sandbox kernel).
 """
@@ -108,8 +95,7 @@ _test_cell: list[str | None] = [None]  # the grade_id of the test cell running n
 
 
 def in_test_cell(grade_id: str | None) -> None:
-    """Say which autograded test cell runs now (None: no test cell); the kernel sets it
-    around each cell from the grader's `RunCell.test_cell`."""
+    """Say which autograded test cell runs now (`RunCell.test_cell`; None: none)."""
     _test_cell[0] = grade_id
 
 
@@ -146,8 +132,7 @@ def _use_assignment(*args, student: str = "", **kwargs) -> None:
 
 
 def _my_variant():
-    """The submitter's variant, as the grader's setup sent it, shown as a student's kernel
-    shows it (and whose it is, when the notebook's STUDENT names another)."""
+    """The submitter's variant from the grader's setup, shown as a student's kernel shows it."""
     return student_variant.my_variant(_variant)
 
 
@@ -245,9 +230,8 @@ _inside: list[str] = []  # the stand-ins running now
 
 
 def _install_numpy_stand_ins() -> None:
-    """Replace NumPy's var, std, nanvar and nanstd (the functions ps6 asks students not to
-    call) everywhere NumPy looks them up; `ndarray.var` finds `_methods._var` on first use.
-    These are NumPy 2's private modules: pyproject's `course` extra requires numpy>=2."""
+    """Replace NumPy's var, std, nanvar and nanstd everywhere NumPy looks them up (`ndarray.var`
+    finds `_methods._var`); NumPy 2's private modules: the `course` extra requires numpy>=2."""
     from numpy._core import _methods
     from numpy.lib import _nanfunctions_impl
 
@@ -261,8 +245,7 @@ def _install_numpy_stand_ins() -> None:
 
 def install(real_torch: bool = False, student: str = "", variant: dict | None = None) -> None:
     """Forget every loaded normlab or torch module and serve stand-ins from now on (torch's
-    only when not `real_torch`); note NumPy's variance functions to the grader. `variant`
-    (for `student`) is what the notebook's `my_variant()` gets."""
+    only when not `real_torch`); note NumPy's variances; `variant` is `my_variant()`'s."""
     _variant.update(student=student, variant=variant)
     packages = tuple(p for p in STAND_IN_PACKAGES if not (real_torch and p == "torch"))
     for name in list(sys.modules):

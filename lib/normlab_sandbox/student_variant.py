@@ -39,9 +39,8 @@ def values(variant: dict) -> tuple[np.ndarray, int]:
 
 
 def my_variant(state: dict):
-    """`my_variant()` of a notebook whose setup left `state` ({"variant", "student",
-    "claimed"}): prints the variant (or asks for the id) and returns (r, d_model), or
-    (None, None) when the student is not known (the notebook runs on)."""
+    """`my_variant()` for `state` ({"variant", "student", "claimed"}): prints the variant and
+    returns (r, d_model), or asks for the id and returns (None, None)."""
     variant = state.get("variant")
     if variant is None:
         print(ASK)

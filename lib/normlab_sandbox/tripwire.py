@@ -1,31 +1,17 @@
 """The tripwire: notice when a student's function reaches a library normalization.
 
-ps2-ps6 ask students to write LayerNorm, batch-norm, RMSNorm, the backward pass,
-a witness and a variance themselves. Calling normlab's reference, torch's
-normalizations or torch's autograd (directly, or through a name captured before
-grading: `ln = normlab.layer_norm`) earns no points for the function that does it.
-
-Names can be captured and rebound, so the tripwire does not look at names: while
-the student's function runs, a profile hook (`sys.setprofile`) watches which code
-actually executes. It records the entry into
-- any function whose source file is in normlab's package (next to this one), except
-  the graders' own modules (`normlab.grading`, `normlab.course`); the graders'
-  private copy of the reference (`normlab.answer_key.reference`) carries other file
-  names, and this package is not inside normlab's;
-- torch's normalizations (`torch.nn.functional.layer_norm`, `torch.layer_norm`,
-  batch/group/instance/RMS norm, the `nn` modules' forward) and torch's autograd
-  (`Tensor.backward`, `torch.autograd.grad`);
-- NumPy's variance and standard deviation (`np.var`, `np.std`, `ndarray.var`...),
-  which ps6 asks the student to replace (NumPy 2's module layout, and NumPy 1's).
-
-Each entry is a label such as "normlab.layer_norm" or "torch.layer_norm"; judges
-decide which labels matter for their assignment. ps8's probes (`module_probes`) also look
-below Python, where a profile hook cannot: `op_label` names torch's normalization kernels
-by their aten op (seen by a dispatch mode), `node_label` by their backward node (left in
-the output's autograd graph). A student's code that removes
-the hook itself is reported as "tripwire removed". This runs in the student's
-kernel, so it is a precaution; the out-of-kernel runner (`normlab.course`) runs
-the same tripwire in a process whose results the student cannot edit.
+Calling normlab's reference, torch's normalizations or autograd (directly, or through a name
+captured before grading: `ln = normlab.layer_norm`) earns the function no points. Names can be
+rebound, so while the student's function runs a profile hook (`sys.setprofile`) watches which
+code actually executes, and records the entry into any function of normlab's package but the
+graders' own (`_NORMLAB_EXEMPT`; the graders' private reference has other file names), torch's
+normalizations and autograd (`_TORCH_PY`, `_TORCH_C`), and NumPy's variance and standard
+deviation, which ps6 asks the student to replace (NumPy 2's layout and NumPy 1's). Each entry is
+a label ("normlab.layer_norm", "torch.layer_norm"); judges decide which matter. ps8's probes also
+look below Python (`op_label`: an aten op a dispatch mode sees; `node_label`: a backward node in
+the output's graph). Code that removes the hook is reported as "tripwire removed". In the
+student's kernel this is a precaution; the course's grader runs it where the student cannot edit
+the results.
 """
 
 from __future__ import annotations
@@ -138,18 +124,16 @@ def node_label(name: str) -> str | None:
 
 
 def delegated(label: str, owner: str | None, target: str) -> bool:
-    """Did the call of `target` reach library function `label` only through the student's own
-    `owner`, another graded function whose library twin it is (layer_norm calling the
-    student's row_stats, which calls normlab.row_stats)? That call is `owner`'s reuse, not
-    `target`'s; any other library call is `target`'s own."""
+    """Did the call of `target` reach `label` only through `owner`, another graded function
+    whose library twin it is (the student's row_stats calling normlab.row_stats, inside
+    layer_norm)? Then it is `owner`'s reuse, not `target`'s."""
     if owner is None or owner == target:
         return False
     return label == f"normlab.{owner}" or label.startswith(f"normlab.{owner} ")
 
 
 def owner_of(frame, owners: dict) -> str | None:
-    """The innermost of the student's graded functions (`owners`: code object -> name) on the
-    stack from `frame` up, or None."""
+    """The innermost graded function (`owners`: code -> name) on the stack from `frame` up."""
     while frame is not None:
         name = owners.get(frame.f_code)
         if name is not None:
@@ -159,11 +143,8 @@ def owner_of(frame, owners: dict) -> str | None:
 
 
 class Tripwire:
-    """Records library normalizations entered while active (see the module docstring).
-
-    `owners` ({code object: name}: the student's graded functions) and `target` (the function
-    the case calls) sort each entry: `calls` are the target's own, `delegated` those it made
-    only through another graded function of the student's (see `delegated`)."""
+    """Records library normalizations entered while active: `calls`, the `target`'s own, and
+    `delegated` (see `delegated`; `owners`: {code object: name} of the graded functions)."""
 
     def __init__(self, owners: dict | None = None, target: str = "") -> None:
         self.calls: list[str] = []

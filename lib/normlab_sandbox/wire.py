@@ -12,7 +12,7 @@ Frames: a 16-byte header (a magic, the payload's length, the CRC32 of the payloa
 those 12 bytes) and the payload, at most 64 MiB. A `FrameReader` keeps the bytes of a frame not
 yet complete when a deadline passes, so a timeout never leaves the stream mid-frame; a frame cut
 by its sender and followed by another one fails a CRC, so it is read as `LostSync`, never as a
-garbled length. The protocol on top is described once, in `normlab_sandbox.kernel`.
+garbled length. The protocol on top is `protocol`.
 
 Standard library and NumPy only (this runs in the sandbox kernel too).
 """

@@ -1,10 +1,7 @@
-"""What every member of the family computes, and the statistics judges compare with.
-
-The oracle's backing for `formula_outputs(x, eps)` and `statistics(x)` (`normlab.grading.oracle`):
-the members are described in `variants` (four choices: axes, center, divisor, eps), and
-one of them is the correct LayerNorm, batch-norm or RMSNorm (Ba, Kiros and Hinton, 2016,
-arXiv:1607.06450), so this module stays with the graders: a student download replays its
-outputs for the visible cases (`normlab.grading.recording`).
+"""What every member of the family (`normlab.grading.formulas`) computes, and the statistics
+judges compare with: the oracle's `formula_outputs(x, eps)` and `statistics(x)`. One member is
+the correct LayerNorm, batch-norm or RMSNorm (Ba, Kiros and Hinton, 2016, arXiv:1607.06450), so
+this stays with the graders.
 """
 
 from __future__ import annotations

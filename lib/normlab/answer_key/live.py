@@ -1,19 +1,11 @@
 """The answer key's backing (`normlab.grading.backing`): batteries, answers and callables, live.
 
-Where the course is installed, pyproject.toml registers `LIVE` as the entry point `live` of the
-group `normlab.grading.backing`, and every check runs on it:
-
-- `cases(spec, ...)`: the check's battery (`batteries`);
-- `answer(question)`: the oracle. `normlab.grading.oracle` describes the oracle a judge is
-  given and holds it to the questions its check declared; they are answered here, from the
-  graders' private copy of the reference (`reference`), every formula of the normalization
-  (`formula_outputs`), ps7's wrong implementations (`wrong_implementations`) and ps8's
-  nn.LayerNorm and its formulas in torch (`torch_layer_norms`, imported on the first torch
-  question: no other assignment asks one);
-- `resolve(ref, made)`: the trusted callables (`trusted`).
-
-The student download has none of this: it replays what was recorded for its visible cases
-(`normlab.grading.recorded`).
+pyproject.toml registers `LIVE` as the entry point `live` of the group `normlab.grading.backing`:
+`cases` are the batteries (`batteries`), `answer` answers the oracle's questions
+(`normlab.grading.oracle`) from the graders' private reference (`reference`), the family's
+outputs (`formula_outputs`), ps7's wrong implementations and ps8's torch formulas
+(`torch_layer_norms`, imported on the first torch question), and `resolve` gives the trusted
+callables (`trusted`).
 """
 
 from __future__ import annotations
@@ -39,11 +31,9 @@ def wrong_implementations() -> dict:
 class LiveBacking(Answering):
     """The answer key's backing; its oracle methods are `normlab.grading.oracle`'s.
 
-    A judge's question is answered once per process: the answer is kept by the question's
-    `key` (its arrays by their bytes), its arrays read-only, for the next battery that asks it
-    (a grader asks the same questions of every submission; a notebook judges a function's
-    reuse battery before each of its cells). Every answer is a function of its question; a
-    judge gets its own copy of a dict or list, whose arrays it reads and cannot change."""
+    A question is answered once per process and kept by its `key`, its arrays read-only, for
+    the next battery that asks it (a grader asks the same of every submission); a judge gets
+    its own copy of a dict or list, whose arrays it reads and cannot change."""
 
     def __init__(self) -> None:
         self._answers: dict = {}
@@ -106,8 +96,7 @@ class LiveBacking(Answering):
 
 
 def read_only(answer):
-    """`answer` with every array in it (in dicts, tuples and lists) made read-only, so that no
-    judge can change an answer that the next one reads."""
+    """`answer` with every array in it made read-only: no judge changes what the next reads."""
     if isinstance(answer, np.ndarray):
         answer = answer.view()
         answer.flags.writeable = False

@@ -1,22 +1,13 @@
 """A private copy of normlab's reference, for the graders' expectations.
 
-The checkers must not trust the objects a student's kernel can reach: a cell that
-runs `normlab.layer_norm = lambda x, *a, **k: x` (or patches `normlab.stats`)
-must not change what a check expects. At import, this module compiles normlab's
-reference from its source files into fresh module objects that are registered
-nowhere (`sys.modules` forgets them again), under file names that mark them as the
-graders' copy. The copy is the same code as the chapters show, so the expectations
-are Ba, Kiros and Hinton (2016, arXiv:1607.06450) exactly as normlab implements them.
-
-Which files: `normlab/__init__.py` and every module it imports, directly or through
-another module, found by reading their relative imports, and run in an order where each
-module comes after those it imports. The copy's public names are then `normlab`'s own
-(`__all__`): a function added to the reference is in the copy with nothing to list here.
-
-This is an in-kernel precaution, not a defence against code that patches NumPy
-itself; running the student's code in another process is (see
-`normlab.course`). The distinct file names also let the tripwire
-(`normlab_sandbox.tripwire`) tell the graders' own calls from a student's.
+A cell that runs `normlab.layer_norm = lambda x, *a, **k: x` must not change what a check
+expects. So at import this compiles `normlab/__init__.py` and every module it imports (found by
+their relative imports, each after those it imports) into fresh module objects registered
+nowhere, under file names that mark them as the graders' copy (which also lets the tripwire
+tell the graders' calls from a student's). The same code as the chapters show: Ba, Kiros and
+Hinton (2016, arXiv:1607.06450) exactly as normlab implements them; its public names are
+`normlab.__all__`. An in-kernel precaution; the defence is running the student's code in
+another process (`normlab.course`).
 """
 
 from __future__ import annotations
@@ -34,8 +25,7 @@ INIT = "__init__"
 
 
 def relative_imports(name: str) -> set[str]:
-    """The normlab modules that module `name` imports relatively (`from . import a`,
-    `from .b import c`)."""
+    """The normlab modules that module `name` imports relatively."""
     tree = ast.parse((NORMLAB_DIR / f"{name}.py").read_text(encoding="utf-8"))
     found = set()
     for node in ast.walk(tree):

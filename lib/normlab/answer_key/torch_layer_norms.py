@@ -1,21 +1,12 @@
-"""torch's LayerNorm and its family, in float64 with autograd: ps8's expectations.
+"""torch's LayerNorm and its family, in float64 with autograd: ps8's expectations, through the
+oracle only (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, eqs. 3-4, as `torch.nn.LayerNorm`).
 
-ps8 (`ps8_in_a_model`) grades a student's `LayerNorm` torch module against
-`torch.nn.LayerNorm` (Ba, Kiros and Hinton, 2016, arXiv:1607.06450: eqs. 3-4, statistics
-over the normalized trailing axes, population variance, eps inside the square root, then a
-gain and a bias per entry). This module computes what the judges compare with, through the
-oracle only (`oracle.torch_layer_norm`, `oracle.torch_layer_norm_state`,
-`oracle.training_losses`):
-
-- `layer_norm`: the output and the gradients of x, weight and bias for a given dy, by
-  `torch.nn.functional.layer_norm` (what `nn.LayerNorm.forward` calls) for the right formula,
-  or for another member of the family of `variants` (other axes, no centring, n - 1, eps
-  elsewhere) and with the mean or the variance cut from the graph (`detach`): a judge that
-  knows which member a student's output is asks for that member's gradients;
+- `layer_norm`: the output and the gradients of x, weight and bias, by
+  `torch.nn.functional.layer_norm` for the right formula, or for another member of the family
+  with the mean or the variance cut from the graph (`detach`);
 - `fresh_state`: a new `nn.LayerNorm`'s state_dict;
-- `training_losses`: ps8's spirals run (`normlab_sandbox.spirals`) with `nn.LayerNorm` or a
-  member of the family in it (`FamilyLayerNorm`; `frozen`: weight and bias never trained).
-  Computed once per process for each member (the run is the same for every student).
+- `training_losses`: ps8's spirals run (`normlab_sandbox.spirals`) with `nn.LayerNorm` or a member
+  in it (`FamilyLayerNorm`; `frozen`: weight and bias never trained), once per process per member.
 
 Everything runs on one thread (restored after), so a grading worker stays on its own CPU.
 """
@@ -50,9 +41,8 @@ def _trailing(normalized_shape) -> tuple[int, ...]:
 
 
 def member_output(x, weight, bias, eps, axes, center, divisor, eps_mode, fixed_eps, detach):
-    """y = weight * (x - mean) / scale + bias over `axes`, one member of `variants`' family
-    (mean 0 when not `center`; the sum of squares over n, n - 1 or 1; eps inside or outside
-    the root, none, or a fixed one), the mean or the variance detached as `detach` says."""
+    """y = weight * (x - mean) / scale + bias over `axes`, one member of the family
+    (`normlab.grading.formulas`), the mean or the variance detached as `detach` says."""
     n = int(np.prod([x.shape[a] for a in axes]))
     mean = x.mean(dim=axes, keepdim=True) if center else torch.zeros((), dtype=x.dtype)
     if "mean" in detach:

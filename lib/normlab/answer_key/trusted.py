@@ -1,18 +1,13 @@
 """Trusted callables a check hands to the student's code, named by `Ref`.
 
-- "layer_norm": the correct LayerNorm (Ba, Kiros and Hinton, 2016,
-  arXiv:1607.06450) from the graders' private copy of normlab, called as
-  norm_fn(x) with gamma = 1, beta = 0, eps = 1e-5;
-- "layer_norm_alt": a second correct LayerNorm written differently (float64 with
-  np.var), so a witness cannot pass by recognising one function;
-- "red_team.<name>": normlab's planted wrong LayerNorms (from the private copy);
-- "planted.<name>": further wrong LayerNorms that exist only here, so a witness
-  cannot pass by recognising the published red team;
-- "scripted_timer.workload" / "scripted_timer.clock": a workload whose calls take
-  scripted times on a fake clock, for ps6's timing helper (`scripted_timer`).
+- "layer_norm": the correct LayerNorm (Ba, Kiros and Hinton, 2016, arXiv:1607.06450) from the
+  graders' private copy, norm_fn(x) with gamma = 1, beta = 0, eps = 1e-5; "layer_norm_alt", a
+  second one written differently, so a witness cannot pass by recognising one function;
+- "red_team.<name>": normlab's planted wrong LayerNorms; "planted.<name>": more that exist only
+  here, so a witness cannot pass by recognising the published red team;
+- "scripted_timer.workload" / "scripted_timer.clock": ps6's fake clock (`scripted_timer`).
 
-Every norm_fn is a fresh closure named `norm_fn`: nothing in its name or module
-says which one it is.
+Every norm_fn is a fresh closure named `norm_fn`: nothing in its name or module says which.
 """
 
 from __future__ import annotations

@@ -1,20 +1,12 @@
 """The wrong group norms and batch-norm backwards ps7 diagnoses, one misconception each.
 
-Group norm (Wu and He, 2018, arXiv:1803.08494, eq. (1)-(3)) standardizes each sample's
-channels in G contiguous groups of C / G, over the group's channels and every position,
-with the population variance and eps inside the square root, then applies a per-channel
-gain and bias. Batch-norm's backward (Ioffe and Szegedy, 2015, arXiv:1502.03167) is
-LayerNorm's (Ba, Kiros and Hinton, 2016, arXiv:1607.06450) with its means over the batch:
-
-    dx = (g - mean(g) - x_hat * mean(g * x_hat)) / sigma,   g = dy * gamma
-
-Each function below is that computation with one wrong choice, in float64, with the
-student function's signature: `group_norm(x, num_groups, gamma, beta, eps)` for
-(N, C, *spatial) input and `batch_norm_backward(dy, x, gamma, eps)`. A judge computes
-them on a case's inputs and asks which one the student's output matches, as
-`normlab.grading.formulas` does for LayerNorm's family. Where a misconception is
-harmless (strided groups with G = 1 or G = C) its variant equals the right answer, so
-a case meant to tell them apart must avoid those inputs.
+Each function is the right computation (group norm: Wu and He, 2018, arXiv:1803.08494, eq.
+(1)-(3); batch-norm's backward: Ioffe and Szegedy, 2015, arXiv:1502.03167, LayerNorm's, Ba,
+Kiros and Hinton, 2016, arXiv:1607.06450, with its means over the batch) with one wrong choice,
+in float64, with the student function's signature. A judge asks which one the student's output
+matches, as `normlab.grading.formulas` does for LayerNorm's family. Where a misconception is
+harmless (strided groups with G = 1 or G = C) its output is the right answer, so a case meant to
+tell them apart must avoid those inputs.
 """
 
 from __future__ import annotations

@@ -4,50 +4,28 @@
     c.AssignLatePenalties.plugin_class   "normlab.course.plugins.PercentPerDay"
     c.GenerateFeedback.preprocessors     CheckNotes, ConciseErrors, MathToMathML
     c.GenerateFeedback.exporter_class    FeedbackExporter (templates/normlab_feedback)
-    c.NormlabGrading.reuse_voids         the course's reuse policy (`NormlabGrading`), which
-                                         `ReusePolicy` hands to nbgrader's kernels
+    c.NormlabGrading.reuse_voids         the course's reuse policy, which `ReusePolicy` hands
+                                         to nbgrader's kernels
 
-**Restoring hidden tests.** nbgrader stores a locked cell's checksum in the gradebook *before*
-it strips the cell's hidden tests from the release (generate_assignment runs SaveCells, then
-ClearHiddenTests), so at autograde every test cell with hidden tests differs from its stored
-checksum, and OverwriteCells prints "Attribute 'checksum' for cell ... has changed!" for each
-one while it puts the hidden tests back: fourteen warnings per honest ps2 notebook, which read
-like tampering (nbgrader issue #1961, https://github.com/jupyter/nbgrader/issues/1961).
-`RestoreHiddenTests` restores such a cell quietly when the submitted source is exactly the
-released one (the stored source with its hidden-test regions removed, by nbgrader's own
-ClearHiddenTests under the course's delimiters); any other change to a locked cell is still
-reported, and overwritten, as nbgrader does.
+**Restoring hidden tests.** nbgrader stores a locked cell's checksum *before* it strips the
+cell's hidden tests from the release, so at autograde OverwriteCells warns "Attribute
+'checksum' for cell ... has changed!" for every test cell with hidden tests, which reads like
+tampering (nbgrader issue #1961). `RestoreHiddenTests` restores such a cell quietly when the
+submitted source is exactly the released one (nbgrader's own ClearHiddenTests applied to the
+stored source); any other change to a locked cell is reported and overwritten, as nbgrader does.
 
-**Late work.** nbgrader's own plugin knows two policies, no penalty (its default) and zero for
-any late work. `PercentPerDay`: a notebook submitted after its assignment's due date
-(`nbgrader db assignment add ... --duedate`) and past `grace_minutes` loses `percent_per_day`
-of the points it earned for every day or part of a day it is late, never more than it earned:
-two hours late is one day, 10 %; three days late, 30 %. nbgrader calls the plugin at autograde
-(`AssignLatePenalties`), so `make grade` and plain `nbgrader autograde` apply it alike;
-`nbgrader export` and `python -m normlab.course export` subtract it.
+**Late work.** nbgrader's own plugin knows no penalty or zero. `PercentPerDay`: past the due
+date and `grace_minutes`, a notebook loses `percent_per_day` of its earned points per started
+day, never more than it earned; `make grade`, plain `nbgrader autograde` and both exports apply it.
 
-**Feedback**, the page a student reads. nbgrader 0.9 renders the autograded notebook with its
-`feedback` template: a list of fourteen "Test cell (Score ...)" lines without names, error
-messages on one line in a box that scrolls sideways, MathJax from a CDN (offline, and in a page
-`release_feedback` copies alone, the maths stays raw `$\\gamma$`), the hidden tests, tracebacks
-that quote the graders' code, and the summary cell's grading-time note. After nbgrader's
-`GetGrades` and `ClearHiddenTests`:
-
-- `ConciseErrors`: every error output becomes one plain sentence (a failed check's message as
-  it is; a timeout or a dead kernel in words; another exception as "Name: message"), so no
-  frame of the graders' code or of the reference is quoted;
-- `CheckNotes`: each graded cell learns what it checks (its CheckSpec's summary), whether it
-  passed (a tick or a cross) and whether its evidence is a visible or a hidden input; the
-  summary cell's output becomes the graded count of every check, hand-graded cells included;
-- `MathToMathML`: `$...$` and `$$...$$` in Markdown become MathML (latex2mathml), which the
-  browser draws without a script or the network;
-
-and the page renders with `templates/normlab_feedback` (a course template on nbconvert's
-classic one): a header listing every graded cell by name with its mark and points, and CSS
-that wraps messages at any width (1280 px or a phone). The template is `FeedbackExporter`'s
-alone, never `HTMLExporter`'s: the formgrader renders its Manual Grading page with an
-HTMLExporter of its own (template `formgrade`), which a course-wide
-`c.HTMLExporter.template_name` would replace (TemplateNotFound: bootstrap.min.css, issue 46).
+**Feedback.** nbgrader 0.9's page lists unnamed "Test cell (Score ...)" lines, scrolls messages
+sideways, loads MathJax from a CDN and quotes the graders' tracebacks. After its `GetGrades` and
+`ClearHiddenTests`: `ConciseErrors` makes each error one plain sentence; `CheckNotes` tells each
+graded cell what it checks, its mark, and whether its evidence is a visible or hidden input, and
+makes the summary cell the graded count; `MathToMathML` draws the maths without a script or the
+network; `templates/normlab_feedback` lists every graded cell in a header and wraps messages. The
+template is `FeedbackExporter`'s alone: a course-wide `c.HTMLExporter.template_name` would also
+replace the formgrader's Manual Grading page (TemplateNotFound: bootstrap.min.css, issue 46).
 """
 
 from __future__ import annotations
@@ -208,11 +186,9 @@ def mathml(markdown: str) -> str:
 class FeedbackExporter(HTMLExporter):
     """nbconvert's HTMLExporter with the course's feedback page (`GenerateFeedback.exporter_class`).
 
-    Its template is set in its own config section, which outranks HTMLExporter's: nbgrader's
-    GenerateFeedback (and the formgrader's Generate Feedback, nbgrader/apps/api.py) set
-    `HTMLExporter.template_name = "feedback"`, and the formgrader's Manual Grading page needs
-    `formgrade`; neither reaches this class, and this template reaches neither of them. A
-    course's own `c.FeedbackExporter.template_name` still wins."""
+    Its template is set in its own config section, which outranks HTMLExporter's, where nbgrader
+    sets "feedback" (nbgrader/apps/api.py) and Manual Grading needs "formgrade": neither reaches
+    this class, nor it them. A course's own `c.FeedbackExporter.template_name` still wins."""
 
     def __init__(self, config=None, parent=None, **kwargs):
         given = config if config is not None else getattr(parent, "config", None)
@@ -253,11 +229,10 @@ class NormlabGrading(Configurable):
 
 
 class ReusePolicy(Preprocessor):
-    """The course's reuse policy for the kernels nbgrader starts: they inherit this process's
-    environment, where it sets `POLICY_ENV` from `NormlabGrading.reuse_voids`, and the
-    notebook's `use_assignment` reads it there before its own argument, so what decides is
-    this config, not the setup cell (in c.Autograde.sanitize_preprocessors: before Execute).
-    The course's grader reads the config itself (`grader.execute.SandboxExecute`)."""
+    """The course's reuse policy for nbgrader's kernels: they inherit `POLICY_ENV`, set here from
+    `NormlabGrading.reuse_voids`, which `use_assignment` reads before its own argument (in
+    c.Autograde.sanitize_preprocessors, before Execute). The course's grader reads the config
+    itself (`grader.execute.SandboxExecute`)."""
 
     def preprocess(self, nb, resources):
         os.environ[POLICY_ENV] = NormlabGrading(parent=self).reuse_voids

@@ -1,6 +1,6 @@
-"""A student's own variant of an assignment, for the instructor: `python -m normlab.course
-variant ps1_by_hand --student alice` prints it as JSON, with the answers the course's solution
-notebook gives for it (`download.recording.solution_namespace`, run as that student)."""
+"""A student's own variant, for the instructor: `python -m normlab.course variant ps1_by_hand
+--student alice` prints it as JSON, with the answers the course's solution notebook gives for it.
+"""
 
 from __future__ import annotations
 
@@ -16,9 +16,7 @@ def _plain(value):
 
 
 def describe(assignment: str, student: str) -> dict:
-    """{"assignment", "student", "slot", the variant's fields, "answers": {name: value}} for
-    every value a check of the assignment reads; ValueError for an assignment without a pool
-    or an empty id."""
+    """{"assignment", "student", "slot", the variant's fields, "answers": {name: value}}."""
     if assignment not in pools.POOLS:
         known = ", ".join(pools.POOLS) or "none"
         raise ValueError(f"{assignment!r} gives every student the same numbers (pools: {known})")

@@ -1,25 +1,15 @@
 """What backs the checks, behind one interface: their batteries, their answers, their callables.
 
-A check (`spec.CheckSpec`) says what it reads and how it judges; it holds no input and no
-answer. Those come from a *backing*, an object with
+A check (`spec.CheckSpec`) holds no input and no answer; a *backing* supplies them:
 
-    cases(spec, seed, hidden, variant) -> [Case]   the check's battery (the visible cases
-                                                   first; `variant`: a student's own
-                                                   numbers, for a check that `varies`)
-    answer(question)                               the oracle's answer to a judge's declared
-                                                   question (`oracle.Question`)
+    cases(spec, seed, hidden, variant) -> [Case]   the check's battery, visible cases first
+    answer(question)                               the oracle's answer (`oracle.Question`)
     resolve(ref, made)                             the trusted callable a `Ref` names
     unanswered(results) -> Verdict | None          a run this backing could not answer
 
-Two backings exist, and this package imports neither:
-
-- the answer key's, where the course is installed: `normlab.answer_key.live`, named by the
-  entry point `live` of the group `normlab.grading.backing` in pyproject.toml;
-- the student download's, `recorded.RecordedBacking`: the visible batteries and the answers to
-  their questions, recorded when the download was built. A download is told by its recording,
-  `recorded.json` beside this package's modules.
-
-`current()` finds the one this install has, once per process.
+This package imports neither backing: the answer key's (`normlab.answer_key.live`, the entry
+point `live` of the group `normlab.grading.backing` in pyproject.toml) or the student
+download's (`recorded.RecordedBacking`, told by `recorded.json` beside this package).
 """
 
 from __future__ import annotations

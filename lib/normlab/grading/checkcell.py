@@ -1,18 +1,9 @@
 """Read an autograded test cell as the check calls it makes, without running it.
 
-The course's test cells are a docstring and calls of the check interface (see
-`normlab.grading`), for example, with nbgrader's hidden-test markers (comments):
-
-    \"\"\"Check that each record is normalized over its own features.\"\"\"
-    check("axis", layer_norm)
-    ### BEGIN HIDDEN TESTS
-    check("axis", layer_norm, hidden=True)
-    ### END HIDDEN TESTS
-
-At autograde nbgrader restores this source from the gradebook, so it is the instructor's
-text, not the student's. `parse_test_cell` turns it into `CheckCall`s; a cell that is anything
-more (asserts, other statements, computed arguments) returns None and runs in the kernel
-like any other cell, its verdict then being only as trustworthy as that kernel.
+A test cell is a docstring and `check(...)` calls (with nbgrader's hidden-test markers); at
+autograde nbgrader restores its source from the gradebook, so it is the instructor's text.
+`parse_test_cell` turns it into `CheckCall`s; a cell that is anything more returns None and
+runs in the kernel like any other cell, its verdict only as trustworthy as that kernel.
 """
 
 from __future__ import annotations

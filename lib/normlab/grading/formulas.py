@@ -14,12 +14,9 @@ are one formula with four choices:
 - eps:     "inside" the square root (the paper), "outside" (added to s), "none",
            or "fixed" (a constant that ignores the eps argument).
 
-Each classic misconception is one wrong choice. A judge has every member of the
-family computed for the inputs of a case (with gamma = 1, beta = 0; through its
-oracle, `normlab.grading.oracle`, which `normlab.answer_key.formula_outputs` backs) and asks which
-members the student's output matches; one grade cell then reads one choice. That is how a bug
-loses the points of its own misconception and no others: a student who divides by
-d - 1 still takes the right axis, and the axis cell says so.
+Each classic misconception is one wrong choice. A judge asks which members (the oracle's, on
+the case's input, gamma = 1, beta = 0) the student's output matches, and one cell reads one
+choice: a student who divides by d - 1 still takes the right axis, and the axis cell says so.
 """
 
 from __future__ import annotations
@@ -79,10 +76,8 @@ def same(y, z) -> bool:
 
 
 def matching(y, outputs: dict, change=None) -> list:
-    """The keys of `outputs` ({Formula: output}) whose output y is, by `same`, in their order;
-    `change(z)` first, if given (ps8: the output through its gain and bias). One comparison of
-    y with every output of its shape at once: a judge asks it of every member of the family
-    (about 200) for each case."""
+    """The keys of `outputs` ({Formula: output}) whose output y is, by `same`, in order, after
+    `change(z)` if given (ps8: its gain and bias); one comparison with all (about 200) at once."""
     y = np.asarray(y, dtype=np.float64)
     keys, zs = [], []
     for variant, z in outputs.items():

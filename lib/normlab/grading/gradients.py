@@ -3,13 +3,6 @@
 dx of x's shape, dgamma and dbeta one per feature (the last axis) summed over every leading
 axis, all three in x's float dtype (Ba, Kiros and Hinton, 2016, arXiv:1607.06450; Ioffe and
 Szegedy, 2015, arXiv:1502.03167).
-
-    call(function, dy, x, gamma, eps)    a case calling the student's function
-    triple(case, result)                 the reader: (dx, dgamma, dbeta) as float64 arrays
-    x_hat(oracle, x, eps, axes)          the trusted normalized input, from the oracle
-    x_hat_questions(case)                what x_hat asks the oracle about a case
-    dtype_and_shape_spec, input_untouched_spec
-                                         the two cells every backward problem set has
 """
 
 from __future__ import annotations

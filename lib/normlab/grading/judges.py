@@ -1,20 +1,13 @@
 """The one judge interface, and the shapes judges take.
 
-Every check's judge has one signature,
-
     judge(cases, results, oracle) -> Verdict | str | None
 
-None: the battery passes; a str: the message of the cell's own misconception (`check_spec`
-makes it a `Verdict` of the check's category); a `Verdict`: a message with its own category
-(not written, crashed, or a finer misconception). Expectations come from `oracle` (see
-`normlab.grading.oracle`). Most judges are built here from a reader and a rule:
+None passes; a str is the message of the cell's own misconception (`check_spec` makes it a
+`Verdict` of the check's category); a `Verdict` carries its own category. Most judges are
+built here from a reader and a rule:
 
-    read(case, result) -> (value, None) | (None, problem)
-        turns what came back into the value the verdict needs, or into the problem (a
-        Verdict, or a message) when it cannot: the call raised, or returned the wrong kind
-        of thing
-    rule(seen) -> Verdict | str | None
-        judges one case as `Seen`: the case, its value, its result and the oracle
+    read(case, result) -> (value, None) | (None, problem)   the value, or why there is none
+    rule(seen) -> Verdict | str | None                       one case as `Seen`
 
 The first problem wins: a student sees one message, about the first case that shows it.
 """
@@ -50,9 +43,8 @@ def an_array(case, result):
 
 
 def each_case(read, rule=None):
-    """judge(cases, results, oracle): read each result, then rule(seen) (no rule: reading
-    is the check); the first problem wins. The one loop over a battery's cases: every other
-    judge shape is built on it."""
+    """judge: read each result, then rule(seen) (no rule: reading is the check). The one loop
+    over a battery's cases: every other judge shape is built on it."""
 
     def judge(cases, results, oracle):
         for case, result in zip(cases, results, strict=True):
@@ -68,13 +60,9 @@ def each_case(read, rule=None):
 
 
 def each_pair(read, rule):
-    """judge(cases, results, oracle) for cases made in pairs (first, second), pair by pair:
-    rule(seen) sees the second call, with the first call's value as `seen.first`.
-
-    Checks that compare two calls of the student's function (with gamma = 1 and with
-    gamma; float64 and float32) judge it against itself, which keeps every other
-    misconception out of the cell.
-    """
+    """judge for cases made in pairs: rule(seen) sees the second call, the first's value as
+    `seen.first`. Judging a function against itself (gamma = 1, then gamma; float64, then
+    float32) keeps every other misconception out of the cell."""
 
     def judge(cases, results, oracle):
         pairs = zip(cases[0::2], results[0::2], cases[1::2], results[1::2], strict=True)
@@ -94,10 +82,9 @@ def each_pair(read, rule):
 
 
 def must_raise(rule):
-    """judge(cases, results, oracle) for a cell that asks for an error: rule(seen) sees what
-    each call raised, (type name, message) or None (a raise is no problem here). When no call
-    raised and every one returned None, the body is still the comment stub of a blank
-    notebook: "not written", not an answer that returns where it should raise."""
+    """judge for a cell that asks for an error: rule(seen) sees what each call raised, (type
+    name, message) or None. No call raising and every one returning None is the blank
+    notebook's comment stub: "not written"."""
     by_case = each_case(lambda case, result: (result.error, None), rule)
 
     def judge(cases, results, oracle):

@@ -1,34 +1,22 @@
 """The oracle: the one seam through which judges reach what a correct answer would be.
 
-A judge compares what the student's code returned with expectations, and asks the oracle it
-is given, `judge(cases, results, oracle)`, for them:
-
-    oracle.reference(name, *args, **kwargs)   the reference's function `name`, e.g.
-                                              reference("param_count", "rms_norm", 512)
+    oracle.reference(name, *args, **kwargs)   the reference's function `name`
     oracle.formula_outputs(x, eps)            {Formula: output}: every member of the family
                                               on x (float64, gamma = 1, beta = 0)
     oracle.statistics(x)                      {(axes, ddof): (mean, var)} of x, float64
-    oracle.wrong(name, *args, **kwargs)       ps7's wrong implementation `name` on a case's
-                                              inputs
+    oracle.wrong(name, *args, **kwargs)       ps7's wrong implementation `name`
     oracle.torch_layer_norm(x, shape, weight, bias, eps=, dy=, **member)
-                                              nn.LayerNorm's output and gradients in
-                                              float64, or a member's of the family
+                                              nn.LayerNorm's (or a member's) output and
+                                              gradients in float64
     oracle.torch_layer_norm_state(shape, elementwise_affine=True)
                                               a new nn.LayerNorm's state_dict, as arrays
-    oracle.training_losses(run, **member)     ps8's spirals run with nn.LayerNorm (or a
-                                              member) in it: the loss per step
+    oracle.training_losses(run, **member)     ps8's spirals run's loss per step
 
-Every check declares, for each of its cases, the questions its judge may ask about it
-(`CheckSpec.questions(case) -> [Question]`, written with `ASK`, which has the oracle's methods
-and returns the question instead of answering it). The judge gets a `DeclaredOracle`, which
-answers a declared question and refuses any other (`UndeclaredQuestion`). So the answers a
-battery can need are known before any student's code runs, from the cases alone: the student
-download records exactly them for its visible cases (`recording`), and is complete by
-construction; where the answer key is installed, the same questions are answered live
-(`normlab.answer_key.live.LIVE`). Either way the judge runs the same code against the same
-questions.
-
-This module computes nothing; what answers lives in the answer key, which never ships.
+A check declares the questions its judge may ask about each case (`CheckSpec.questions`,
+written with `ASK`), and the judge gets a `DeclaredOracle`, which refuses any other. So a
+battery's answers are known from its cases alone: the student download records exactly them
+(ARCHITECTURE.md, "The student download"); the answer key answers them live. This module
+computes nothing.
 """
 
 from __future__ import annotations
@@ -92,8 +80,7 @@ ASK = _Declaring()
 
 
 def fixed_questions(*questions: Question):
-    """questions(case) of a judge that asks the same questions whatever the case (a count of
-    parameters for fixed sizes, say)."""
+    """questions(case) of a judge that asks the same questions whatever the case."""
     return lambda case: list(questions)
 
 
@@ -131,10 +118,9 @@ class Answering:
 
 
 def key(value, memo: dict | None = None):
-    """A hashable key of a question (or of any plain data), equal for equal questions: arrays
-    by their dtype, shape and the SHA-256 of their bytes (`memo` keeps each array's by its id,
-    for the questions of one battery), dicts as sorted items, NumPy scalars as Python's,
-    dataclasses (a Question, a Case) by their type and fields."""
+    """A hashable key of plain data, equal for equal questions: arrays by dtype, shape and the
+    SHA-256 of their bytes (`memo`: each array's by its id, for one battery), dicts sorted,
+    NumPy scalars as Python's, dataclasses by their type and fields."""
     if isinstance(value, np.ndarray):
         found = memo.get(id(value)) if memo is not None else None
         if found is None or found[0] is not value:
@@ -157,6 +143,5 @@ def key(value, memo: dict | None = None):
 
 
 def fingerprint(value) -> str:
-    """SHA-256 of `key(value)`: the same in every process (the student download's recording
-    is keyed by it)."""
+    """SHA-256 of `key(value)`, the same in every process (the download's recording's key)."""
     return hashlib.sha256(repr(key(value)).encode()).hexdigest()

@@ -1,22 +1,11 @@
 """Each student's own numbers: an assignment's pool of variants, and whose variant is whose.
 
-nbgrader sends every student the same notebook (its issue #1153); PrairieLearn-style variants
-are made here instead. An assignment with a pool (`POOLS`: ps1_by_hand, whose record and width
-a chapter must not work for the student) gives each student the variant of their slot:
-
-    slot(student)      SHA-256 of the student id, modulo the pool's `slots` (256): stable,
-                       whatever else is in the pool or the class
-    variant(a, s)      {"slot", and the variant's fields: "record", "d_model"}
-
-The pool is a JSON file beside this module (`ps1_pool.json`, made by scripts/ps1_pool.py,
-reviewed once). It only grows by appending, and `slots` never changes: a student's variant
-never moves. Who the student is: nbgrader's id while a notebook is graded (the course's grader
-sends it with the kernel's setup; plain `nbgrader autograde` runs in
-`autograded/<student>/<assignment>/`), else the notebook's `STUDENT = "..."` line, else the
-hub's user (`JUPYTERHUB_USER`): `student_id`.
-
-The pool ships in the student download (it holds inputs only); what its checks expect of each
-variant is recorded there too, as every visible check's expectations are (`recording`).
+nbgrader sends every student the same notebook (its issue #1153), so PrairieLearn-style variants
+are made here: an assignment with a pool (`POOLS`: ps1_by_hand, whose record and width a chapter
+must not work for the student) gives each student the variant of their `slot`, SHA-256 of the id
+modulo the pool's 256 slots. The pool (`ps1_pool.json`, made by scripts/ps1_pool.py) only grows
+by appending and `slots` never changes, so a student's variant never moves. Who the student is:
+`student_id`. The pool holds inputs only, so it ships in the student download.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """ps1_by_hand: LayerNorm of one record worked by hand, and parameter counts.
 
-The seed's worked example (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, eq. 3), on each
-student's own numbers: a record r of d features, its mean and population variance (the
-sample variance is the trap), r normalized with eps ignored, then with eps = 1e-5 inside the
-square root; and the learned entries of a LayerNorm with gain and bias, with the gain only,
-and of an RMSNorm, at the student's d_model. The record and d_model are the student's variant
-(`pools`: a pool of 256, one per student id); each case carries them in its meta, so every
-judge, question and message follows the variant it grades.
-
-Each question has a table of typical wrong answers, `Mistake`s: what the value would be
-(computed from r and the oracle's right answers) and a message that names the mistake
-and the next step. No message carries a right answer, nor the student's own value (which
-may be the answer to another question): the student sees that in the cell above.
+The seed's worked example (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, eq. 3) on each
+student's own record r and d_model (`pools`; each case carries them in its meta): r's mean and
+population variance, r normalized with eps ignored, then with eps = 1e-5 inside the root, and
+the learned entries of three layers. Each question has a table of typical wrong answers,
+`Mistake`s, computed from r and the oracle's right answers. No message carries a right answer,
+nor the student's own value (which may be the answer to another question).
 """
 
 from __future__ import annotations
@@ -57,8 +51,7 @@ def right_questions(case) -> list:
 
 
 def _right(seen) -> dict:
-    """The variant (r, d, d_model) and the right answers, asked of the oracle: mu (the mean),
-    var, x_hat (normalized), with_eps, counts."""
+    """The variant (r, d, d_model) and the oracle's right answers."""
     r, d_model = variant_of(seen.case)
     ask = seen.oracle.reference
     mean, var = ask("row_stats", r)
@@ -219,8 +212,7 @@ EPS_MISTAKES = (
 
 
 def _diagnose(name: str, got, want, mistakes, right: dict, same) -> str:
-    """The message for a wrong answer `got` (want is the right one): rounding, else the first
-    mistake it matches, else ''. Messages name no right answer."""
+    """The message for a wrong `got`: rounding, else the first mistake it matches, else ''."""
     if looks_rounded(got, want):
         return ROUNDED.format(name=name)
     for mistake in mistakes:
@@ -321,8 +313,8 @@ PARAM_WORDS = {
 
 
 def _count_mistakes(name: str, right: dict) -> list[tuple[float, str]]:
-    """(wrong count, message) for the typical wrong counts of `name` (no message names a
-    count: 2 d_model, for one, is what another question asks)."""
+    """(wrong count, message) for the typical wrong counts of `name` (no message names a count:
+    another question may ask it)."""
     own, d_model, d = right[name], right["d_model"], right["d"]
     per_feature = own // d_model  # vectors of d_model entries it learns
     found = [

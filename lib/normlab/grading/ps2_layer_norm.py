@@ -1,9 +1,8 @@
 """ps2_layer_norm: the student writes `row_stats(x)` and `layer_norm(x, gamma, beta, eps=1e-5)`.
 
-Ba, Kiros and Hinton (2016, arXiv:1607.06450), eqs. (3)-(4): mean and population
-variance over the last axis of each record, then gamma * (x - mu) / sqrt(var + eps)
-+ beta. One grade cell per misconception; `layer_norm`'s cells are the shared
-builders of `normlab.grading.normchecks`.
+Ba, Kiros and Hinton (2016, arXiv:1607.06450), eqs. (3)-(4): mean and population variance over
+the last axis of each record, then gamma * (x - mu) / sqrt(var + eps) + beta. `layer_norm`'s
+cells are the shared builders of `normchecks`.
 """
 
 from __future__ import annotations

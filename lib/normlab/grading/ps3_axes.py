@@ -1,16 +1,11 @@
 """ps3_axes: batch-norm for contrast, and the student's own witness.
 
-`batch_norm(x, gamma, beta, eps=1e-5)` standardizes each feature over every
-record of the batch (Ioffe and Szegedy, 2015, training mode), the axis turned
-ninety degrees from LayerNorm (Ba, Kiros and Hinton, 2016, arXiv:1607.06450).
-`witness(norm_fn) -> bool` is the blue team's audit written by the student: it is
-graded by running it on a correct LayerNorm (it must say True) and on planted
-wrong ones (each must make it say False). The planted ones are normlab's red team
-(visible) and a few more that exist only in the graders (hidden), so a witness
-that recognises the published red team by name cannot pass.
-Part C, `batch_norm_forward(x, gamma, beta, running_mean, running_var, momentum=0.1,
-training=True, eps=1e-5)`, adds the running statistics batch-norm keeps for inference, in
-torch's convention; its cells are in `ps3_running`.
+`batch_norm(x, gamma, beta, eps=1e-5)` standardizes each feature over the batch (Ioffe and
+Szegedy, 2015, training mode), the axis turned ninety degrees from LayerNorm (Ba, Kiros and
+Hinton, 2016, arXiv:1607.06450). `witness(norm_fn) -> bool`, the student's audit, must say True
+for a correct LayerNorm and False for each planted wrong one: normlab's red team (visible) and
+more that only the graders hold (hidden), so recognising the red team by name cannot pass.
+Part C, `batch_norm_forward`'s running statistics, is `ps3_running`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """ps4_rmsnorm: the student writes `rms_norm(x, gamma, eps=1e-6)` and counts parameters.
 
-RMSNorm (Zhang and Sennrich, 2019, arXiv:1910.07467) keeps only the rescaling of
-LayerNorm (Ba, Kiros and Hinton, 2016, arXiv:1607.06450):
-gamma * x / sqrt(mean(x^2) + eps), no mean subtracted, no bias. Its cells are the
-shared builders of `normlab.grading.normchecks` with RMSNorm's choices.
+RMSNorm (Zhang and Sennrich, 2019, arXiv:1910.07467) keeps only the rescaling of LayerNorm (Ba,
+Kiros and Hinton, 2016, arXiv:1607.06450): gamma * x / sqrt(mean(x^2) + eps), no mean, no bias.
 """
 
 from __future__ import annotations
@@ -21,8 +19,7 @@ N_NORMS = 2 * N_LAYERS + 1  # two per block (attention, MLP) and a final one
 
 
 def _param_counts(seen):
-    """The two counts, or the message naming the mistake (never a count: they are the
-    answers)."""
+    """The message naming the mistake (never a count: they are the answers)."""
     ln, problem = number("ln_total", seen.value["ln_total"])
     if problem:
         return problem

@@ -8,12 +8,11 @@ features
     dgamma = sum over records of dy * x_hat
     dx     = (g - mean(g) - x_hat * mean(g * x_hat)) / sigma
 
-Each term of dx is one classic slip, and each has a property that shows it alone:
-- the mean term makes every record's dx sum to zero (LayerNorm ignores a shift);
-- the variance term makes dx orthogonal to x_hat (it ignores a rescaling, up to eps);
-- gamma enters only through g: dx(dy, x, gamma) = dx(dy * gamma, x, 1);
-- 1 / sigma is all that is left when dy is orthogonal to 1 and to x_hat.
-The judges test those properties, so forgetting one term costs that term's cell.
+Each term of dx is one classic slip, each judged by a property that shows it alone: the mean
+term makes every record's dx sum to zero (LayerNorm ignores a shift); the variance term makes
+dx orthogonal to x_hat (it ignores a rescaling, up to eps); gamma enters only through g,
+dx(dy, x, gamma) = dx(dy * gamma, x, 1); 1 / sigma is all that is left when dy is orthogonal
+to 1 and to x_hat.
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
 """ps6_stability_speed: a stable variance, a fair timer, and one written answer.
 
-- `stable_variance(x)`: the population variance of each record (last axis) that
-  stays accurate for float32 records far from zero. The one-pass E[x^2] - E[x]^2
-  cancels there (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, define the variance;
-  the numerics chapter shows the cancellation); two passes, or a shift, do not.
-- `time_median(fn, repeats=7, warmup=2, clock=time.perf_counter)`: call fn warmup
-  times untimed, then repeats times timed with `clock`, return the median seconds.
-  Graded with a scripted workload on a fake clock, so the answer is exact.
-- `decode_one_token`: a manually graded answer (rubric in the source notebook).
+- `stable_variance(x)`: each record's population variance (Ba, Kiros and Hinton, 2016,
+  arXiv:1607.06450), accurate for float32 records far from zero, where the one-pass
+  E[x^2] - E[x]^2 cancels (the numerics chapter);
+- `time_median(fn, repeats=7, warmup=2, clock=time.perf_counter)`: the median seconds of the
+  timed calls after the untimed warm-up, graded on a fake clock (`scripted_timer`);
+- `decode_one_token`: graded by hand (`MANUAL`; the rubric is in the source notebook).
 """
 
 from __future__ import annotations
@@ -33,7 +31,6 @@ from .spec import check_spec, registry
 from .verdict import Message
 
 ASSIGNMENT = "ps6_stability_speed"
-# cells graded by hand (grade_id -> points; the rubric is in the source notebook)
 MANUAL = {"decode_one_token": 5}
 
 
@@ -127,8 +124,7 @@ def _read_by_hand(case, result):
 
 
 def _read_seconds(case, result) -> tuple[float | None, str | None]:
-    """Reader: the seconds time_median returned, timed with the clock it was given; or a
-    message."""
+    """Reader: the seconds time_median returned, timed with the clock it was given."""
     problem = failure_of_call("time_median", case, result)
     if problem:
         return None, problem

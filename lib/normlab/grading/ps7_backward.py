@@ -9,18 +9,13 @@ g = dy * gamma and the means over every leading axis,
     dx = (g - mean(g) - x_hat * mean(g * x_hat)) / sigma,
     dgamma = sum of dy * x_hat,   dbeta = sum of dy   (over every leading axis).
 
-Each term of dx has a property that shows it alone, over the axes the statistics run on:
-the mean term makes dx sum to zero there (a shift of a feature changes nothing), the
-variance term makes dx orthogonal to x_hat there (a rescaling changes almost nothing). The
-axes on which either holds are the axes the student's gradient takes its means over: every
-leading axis (right), the features (LayerNorm's backward) or the first axis only (one set of
-statistics per token of a (B, T, d) input). The term cells choose an upstream gradient for
-which the other term vanishes, then ask for the exact dx. No message gives an expected value.
-
-Whether every leading axis counts is one cell's question, asked on inputs of rank 3 to 5;
-every other cell asks its own on (n, d) inputs, so that a gradient written for 2-D input only
-(CS231n's form: statistics and sums over axis 0, dgamma of shape (T, d) for a (B, T, d) input)
-loses that one cell.
+As in ps5, the mean term makes dx sum to zero and the variance term makes it orthogonal to
+x_hat, over the axes the statistics run on; the axes where either holds are those the student's
+means run over (`means_over`): every leading axis, the features (LayerNorm's backward) or the
+first axis only. The term cells choose a dy for which the other term vanishes, then ask for the
+exact dx. Only `bnb_every_leading_axis` uses inputs of rank 3 to 5, the others (n, d), so a
+gradient written for 2-D input only (CS231n's form) loses that one cell. No message gives an
+expected value.
 """
 
 from __future__ import annotations
@@ -100,9 +95,8 @@ def _axis(seen):
 
 
 def _per_position(case, result):
-    """Reader of the leading-axes cell: (dx, dgamma, dbeta) as `triple` reads them, but a
-    gradient written for (N, D) input alone, its dgamma and dbeta one per position of
-    x.shape[1:], or a dx of another shape than x's, is this cell's misconception."""
+    """Reader of the leading-axes cell: `triple`, but dgamma or dbeta of shape x.shape[1:] (a
+    gradient for (N, D) input alone) or dx of another shape is this cell's misconception."""
     arrays, problem = arrays_output(case.target, case, result, ("dx", "dgamma", "dbeta"))
     if problem:
         return None, problem

@@ -1,30 +1,24 @@
 """ps7's group norm cells: the student writes `group_norm(x, num_groups, gamma, beta, eps=1e-5)`.
 
 Group norm (Wu and He, 2018, arXiv:1803.08494, eq. (1)-(3)) standardizes each sample's C
-channels in G = num_groups contiguous groups of C / G channels, each over its channels and
-every position, with the population variance and eps inside the square root, then applies a
-per-channel gain and bias; input (N, C, *spatial) as `torch.nn.functional.group_norm`.
+channels in G = num_groups contiguous groups, each over its channels and every position (the
+population variance, eps inside the root), then applies a per-channel gain and bias; input
+(N, C, *spatial) as `torch.nn.functional.group_norm`. Each cell reads one choice from the
+student's own output, so one bug costs one cell:
 
-Each cell reads one choice from the student's own output, so that one bug costs one cell:
+- the grouping: with gamma = 1 and beta = 0 the output is, on each set of entries that share
+  statistics, the input minus one mean over one positive number; `sharing_of` finds the
+  partition on which that holds (contiguous, single channels, strided, the last axis, whole
+  samples), whatever the divisor, eps and the gain;
+- the divisor: each set's variance against the right normalization over the student's own
+  grouping (the oracle's);
+- gamma and beta: the output against the student's own with gamma = 1 and beta = 0;
+- eps: (x - mu) / sqrt(var + eps) does not move when x is scaled by k and eps by k^2,
+  whatever the grouping and the divisor; a group of zero variance must give a finite output.
 
-- which entries share a mean and a variance (the grouping): with gamma = 1 and beta = 0 the
-  output is, on each such set, the input minus one mean, divided by one positive number. The
-  judge finds the partition on which that holds: contiguous groups (right), single channels
-  (instance norm), strided groups (channel c in group c % G), groups of the last axis
-  (channels read from the wrong axis) or whole samples (layer norm); the divisor, eps and
-  where the gain goes cannot change it;
-- the divisor: on the student's own grouping, each set's variance against the correct
-  normalization over that grouping (from the oracle);
-- gamma and beta: the student's output with them against the same output with gamma = 1
-  and beta = 0 (gamma_c * y + beta_c), and oracle.wrong tells "before normalizing";
-- eps: (x - mu) / sqrt(var + eps) does not change when x is scaled by k and eps by k^2,
-  which holds whatever the grouping and the divisor, and fails with eps outside the root or
-  the eps argument ignored; a group of zero variance must give a finite output.
-
-Every input of rank 3 or more of these cells has its last axis of length C, so that a
-function that reads its channels from the last axis runs (its gamma broadcasts) and only the
-channel-axis cell, whose inputs also have other lengths, tells. No message gives an expected
-output: they name the misconception and show what the student's function did.
+Every input of rank 3 or more has its last axis of length C, so a function that reads its
+channels from the last axis runs and only the channel-axis cell tells. No message gives an
+expected output.
 """
 
 from __future__ import annotations
@@ -108,8 +102,7 @@ def _standardized(xs: np.ndarray, ys: np.ndarray, tol: float) -> tuple[np.ndarra
 
 
 def sharing_of(case: Case, y: np.ndarray) -> str | None:
-    """Which entries share statistics in the output y (gamma = 1, beta = 0): the first of
-    `_candidates` on whose every set y is standardized, or None."""
+    """The first of `_candidates` on whose every set y (gamma = 1, beta = 0) is standardized."""
     x, groups = np.asarray(case.args[0], dtype=np.float64), case.args[1]
     for sharing in _candidates(x.shape, groups):
         affine, centred = _standardized(
@@ -201,8 +194,7 @@ def _right_over(seen, sharing: str) -> np.ndarray:
 
 
 def _implementation_questions(case: Case) -> list:
-    """What `implementation` and `_right_over` may ask about a case: the reference over each
-    grouping a student's output can have, and every wrong implementation."""
+    """The reference over each grouping a student's output can have, every wrong one."""
     x, groups, gamma, beta = case.args[:4]
     eps = case.meta["eps"]
     counts = dict.fromkeys((groups, x.shape[1], 1))
@@ -236,9 +228,8 @@ def _sample_variance(case: Case, m: int) -> str:
 
 
 def _population_variance(seen):
-    """The student's output is a known implementation, or else, on its own grouping, each
-    set's variance is the right one's to 1e-3: eps outside the root moves it less, the
-    sample variance by 1/m >= 1/32 here."""
+    """A known implementation, or else each set's variance on the student's own grouping is
+    the right one's to 1e-3 (eps outside the root moves it less, n - 1 by 1/m >= 1/32 here)."""
     case, y = seen.case, seen.value
     groups = case.args[1]
     known = implementation(seen)

@@ -1,15 +1,11 @@
 """ps8's gradient cells: the gradient of x through the statistics, and the parameters'.
 
-A LayerNorm written from torch primitives gets its backward pass from autograd, right as
-long as everything stays in the graph. The gradients are compared with nn.LayerNorm's in
-float64 for the same weight, bias and dy (the oracle's `torch_layer_norm`), or, when the
-module computes another member of the family (n - 1, eps elsewhere, other axes: their cells
-say so), with that member's own gradients, so that each cell reads one thing:
-
-- stats_in_graph: dx. A mean or a variance taken out of the graph (`.detach()`, `.item()`,
-  `.data`, a NumPy round trip) leaves the values right and dx wrong: Ba, Kiros and Hinton's
-  normalization is differentiated through its statistics (chapter 10, ps5's dx).
-- parameter_gradients: dweight and dbias, which do not depend on the statistics' graph.
+The gradients are compared with nn.LayerNorm's in float64 (the oracle's `torch_layer_norm`),
+or, when the module computes another member of the family (whose cells say so), with that
+member's, so each cell reads one thing: `stats_in_graph`, dx (a mean or variance cut from the
+graph, by `.detach()`, `.item()`, `.data` or NumPy, leaves the values right and dx wrong: Ba,
+Kiros and Hinton's normalization is differentiated through its statistics); and
+`parameter_gradients`, dweight and dbias.
 """
 
 from __future__ import annotations
@@ -48,8 +44,7 @@ def _close(got: np.ndarray, want: np.ndarray) -> bool:
 
 
 def _expected(seen, member=None, **extra) -> dict:
-    """The oracle's output and gradients for the case, for `member` of the family
-    (nn.LayerNorm's own formula when None)."""
+    """The oracle's output and gradients for the case, for `member` (None: nn.LayerNorm's)."""
     case = seen.case
     shape, x, weight, bias, dy = case.args
     options = {**member_options(member), **extra}
@@ -59,9 +54,8 @@ def _expected(seen, member=None, **extra) -> dict:
 
 
 def _gradient_questions(case) -> list:
-    """What the gradient cells may ask about a case: the family on its x, and nn.LayerNorm's
-    gradients for the formula of any member the module may compute, with and without each
-    statistic cut from the graph (which member is asked depends on the module's output)."""
+    """The family on the case's x, and the gradients of any member the module may compute,
+    with and without each statistic cut (which is asked depends on the module's output)."""
     shape, x, weight, bias, dy = case.args
     eps = case.meta["eps"]
     return [
@@ -77,9 +71,8 @@ def _gradient_questions(case) -> list:
 
 
 def _candidates(seen) -> list:
-    """The members of the family the output matches, the closest to LayerNorm first
-    (nn.LayerNorm's formula alone when it matches none): a gradient is judged against the
-    forward pass the module computes, whichever cell says what is wrong with that."""
+    """The members the output matches, the closest to LayerNorm first ([None]: none): a
+    gradient is judged against the forward pass the module computes."""
     matches = members(seen, seen.value["y"])
     axes, eps = trailing_axes(seen.case), seen.case.meta["eps"]
     return sorted(matches, key=lambda v: len(wrong_choices(v, axes, True, eps))) or [None]

@@ -1,12 +1,6 @@
-"""ps8's cells on what the module computes: values, axes, no affine, divisor, eps, dtype,
-reuse.
-
-The student's `LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True)` against
-`torch.nn.LayerNorm` in float64 (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, eqs. 3-4):
-statistics over the trailing axes that normalized_shape names, the population variance,
-eps inside the square root, then weight * x_hat + bias, entry by entry. The cells that read
-one choice of the formula judge the member of the family the output matches
-(`ps8_probes.reads`); the reuse cell reads what the probe saw torch run.
+"""ps8's cells on what the module computes: values, axes, no affine, divisor, eps, dtype, reuse,
+against `torch.nn.LayerNorm` in float64 (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, eqs.
+3-4); the cells that read one choice of the formula judge by `ps8_probes.reads`.
 """
 
 from __future__ import annotations
@@ -40,8 +34,7 @@ def _axes_words(axes, ndim: int) -> str:
 
 
 def _values_questions(case) -> list:
-    """The family on the case's x, and nn.LayerNorm's output with the case's weight and bias
-    (`_explain_values`)."""
+    """The family on the case's x, and nn.LayerNorm's output with its weight and bias."""
     x = np.asarray(case.args[1])
     return [*formula_questions(case), ASK.torch_layer_norm(x, case.args[0], *case.args[2:4])]
 
@@ -295,8 +288,7 @@ def _reuse_message(case, hits) -> Message:
 
 
 def _read_reuse(case, result):
-    """Reader: what the call reached first (a module that reaches a library is told so even
-    when it then fails), then the output."""
+    """Reader: what the call reached, first (even when it then fails), then the output."""
     hits = reuse_of(case, result)
     return (None, _reuse_message(case, hits)) if hits else output(case, result)
 

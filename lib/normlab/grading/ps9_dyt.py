@@ -12,12 +12,9 @@ and with t = tanh(alpha x) and g = dy * gamma the chain rule gives
     dalpha = sum over every element of g * x * (1 - t^2)
     dgamma = sum over the leading axes of dy * t,     dbeta = sum over the leading axes of dy
 
-One cell per misconception, each judged where no other mistake shows: alpha inside the tanh
-on records of one feature (where even a normalization first leaves the output alone), the tanh
-on records already standardized, the statistics by moving one number, gamma and beta against
-the student's own output with gamma = 1 and beta = 0; each part of the gradient against the
-few wrong forms a student writes (a derivative of tanh gone wrong, alpha or x forgotten),
-computed from the reference's answers (the oracle). One answer is graded by hand (`MANUAL`).
+Each cell is judged where no other mistake shows (alpha on records of one feature, the tanh on
+records already standardized, gamma and beta against the student's own output with gamma = 1
+and beta = 0; each gradient against the wrong forms a student writes). `MANUAL`: by hand.
 """
 
 from __future__ import annotations

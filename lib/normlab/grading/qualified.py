@@ -1,27 +1,15 @@
 """A tick is a true statement: the judge of a cell that reads one choice of a formula.
 
-A normalization is four choices (`variants`: axes, centring, divisor, eps), one cell each. A
-cell that reads its choice right on an output that is wrong on another choice passes, since
-its own property holds, but says what else is wrong, so that its tick is true: "✓ values,
-apart from the variance: see population_variance". And where another wrong choice hides this
-cell's (statistics over an axis of length one are a single value: the output is 0 whatever
-the cell reads) that input cannot show it; where no input of the battery can, the cell
-cannot judge, keeps no points, and says which cell to fix first. An input that hides the
-choice beside inputs that show it changes nothing: the same rule holds on the visible inputs
-and on the hidden ones, so a tick "apart from" another mistake on the visible inputs is not
-taken back at grading by an input that only hides the choice (issue 46).
+A normalization is four choices (`formulas`), one cell each. A cell whose choice is right on an
+output wrong on another choice passes, saying so: "✓ values, apart from the variance: see
+population_variance". Where another wrong choice hides this cell's (statistics over an axis of
+length one give 0 whatever the cell reads) the input cannot show it; where no input of the
+battery can, the cell is not judged, keeps no points, and says which cell to fix first. An input
+that only hides the choice, beside inputs that show it, changes nothing, so a tick "apart from"
+a mistake on the visible inputs is not taken back by a hidden one (issue 46).
 
-    qualified_judge(read, rule, cells)   judge(cases, results, oracle): each case read, then
-                                         rule(seen) -> None (passes as it is) | Apart(choices)
-                                         (passes, apart from those) | Hidden(choice, why)
-                                         (cannot judge) | a message or Verdict (fails);
-                                         the first failure wins; then, if no case could
-                                         show the choice, the first hidden case; else the
-                                         pass, with every choice it holds apart from
-
-`cells` names the grade cell of each choice in the assignment (None: no cell reads it), or
-is a function of the case that does (ps8: a tuple normalized_shape's axes are another cell's
-than an int's).
+`cells` names the grade cell of each choice (None: no cell reads it), or is a function of the
+case that does (ps8: a tuple normalized_shape's axes are another cell's than an int's).
 """
 
 from __future__ import annotations
@@ -72,7 +60,9 @@ def hidden_message(hidden: Hidden, cell: str | None, words: dict = WORDS) -> str
 
 
 def qualified_judge(read, rule, cells: dict, words: dict = WORDS):
-    """The judge of a cell that reads a choice (see the module docstring)."""
+    """judge: each case read, then rule(seen) -> None (passes) | Apart(choices) (passes, apart
+    from those) | Hidden(choice, why) (cannot judge) | a message or Verdict (fails). The first
+    failure wins; then, if no case showed the choice, the first hidden one; else the pass."""
 
     def judge(cases, results, oracle):
         apart: list[tuple[str, str | None]] = []

@@ -1,22 +1,6 @@
 """Each assignment's rubric, read off its checks: what a cell certifies, what costs it, and how
-misconceptions interact.
-
-Nothing here is written by hand: a cell's words are its `CheckSpec`'s (its summary is what a
-tick certifies, its misconception what a cross names), and the interactions are what the
-checks declare and `selfcheck.run_check` applies:
-
-- a reuse cell (`voids`): under the course's policy (`use_assignment(..., reuse_voids=...)`,
-  nbgrader_config.py's `NormlabGrading.reuse_voids`), a function that hands its work to a
-  library loses every cell of its own ("not judged: <function> hands the work to ...");
-- `apart_from`: a cell that reads one choice of a formula passes when that choice is right and
-  says what else is wrong ("✓ values, apart from the variance: see population_variance");
-- `hidden_by`: where another wrong choice hides this cell's (statistics over an axis of one
-  value), the cell is not judged and keeps no points ("not judged: fix axis first");
-- one cause, said once: a failure that is the function's (it raised, returns another shape,
-  lacks an attribute) is said in full by the function's first cell that shows it, and "same
-  cause as <cell>" by the others.
-
-`rows(assignment)` is the table; `markdown(assignment)` the instructors' page's
+misconceptions interact (the rules `session.Session` applies). Nothing is written by hand:
+`rows(assignment)` is the table, `markdown(assignment)` the instructors' page's
 (instructors/rubric.md runs it at build).
 """
 
@@ -82,8 +66,7 @@ def rows(assignment: str, reuse_voids: str = REUSE_VOIDS[0]) -> list[Row]:
 
 
 def overview() -> str:
-    """Every assignment as a Markdown table row: its autograded cells and points, and the points
-    graded by hand."""
+    """Every assignment as a Markdown table row: autograded cells and points, points by hand."""
     lines = ["| assignment | autograded cells | autograded | by hand |", "|---|---|---|---|"]
     for assignment, specs in CHECKS.items():
         manual = sum(MANUAL.get(assignment, {}).values())

@@ -1,10 +1,5 @@
-"""`run_case` and `run_cases` in the student's own kernel, with the backing's trusted callables.
-
-The guarded call itself is `normlab_sandbox.guarded.run_case` (it also runs in the grading
-sandbox's kernel, where normlab is never loaded); here each `Ref` a case carries resolves to
-the trusted callable of the install's backing (`backing`: the correct LayerNorm, a planted
-wrong one, a scripted clock; in a student download, their recorded replay).
-"""
+"""`run_case` and `run_cases` in the student's own kernel: `normlab_sandbox.guarded.run_case`
+with each `Ref` resolved by the install's backing (`backing`)."""
 
 from __future__ import annotations
 
@@ -15,8 +10,7 @@ from . import backing
 
 
 def run_case(namespace: dict, case: Case, owners: dict | None = None) -> Result:
-    """Call the student's code for one `Case` under guards (see normlab_sandbox.guarded);
-    `owners`: every graded function of the notebook (name -> object)."""
+    """One `Case` under guards; `owners`: every graded function of the notebook (name -> object)."""
     return guarded.run_case(namespace, case, backing.current().resolve, owners)
 
 

@@ -1,10 +1,9 @@
 """ps6's scripted timer: a workload whose calls take scripted times on a fake clock.
 
-A check hands the student's `time_median(fn, repeats, warmup, clock)` the workload and the
-clock as `Ref("scripted_timer.workload", group, params)` and `Ref("scripted_timer.clock",
-group, params)`; refs of one case with the same group share one `ScriptedTimer`, so the
-answer is exact and the judge reads how often each was used (`probes`). It computes no
-normalization, so a student download carries it as the grader does.
+A check hands the student's `time_median(fn, repeats, warmup, clock)` the workload and the clock
+as `Ref("scripted_timer.workload" | "scripted_timer.clock", group, params)`; refs of one group
+share one `ScriptedTimer`, so the answer is exact and the judge reads its `probes`. It computes
+no normalization, so the student download carries it as it is.
 """
 
 from __future__ import annotations
@@ -15,11 +14,8 @@ PREFIX = "scripted_timer."
 
 
 class ScriptedTimer:
-    """A workload and a fake clock: call i of the workload takes durations[i] seconds.
-
-    Calls beyond the script take `overrun` seconds each. `probes()` reports how
-    many times the workload ran and the clock was read.
-    """
+    """A workload and a fake clock: call i of the workload takes durations[i] seconds (beyond
+    the script, `overrun`); `probes()`: how often it ran and the clock was read."""
 
     overrun = 1000.0
 

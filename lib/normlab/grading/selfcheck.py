@@ -7,26 +7,14 @@
     check("axis", layer_norm, hidden=True)    # the same cell's hidden battery (autograde only)
     summary(globals())                        # the notebook's last cell
 
-`use_assignment` starts the notebook's grading `Session` (`session`) and keeps it in the
-notebook's own namespace (`SESSION`), where `check`, `my_variant` and `summary` find it: the
-state across cells belongs to the notebook, not to this module. In an IPython kernel the session
-hears where each cell begins (its `pre_run_cell` event), so a battery is judged once while test
-cells run one after the other.
-
-`check` builds the cases, runs them in-process under guards (`run_case`) and judges them. A
-visible check that passes prints one line to stdout, a tick, its grade_id, what it checks and
-its points, "✓ <grade_id>: <summary> (<points> points)"; a hidden one prints nothing. A check
-that fails raises AssertionError with the judge's message while nbgrader grades (it sets
-NBGRADER_EXECUTION in the kernel's environment, to "autograde" or "validate") and always for
-the hidden battery, which only a graded notebook holds: the cell then scores 0. In a student's
-own kernel it prints the same message under a cross and returns, so that "Restart Kernel and
-Run All Cells" reaches every check and the summary in any front end. Every output is on stdout
-and `check` returns None: nbgrader reads a test cell's execute_result as partial credit, and
-zeroes a cell that writes to stderr.
-
-The reuse policy is the notebook's (`make release` writes the course's into the setup cell),
-unless the environment says otherwise: while nbgrader grades, the course's configuration does
-(`session.POLICY_ENV`, set by `normlab.course.plugins.ReusePolicy`), whatever the cell says.
+`use_assignment` keeps the notebook's `Session` in the notebook's own namespace (`SESSION`);
+in IPython it hears where each cell begins (`pre_run_cell`). A passing visible check prints
+"✓ <grade_id>: <summary> (<points> points)"; a failing one prints its message under a cross
+in a student's kernel and raises `CheckFailed` while nbgrader grades or for a hidden battery
+(why: ARCHITECTURE.md, "Run All, and a failing check at grading"). Everything goes to stdout
+and `check` returns None: nbgrader reads an execute_result as partial credit and zeroes a cell
+that writes to stderr. While nbgrader grades, the reuse policy is the course's configuration's
+(`session.POLICY_ENV`, set by `normlab.course.plugins.ReusePolicy`), whatever the setup cell says.
 """
 
 from __future__ import annotations
@@ -50,14 +38,11 @@ SESSION = "__normlab_session__"  # where a notebook's namespace keeps its Sessio
 
 
 def use_assignment(assignment: str, reuse_voids: str = POLICIES[0], student: str = "") -> None:
-    """Start the notebook's grading session (the setup cell calls this): which assignment's
-    checks `check` runs, and the course's reuse policy, "function" (a function that hands its
-    work to a library earns nothing: every cell of it scores 0) or "cell" (its reuse cell
-    alone), which the environment overrides while nbgrader grades (`POLICY_ENV`). An
-    assignment with a pool of per-student variants (ps1) takes the notebook's STUDENT too
-    (`pools.student_id`: while nbgrader grades, the submitter's id wins). An assignment that
-    grades torch code (ps8) raises ModuleNotFoundError, saying how to install torch, in a Python
-    without it: the other problem sets run without torch."""
+    """Start the notebook's grading session (the setup cell calls this): the assignment, the
+    reuse policy (one of `session.POLICIES`; `POLICY_ENV` overrides it while nbgrader grades)
+    and, for an assignment with a pool (ps1), the notebook's STUDENT (`pools.student_id`). An
+    assignment that grades torch code (ps8) raises ModuleNotFoundError, saying how to install
+    torch, in a Python without it."""
     namespace = sys._getframe(1).f_globals
     session = Session(assignment, os.environ.get(POLICY_ENV) or reuse_voids)
     if assignment in pools.POOLS:
@@ -80,8 +65,7 @@ TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
 def _follow_cells(old: Session | None, new: Session) -> None:
-    """In an IPython kernel, have each cell tell the new session where it begins (and the old
-    one no longer)."""
+    """In IPython, have each cell tell the new session where it begins (the old one no longer)."""
     try:
         from IPython import get_ipython
     except ImportError:
@@ -116,10 +100,8 @@ def my_variant():
 
 
 def find_check(assignment: str, grade_id: str, count: int) -> CheckSpec:
-    """The CheckSpec of grade cell `grade_id` of `assignment`, called with `count` targets.
-
-    KeyError when there is no such cell, TypeError when `count` is not its number of targets.
-    """
+    """The CheckSpec of cell `grade_id`: KeyError if none, TypeError if `count` targets are
+    not its number."""
     spec = CHECKS.get(assignment, {}).get(grade_id)
     if spec is None:
         raise KeyError(grade_id)
@@ -145,8 +127,7 @@ def points(value: float) -> str:
 
 
 def check_line(spec: CheckSpec, mark: str, note: str | None = None) -> str:
-    """One check's line, "<mark> <grade_id>: <summary>[, <note>] (<points>)"; mark ✓ or ✗,
-    the note a pass's qualification ("apart from the variance: see population_variance")."""
+    """One check's line, "<mark> <grade_id>: <summary>[, <note>] (<points>)"."""
     said = f"{spec.summary}, {note}" if note else spec.summary
     return f"{mark} {spec.grade_id}: {said} ({points(spec.points)})"
 
@@ -157,27 +138,24 @@ def passed_line(spec: CheckSpec, note: str | None = None) -> str:
 
 
 def failed_text(spec: CheckSpec, message: str) -> str:
-    """What a failing check prints in a student's kernel: the check's line under a cross, then
-    the judge's message."""
+    """What a failing check prints in a student's kernel: its line under a cross, the message."""
     return f"{check_line(spec, '✗')}\n  {message}"
 
 
 def graded_now() -> bool:
-    """Is nbgrader grading this kernel (autograde or validate)? It sets NBGRADER_EXECUTION in the
-    environment of the kernels it starts (nbgrader 0.9: converters/autograde.py, validator.py)."""
+    """Is nbgrader grading this kernel? It sets NBGRADER_EXECUTION in its kernels' environment
+    (nbgrader 0.9: converters/autograde.py, validator.py)."""
     return bool(os.environ.get("NBGRADER_EXECUTION"))
 
 
 class CheckFailed(AssertionError):
-    """A check that fails while nbgrader grades (or a hidden battery): its cell scores 0. In
-    an IPython kernel it is shown as its message alone (`_show_failure`), the first thing a
-    student reads in nbgrader's Validate, not below the frames of this module."""
+    """A check that fails while nbgrader grades (or a hidden battery): its cell scores 0. IPython
+    shows its message alone (`_show_failure`), not below this module's frames."""
 
 
 def _show_failure(shell, etype, value, tb, tb_offset=None) -> list[str]:
-    """IPython's custom exception handler for `CheckFailed`: the message, no frames, under the
-    name every reader of a graded notebook knows, AssertionError (as the course's grader
-    writes it)."""
+    """IPython's handler for `CheckFailed`: the message, no frames, as an AssertionError (as the
+    course's grader writes it)."""
     lines = [f"AssertionError: {value}"]
     shell._showtraceback(AssertionError, value, lines)  # nbgrader's, feedback's name for it
     return lines
@@ -190,9 +168,7 @@ def check(
     assignment: str | None = None,
     seed: int = DEFAULT_SEED,
 ) -> None:
-    """Run grade cell `grade_id`'s check on `targets`. On a failure: raise CheckFailed (an
-    AssertionError) with the message while grading (or for the hidden battery), else print it
-    under a cross."""
+    """Run cell `grade_id`'s check on `targets` (see the module docstring)."""
     __tracebackhide__ = True  # IPython and pytest: show the message, not this frame
     names = sys._getframe(1).f_globals
     session = session_of(names, assignment)
@@ -220,9 +196,8 @@ def check(
 
 
 def reference_norms() -> dict:
-    """LayerNorms to try a witness on (ps3), by what a witness should answer: the course's
-    correct one and its red team's wrong_axis, in a full install of the course; in the
-    student download, none (it holds no LayerNorm): it says so, and returns {}."""
+    """LayerNorms to try a witness on (ps3), by what a witness should answer; in the student
+    download, which holds none, it says so and returns {}."""
     from .recorded import RecordedBacking
 
     if isinstance(backing.current(), RecordedBacking):
@@ -250,16 +225,13 @@ def _lost(failing: int, lost: float) -> str:
 
 
 def _graded(assignment: str, names: dict) -> dict:
-    """The notebook's objects of every name the assignment's checks read (its graded
-    functions), from its globals: whose library call is whose (`tripwire.delegated`)."""
+    """The notebook's graded functions, from its globals (`tripwire.delegated`)."""
     return {name: names[name] for name in GRADED.get(assignment, ()) if name in names}
 
 
 def try_it(function, *args, **kwargs):
-    """Call function(*args, **kwargs) in a "try it" cell and return what it returns (the cell
-    shows it). If it raises, print the error and the lines of the notebook's own code it came
-    through on stdout (no library's source: feedback shows this output) and return None: the
-    notebook runs on. A KeyboardInterrupt (a timeout) still stops it."""
+    """A "try it" cell's call: what it returns; if it raises, the error and the notebook's own
+    lines it came through (no library's) on stdout, and None. A KeyboardInterrupt stops it."""
     name = getattr(function, "__name__", "the function")
     try:
         returned = function(*args, **kwargs)
@@ -291,8 +263,7 @@ _LIBRARY_ROOTS = tuple(
 
 
 def whose_numbers(session: Session) -> str:
-    """The summary's line on whose variant the checks ran on, with a warning when that id is
-    not the hub's user (the notebook's STUDENT names someone else)."""
+    """Whose variant the checks ran on, with a warning when that is not the hub's user."""
     if not session.student:
         return f"These checks did not run: {student_variant.NOT_KNOWN}"
     line = f"These checks ran on the numbers of {session.student} (from {session.how})."
@@ -306,8 +277,8 @@ def whose_numbers(session: Session) -> str:
 
 
 def summary(namespace: dict) -> None:
-    """Print how many visible checks pass on `namespace` (the notebook's `globals()`) and
-    the points they cover, with a line per check; never raises."""
+    """Print how many visible checks pass on the notebook's globals() and the points they
+    cover, a line per check; never raises."""
     try:
         namespace = {} if namespace is None else namespace
         found = namespace.get(SESSION) or sys._getframe(1).f_globals.get(SESSION)

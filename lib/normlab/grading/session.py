@@ -1,22 +1,19 @@
 """`Session`: one notebook's grading, and the rules that carry across its cells.
 
-A notebook's checks are judged one battery at a time (`judge_battery`), but a few rules read
-more than one cell, and the session holds what they need:
+Each battery is judged alone (`judge_battery`); the session holds what the rules across cells
+need, and `Session.judge` applies them (so a student's kernel, `selfcheck.use_assignment`, and
+the course's grader, `normlab.course.grader.notebook`, judge alike):
 
 - the reuse policy (`policy`, nbgrader_config.py's `c.NormlabGrading.reuse_voids`):
   "function", a function that hands its work to a library earns nothing (each cell of it first
-  runs the function's reuse cell, and is not judged if the reuse cell finds the hand-over), or
-  "cell", its reuse cell alone scores 0;
+  runs the function's reuse cell, and is not judged if that finds the hand-over), or "cell",
+  its reuse cell alone scores 0;
 - one cause, said once: a failure whose cause is the function's (it raised, returns another
-  shape) is said in full by the first cell of the function that shows it, in the notebook's
-  order, and "same cause as <cell>" by the others;
-- a battery is judged once while test cells run one after another: the verdicts are kept
-  (`memo`), by the objects checked, until a cell that is anything else begins (`cell_begins`);
+  shape) is said in full by the function's first cell that shows it, "same cause as <cell>"
+  by the others;
+- a battery is judged once while test cells run one after another: verdicts are kept (`memo`),
+  by the objects checked, until a cell that is anything else begins (`cell_begins`);
 - the student's own numbers (`variant`), for an assignment with a pool (ps1).
-
-A student's kernel makes one in `use_assignment` (`selfcheck`); the course's grader makes one per
-notebook it runs (`normlab.course.grader.notebook`), with the policy from the course's config
-and the submitter's numbers. Both judge through `Session.judge`, so both apply the same rules.
 """
 
 from __future__ import annotations
@@ -52,10 +49,8 @@ def judge_battery(
     variant: dict | None = None,
 ) -> Verdict:
     """The judge's `Verdict` on one battery of `spec`, alone; run_one(case) -> Result runs
-    each case wherever the student's code lives (its exceptions pass through); expectations
-    come from `oracle` (by default the backing's), held to the questions the check declares
-    for these cases (`oracle.DeclaredOracle`); a check that `varies` runs on `variant`'s
-    battery, and without one asks for the student's id."""
+    each case where the student's code lives (its exceptions pass through); `oracle` (by default
+    the backing's) answers only the questions the check declares (`oracle.DeclaredOracle`)."""
     if spec.varies and variant is None:
         return Verdict(NOT_WRITTEN, f"not checked yet: {student_variant.NOT_KNOWN}")
     found = backing.current()
@@ -83,14 +78,11 @@ _POLICY_WORDS = {
 class Session:
     """One notebook's grading (see the module docstring).
 
-    assignment   the assignment whose checks run
     policy       the reuse policy, one of POLICIES
-    variant      the student's own numbers (ps1), or None
-    student, how, claimed
-                 whose numbers they are, how that was found, and the notebook's STUDENT
-    memo         the verdicts kept while test cells run one after another, by key (the
-                 objects checked): {key: (held, {battery: Verdict})}; None where cells are not
-                 told apart (then nothing is kept)
+    variant      the student's own numbers (ps1), or None; `student`, `how`, `claimed`: whose
+                 they are, how that was found, and the notebook's STUDENT
+    memo         {key (the objects checked): (held, {battery: Verdict})}; None where cells are
+                 not told apart (then nothing is kept)
     log          every check call's (spec, hidden, Verdict), in order
     """
 
@@ -111,9 +103,8 @@ class Session:
             raise ValueError(f"reuse_voids must be one of {POLICIES}; got {self.policy!r}")
 
     def cell_begins(self, source: str) -> None:
-        """A cell of `source` is about to run. Unless it is only check calls (a test cell), the
-        verdicts kept are dropped: that cell may define, change or delete anything. The first
-        call starts keeping them (a runner that says where its cells begin)."""
+        """A cell of `source` is about to run: unless it is only check calls, the verdicts kept
+        are dropped (it may change anything). The first call starts keeping them."""
         if self.memo is None or parse_test_cell(source) is None:
             self.memo = {}
 
@@ -126,8 +117,8 @@ class Session:
         self.memo = None
 
     def kept(self, key, held=()) -> dict | None:
-        """The verdicts kept for checks of `key` (None when cells are not told apart); `held`
-        are objects to keep alive while their ids are the key."""
+        """The verdicts kept for checks of `key` (None when cells are not told apart); `held`:
+        objects kept alive while their ids are the key."""
         if self.memo is None:
             return None
         return self.memo.setdefault(key, (held, {}))[1]
@@ -135,8 +126,8 @@ class Session:
     def judge(
         self, spec: CheckSpec, run_one, *, hidden=False, seed=DEFAULT_SEED, oracle=None, kept=None
     ) -> Verdict:
-        """The `Verdict` of one battery of `spec`, with the rules across cells; `kept`: the
-        verdicts of batteries already judged on the same objects (`kept()`), read and added to."""
+        """One battery of `spec` with the rules across cells; `kept`: the verdicts already
+        judged on the same objects (`kept()`), read and added to."""
 
         def judged(battery: CheckSpec) -> Verdict:
             key = (battery.assignment, battery.grade_id, hidden, seed)

@@ -1,11 +1,6 @@
-"""`CheckSpec`: one autograded cell's check, declared once; `Checks`, an assignment's set of them.
-
-A check is declared in its assignment's module (`psN_<name>.py`) and nowhere else: its grade_id
-(the cell's nbgrader id), the names it reads, its judge, the questions the judge may put to the
-oracle, its words and its points. Everything else refers to that object: the battery it runs on
-(`normlab.answer_key.batteries`, keyed by the check, or by the builder that made it), the cells
-that read a formula's choices (`reads`), the rubric, the tests' mutants. Its cases come from the
-install's backing (`backing`), never from this package.
+"""`CheckSpec`: one autograded cell's check, declared once in its set's module (`psN_<name>.py`);
+`Checks`, an assignment's set of them. Everything else (batteries, choice cells, the rubric, the
+tests' mutants) refers to the object; its cases come from the install's backing (`backing`).
 """
 
 from __future__ import annotations
@@ -33,29 +28,23 @@ def no_questions(case: Case) -> list:
 class CheckSpec:
     """The check behind one autograded test cell (named by the cell's nbgrader grade_id).
 
-    targets       names the check reads from the student's namespace, in the order
-                  the test cell passes them to `check(grade_id, *targets)`
-    judge         judge(cases, results, oracle) -> Verdict; pure: passed, or the message
-                  naming the misconception with the smallest evidence, and its category
-    questions     questions(case) -> [oracle.Question]: what the judge may ask the oracle
-                  about that case (the oracle refuses anything else)
+    targets       names read from the student's namespace, in `check(grade_id, *targets)`'s order
+    judge         judge(cases, results, oracle) -> Verdict, pure (`judges`, `verdict`)
+    questions     questions(case) -> [oracle.Question]: all the judge may ask the oracle
     summary       what the check wants, in a few words (a passing check's line)
     misconception what it catches, in a few words (the class report's label)
     points        the grade cell's points (`make release` writes them into the notebooks)
-    category      the category of the misconception the cell tests (by default its grade_id)
+    category      the misconception's category (by default the grade_id)
     salt          names the check's random stream (by default its grade_id)
-    voids         the cell is its function's reuse cell: its finding that the function hands
-                  its work to a library voids the function's other cells too, under the
-                  course's policy (`session.Session`)
-    apart_from    the cells whose misconceptions this one may pass apart from, saying so
-                  ("✓ values, apart from the variance: see population_variance": `qualified`)
-    hidden_by     the cells whose misconceptions may hide what this one reads ("not judged:
-                  fix axis first"); with the two above, the rubric (`rubric`)
-    reads         the choices of the formula (`formulas.CHOICES`) the cell reads, if any;
-                  `choices` is then {choice: grade_id} of its function's cells that read one
-    builder       the shared builder that made it (`normchecks`, `gradients`), whose battery
-                  it runs on, with `kind`, what it builds for
-    assignment    the assignment the cell belongs to (bound by `registry`)
+    voids         the function's reuse cell: under the course's policy its finding voids the
+                  function's other cells too (`session.Session`)
+    apart_from    cells whose misconceptions this one may pass apart from (`qualified`)
+    hidden_by     cells whose misconceptions may leave this one "not judged" (`rubric`)
+    reads         the formula's choices the cell reads (`formulas.CHOICES`); `choices` is then
+                  {choice: grade_id} of its function's cells that read one
+    builder, kind the shared builder that made it (`normchecks`, `gradients`; its battery) and
+                  what it builds for
+    assignment    bound by `registry`
     """
 
     grade_id: str
@@ -103,11 +92,8 @@ def check_spec(
     category: str = "",
     **options,
 ) -> CheckSpec:
-    """The CheckSpec of a cell worth `points` whose verdicts are judge(cases, results, oracle)
-    -> Verdict | message | None (see `judges`): a bare message names this cell's
-    misconception, `category` (its grade_id). targets is one name or a tuple of names;
-    `options` are CheckSpec's other fields (salt, voids, apart_from, hidden_by, reads,
-    builder, kind)."""
+    """The CheckSpec of a cell; `judge` may return a bare message (`category`'s, by default the
+    grade_id) or None (`judges`); targets: one name or a tuple; `options`: CheckSpec's fields."""
     targets = (targets,) if isinstance(targets, str) else tuple(targets)
     category = category or grade_id
 
@@ -160,9 +146,8 @@ def registry(assignment: str, *specs: CheckSpec) -> Checks:
 
 
 def _link_choice_cells(specs: list[CheckSpec]) -> None:
-    """Tell the cells of one function that read the formula's choices which cell reads which
-    (`choices`), and what each may pass apart from or be hidden by: the other choices' cells,
-    and, for any but the axes cell, the axes cell (an axis of one value hides the rest)."""
+    """Link one function's choice cells: `choices`, and `apart_from` the other choices' cells,
+    `hidden_by` the axes cell for any but it (an axis of one value hides the rest)."""
     for spec in specs:
         if not spec.reads:
             continue

@@ -20,8 +20,7 @@ def value_spec(
     questions=no_questions,
 ) -> CheckSpec:
     """A check that reads `targets` and judges them together: rule(seen) sees them as
-    `seen.value`, a dict name -> value (and the first case as `seen.case`). Its battery reads
-    each target (`normlab.answer_key.batteries.values`)."""
+    `seen.value`, a dict name -> value, and the first case as `seen.case`."""
 
     def judge(cases, results, oracle):
         values, problem = read_all(returned, cases, results)
@@ -70,8 +69,7 @@ def close(a: float, b: float, rel: float = 1e-9) -> bool:
 
 
 def looks_rounded(got, want, max_decimals: int = 6) -> bool:
-    """Is `got` (a number or an array) `want` rounded (half up or half to even) or cut to the
-    same number of decimals in every entry, from 0 to max_decimals?"""
+    """Is `got` `want` rounded (half up or to even) or cut to 0 to max_decimals decimals?"""
     got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
     half_up = lambda v: np.sign(v) * np.floor(np.abs(v) + 0.5)  # noqa: E731 (2.5 -> 3)
     for k in range(max_decimals + 1):

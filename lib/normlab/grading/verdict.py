@@ -1,24 +1,19 @@
 """`Verdict`: what one check concludes, a category beside the message a student reads.
 
 The category is what counts (the class report tallies it; rewording a message changes no
-count); the message is what a student reads. A category is one of five outcomes,
+count). It is one of five outcomes,
 
-    passed        the battery passed (no message; a `note` when it holds apart from another
-                  cell's misconception: "apart from the variance: see population_variance")
-    not written   the answer is missing: not defined, still `...` (a value), None (a function
-                  whose body is still the release's comment stub), or NotImplementedError
-    crashed       the student's code failed outside any misconception: it raised, its kernel
-                  died, or the cell wrote to stderr (which nbgrader scores 0); also a cell
-                  whose check could not run at all (a course bug, which scores 0 too)
-    timed out     the cell ran past its timeout or the notebook's budget
-    not judged    another mistake hides what the cell checks ("not judged: fix axis first"),
-                  or the function hands its work to a library (the course's reuse policy):
-                  the cell keeps no points, and says which cell to look at
+    passed        no message; a `note` when it holds apart from another cell's misconception
+    not written   the answer is missing: undefined, still `...`, None (the release's comment
+                  stub), or NotImplementedError
+    crashed       the code failed outside any misconception (it raised, its kernel died, the
+                  cell wrote to stderr), or the check itself could not run (a course bug)
+    timed out     past the cell's timeout or the notebook's budget
+    not judged    another mistake hides what the cell checks, or the function hands its work
+                  to a library (the reuse policy): no points, and which cell to look at
 
-or else the name of the misconception the check caught: a stable identifier, by default the
-grade_id of the cell that tests it (`CheckSpec.category`); a judge that can name a finer one
-may return it. Judges decide passed, not written, crashed and misconceptions; "timed out"
-and a dead kernel are known only to the runner that ran the cell (`normlab.course.grader.notebook`).
+or else the misconception's name (by default the grade_id: `CheckSpec.category`). "timed out"
+and a dead kernel are known only to the runner (`normlab.course.grader.notebook`).
 """
 
 from __future__ import annotations
@@ -39,9 +34,8 @@ class Verdict:
     """A check's conclusion: `category` (see the module docstring) and the student's message.
 
     note   a pass's qualification, "apart from the variance: see population_variance"
-    cause  a failure's cause in one line when it is the function's, not this cell's own
-           misconception ("layer_norm raised ValueError: ..."): the cells of the function
-           after the first that shows it say "same cause as <cell>" (`selfcheck.run_check`)
+    cause  a failure's cause in one line when it is the function's, not the cell's own
+           misconception: later cells say "same cause as <cell>" (`session.Session.judge`)
     """
 
     category: str
@@ -60,9 +54,8 @@ class Verdict:
         return self.category == PASSED
 
     def failure_text(self, hidden: bool) -> str:
-        """The message of a failed battery as a test cell shows it: a failure of the hidden
-        battery says so (it starts with the visible cases, which passed already, so its
-        evidence is an input the student never saw)."""
+        """The message as a test cell shows it; a hidden battery's says so (its evidence is an
+        input the student never saw: the visible cases, first, passed)."""
         return f"{HIDDEN_LABEL}{self.message}" if hidden else self.message
 
 
@@ -73,8 +66,7 @@ PASS = Verdict(PASSED)
 
 
 class Message(str):
-    """A judge's message that names its cause too (see `Verdict.cause`): a rule or a reader
-    may return one where it returns a message."""
+    """A judge's message that names its cause too (see `Verdict.cause`)."""
 
     cause: str | None
 

@@ -1,17 +1,10 @@
 """Every check's battery: the cases it runs on, visible and hidden. Never shipped.
 
 A battery is `make(rng, hidden) -> [Case]` (`make(rng, hidden, variant)` for a check that
-varies per student), its visible cases first: `hidden=True` adds the rest, so the hidden
-battery starts with the visible one. A check finds its battery by what it is:
-
-- a set's own checks: the module here named as the assignment maps them to theirs,
-  `BATTERIES = {CHECKS.cell.stats_axis: ..., }` (the check objects of `normlab.grading`'s module);
-- a cell a shared builder made runs on that builder's battery (`SHARED`): `norm` for the
-  normalization cells (`normlab.grading.normchecks`, for the cell's `NormKind`), `values`
-  (here) for the checks of typed values.
-
-`cases(spec, seed, hidden, variant)` draws it with a random stream of its own
-(`random_inputs.rng_for(seed, spec.salt)`): no check's cases depend on another's.
+varies), its visible cases first, so the hidden battery starts with the visible one. A set's
+own checks are mapped to theirs by the module here named as the assignment (`BATTERIES`, keyed
+by the check objects); a cell a shared builder made runs on that builder's battery (`SHARED`).
+`cases` draws it from a random stream of its own (`random_inputs.rng_for(seed, spec.salt)`).
 """
 
 from __future__ import annotations
@@ -29,9 +22,8 @@ from . import norm
 
 
 def values(spec):
-    """The battery of a check of typed values (`normlab.grading.values.value_spec`): one case
-    reading each of its targets, the same visible and hidden; on a student's variant (ps1)
-    each case carries its record and d_model, which the judge's questions and messages follow."""
+    """The battery of a `value_spec` check: a case reading each target, visible and hidden
+    alike, carrying a variant's record and d_model (ps1)."""
 
     def make(rng, hidden: bool, variant: dict | None = None) -> list[Case]:
         meta = {}

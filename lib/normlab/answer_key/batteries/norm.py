@@ -1,11 +1,6 @@
-"""The batteries of the normalization cells (`normlab.grading.normchecks`), for any `NormKind`.
-
-One function per builder (`SHARED`): `axis(kind)` is the battery of every cell
-`normchecks.axis_spec(kind)` makes, a `make(rng, hidden) -> [Case]` whose visible cases come
-first.
-LayerNorm (ps2), batch-norm (ps3) and RMSNorm (ps4) share them (Ba, Kiros and Hinton, 2016,
-arXiv:1607.06450; Ioffe and Szegedy, 2015; Zhang and Sennrich, 2019).
-"""
+"""The batteries of the normalization cells (`normlab.grading.normchecks`), one per builder
+(`SHARED`), for any `NormKind`: LayerNorm (ps2), batch-norm (ps3) and RMSNorm (ps4) (Ba, Kiros
+and Hinton, 2016, arXiv:1607.06450; Ioffe and Szegedy, 2015; Zhang and Sennrich, 2019)."""
 
 from __future__ import annotations
 

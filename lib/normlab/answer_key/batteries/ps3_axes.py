@@ -1,11 +1,9 @@
 """ps3_axes' batteries: batch-norm's cells (`norm`), the witness's, and Part C's running
 statistics (`batch_norm_forward`, in training and in eval).
 
-A witness is run on a correct LayerNorm and on planted wrong ones, each a `Ref` resolved where
-the student's code runs (`normlab.answer_key.trusted`): normlab's red team in the visible
-battery, and in the hidden one a second correct LayerNorm and further planted ones that exist
-only in the answer key, so a witness that recognises the published red team by name cannot
-pass.
+A witness is run on `Ref`s (`normlab.answer_key.trusted`): a correct LayerNorm and normlab's
+red team in the visible battery; a second correct one and planted ones only the answer key has
+in the hidden one.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The student download's bundle: the wheel, the released notebooks and a README, one zip.
-
-    python -m normlab.course student-bundle _build/student/downloads
-
-(`make student`, after `student-source` and `python -m build` made the wheel; see `source`.)
+"""The student download's bundle: the wheel, the released notebooks and a README, one zip
+(`python -m normlab.course student-bundle _build/student/downloads`).
 """
 
 from __future__ import annotations
@@ -49,8 +46,8 @@ def released(assignment: str) -> Path:
 
 
 def write_bundle(downloads: Path) -> Path:
-    """downloads/BUNDLE.zip: BUNDLE/ holding the one wheel there, the released notebooks and a
-    README.txt, with fixed timestamps (the same inputs give the same bytes)."""
+    """downloads/BUNDLE.zip: the one wheel there, the released notebooks and a README.txt, with
+    fixed timestamps (the same inputs give the same bytes)."""
     wheels = sorted(downloads.glob("normlab-*.whl"))
     if len(wheels) != 1:
         raise BuildError(f"expected one normlab wheel in {downloads}, found {wheels}")

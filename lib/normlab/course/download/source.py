@@ -1,33 +1,11 @@
-"""The student download: normlab's checks on recorded visible batteries, with no answer inside.
+"""The student download's source tree: normlab's checks on recorded visible batteries, no answer.
 
-`make student` builds it with the packaging tools (issue 19), into `_build/student/downloads/`,
-which the book publishes (`html_extra_path` in _config.yml) for exercises/getting_started.md:
+    python -m normlab.course student-source _build/student-src
 
-    python -m normlab.course student-source _build/student-src      # the source tree (here)
-    python -m build --wheel --no-isolation --outdir _build/student/downloads _build/student-src
-    python -m normlab.course student-bundle _build/student/downloads  # + notebooks, README
-
-What ships is an include list of folders and files, copied as they are (`SHIPS`):
-- `normlab/grading/`, the checks: what each check is (its judge, the questions it may ask, its
-  words and points), never what it runs on (the batteries) or what answers (the reference's
-  private copy, the family's outputs, ps8's torch family, the trusted callables): those live
-  in `normlab/answer_key/`, which is not in the list;
-- `normlab_sandbox`'s `SANDBOX` modules: a case run under guards, the wire's data codec,
-  ps8's probes and its spirals network (they import torch when a ps8 case runs: the student's
-  own torch; the wheel does not require it);
-- `normlab/grading/recorded.json`, the recording (`download.recording.record`:
-  `normlab.grading.recorded` replays it, and its presence makes it the checks' backing);
-- the pools of per-student variants (`normlab.grading.pools`: ps1's records and widths,
-  inputs only; the recording holds what each variant's visible checks expect);
-- `normlab/__init__.py` and, for each module of the reference, a module of the same name whose
-  public functions are stubs with the reference's names and parameters that raise
-  `NotInDownload` (so `import normlab` works as the notebooks use it, a student's function
-  that calls one is reported by the tripwire exactly as at grading, and nothing calculates);
-- nothing of answer_key/, course/, bench/, training/ or the chapters' modules.
-
-The recording is made from whatever `CHECKS` holds (`download.recording`). A new check or a
-new visible case needs a rebuild, no more: make rebuilds the download when anything under lib/,
-solutions/ or exercises/ changes.
+What ships is an include list copied as it is (`SHIPS`), the recording, the pools, and stubs of
+the reference's modules that raise `NotInDownload`: ARCHITECTURE.md, "The student download".
+The stubs keep the reference's names and parameters, so `import normlab` works as the notebooks
+use it and a student's function that calls one is reported by the tripwire as at grading.
 """
 
 from __future__ import annotations
@@ -136,8 +114,7 @@ def init_source() -> str:
 
 
 def pyproject() -> str:
-    """The download's pyproject.toml: the installed normlab's name, version, Python and core
-    requirements (NumPy), from its metadata."""
+    """The download's pyproject.toml, from the installed normlab's metadata (core requirements)."""
     meta = importlib.metadata.metadata("normlab")
     core = [r for r in meta.get_all("Requires-Dist") or () if "extra ==" not in r]
     deps = ", ".join(f'"{d}"' for d in core)

@@ -1,23 +1,15 @@
-"""The grader's answers to the sandbox kernel's questions, and what the questions reveal.
+"""The grader's answers to the sandbox kernel's questions, and what the questions reveal
+(the kernel's side: `normlab_sandbox.standins`).
 
-A question arrives when the student's code calls something that lives only in the grader (see
-`normlab_sandbox/channel.py`):
-
-- "ref": a trusted callable the running check handed over (a `Ref`: the correct LayerNorm or
-  a planted wrong one for ps3's witness, ps6's scripted clock). Answered with the grader's own
-  object, made per case exactly as `run_case` makes it in a notebook's kernel, so its
-  probes (a timer's call count) are the grader's observations, not the kernel's. A `Ref` that
-  does not belong to the running case (kept from an earlier check) is refused and noted.
-- "library": a normlab function. While a case runs, the reference functions are answered
-  with the real result, as in a notebook kernel, and the call is noted as reference reuse
-  with the label the in-kernel tripwire would give; anything else in normlab is refused and
-  noted. Between cases (a notebook cell) nothing is answered: the reference is not there to
-  precompute with.
-- "numpy" (a note, not a question): NumPy's var, std, nanvar or nanstd, computed in the kernel,
-  whose first call in a case the kernel reports; noted with the tripwire's labels.
-- "torch": torch is not in the sandbox; a call to one of its normalizations or its autograd is
-  noted, and every call is refused. (ps8's kernels import the real torch instead, and never
-  ask: there reuse is found in the kernel, see `normlab_sandbox.module_probes`.)
+- "ref": a trusted callable the running check handed over, answered with the grader's own
+  object, made per case as `run_case` makes it, so its probes are the grader's observations.
+  A `Ref` of another case is refused and noted.
+- "library": a normlab function; while a case runs, a reference function is answered and
+  noted as reuse (with the in-kernel tripwire's label); anything else is refused and noted.
+  Between cases nothing is answered: the reference is not there to precompute with.
+- "numpy" (a note): NumPy's var, std, nanvar or nanstd, computed in the kernel.
+- "torch": refused; a call to one of its normalizations or autograd is noted. (ps8's kernels
+  have the real torch and never ask: `normlab_sandbox.module_probes` finds reuse there.)
 
 The notes are made here, in the grader, so the kernel cannot hide them.
 """

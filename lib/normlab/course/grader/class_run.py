@@ -1,14 +1,10 @@
 """`grade`: autograde every submission of an assignment in parallel, with a progress bar.
 
-Run from an nbgrader course root (the cwd), like `nbgrader autograde`. Submissions are found
-where nbgrader looks (`submitted/<student>/<assignment>/`); one already autograded is skipped
-unless `force`, as nbgrader does; with a `shard` (`Shard`, below) only that part of the class is
-graded, so several graders can share one class and one gradebook. The first line printed says
-the isolation (see `isolation`: strict, or basic when asked for). `jobs` worker processes
-(see `worker`) take submissions from a queue; each result is shown on the bar as it lands.
-The run's record, one entry per student (graded, failed and why, seconds, CPU), is merged
-into `reports/<assignment>/grading-run.json` under the course root, under a lock, since
-graders of other shards may merge theirs at the same time.
+Run from an nbgrader course root, like `nbgrader autograde`: submissions are found where
+nbgrader looks, one already autograded is skipped unless `force`, and a `shard` grades only its
+part of the class. `jobs` worker processes (`worker`) take submissions from a queue. The run's
+record, one entry per student, is merged into `reports/<assignment>/grading-run.json` under a
+lock, since graders of other shards may merge theirs at the same time.
 """
 
 from __future__ import annotations

@@ -1,19 +1,12 @@
 """`SandboxExecute`: nbgrader's Execute step, replaced by a run in a sandboxed kernel.
 
-Everything else in `nbgrader autograde` stays nbgrader's own: restoring locked and deleted
-test cells from the gradebook, checksums, output limits, `SaveAutoGrades`' scoring from the
-outputs, late penalties. `autograde_preprocessors(config)` swaps this class in for `Execute`,
-keeping any other step an instructor configured.
-
-It subclasses nbgrader's `Execute` so that `c.Execute.timeout` in `nbgrader_config.py` applies
-unchanged (a cell past it is interrupted, as with `interrupt_on_timeout`; the kernel options,
-`extra_arguments` and `execute_retries`, mean nothing to a sandbox kernel). Its own options:
-`c.SandboxExecute.notebook_budget`, the seconds a whole notebook may take (default: three
-cell timeouts, at least 60 s), and what the grading worker sets in its copy of the config
-(the run's isolation, the worker's slot, the course root for the records). For each notebook
-it writes a record (`notebook_record`, in the grader's package): the isolation used, whether
-the kernel was replaced or died and why (see `kernel_session`), each test cell's status,
-message and seconds, and the kernel's CPU seconds and peak resident memory.
+Everything else in `nbgrader autograde` stays nbgrader's own (restoring locked cells, checksums,
+scoring from the outputs, late penalties); `autograde_preprocessors(config)` swaps this class in
+for `Execute`, keeping any other step an instructor configured. As a subclass of `Execute`,
+`c.Execute.timeout` applies unchanged. Its own options: `notebook_budget` (default: three cell
+timeouts, at least 60 s) and what the grading worker sets (isolation, slot, records root). For
+each notebook it writes a record (`notebook_record`): the isolation, the kernel's replacements
+or death and why, each test cell's status, message and seconds, CPU seconds and peak memory.
 """
 
 from __future__ import annotations

@@ -1,23 +1,15 @@
 """How tightly a grading kernel is locked in: the level, the paths it must not see, its limits.
 
-`strict` runs each kernel in a bubblewrap sandbox (see `bwrap`): its own namespaces, a
-read-only root that holds only the operating system's /usr, the Python installation
-(`python_paths`) and `normlab_sandbox`, a private size-limited /tmp, no network. It sees
-neither the course directory (source, release, submitted, autograded, feedback, gradebook,
-.git), nor home folders, nor the exchange; the course's own folders and the exchange are
-named in `hide` too, in case one lies inside what is exposed. A normal user gets it wherever
-the system allows unprivileged user namespaces (Debian 11+, Fedora, RHEL 9, Arch); root gets
-it everywhere, and each grading slot's kernels then run as that slot's own unprivileged uid
-(`uid_base + slot`), so that the process limit counts one slot's processes only (root's own
-are not limited at all). `basic` is what any user can have without bubblewrap: a private
-working folder, a scrubbed environment and resource limits; it does not stop a submission
-from reading files the grader's user can read or from signalling the grader's processes.
-`auto` (the default) is strict: where bubblewrap cannot sandbox, the grader refuses to run
-untrusted code, in one line that says why and what to do; basic is only ever asked for.
-
-`real_torch` is the assignment's (`normlab.grading.REAL_TORCH`: ps8 grades a torch module):
-its kernels import the real torch, read from the same read-only Python installation, instead
-of the stand-in (see `normlab_sandbox.standins`); nothing else about the sandbox changes.
+`strict` runs each kernel in a bubblewrap sandbox (`bwrap`) that sees neither the course
+directory nor home folders nor the exchange (`course_secrets`, also hidden where they lie inside
+what is exposed). A normal user gets it where unprivileged user namespaces are allowed (Debian
+11+, Fedora, RHEL 9, Arch); root everywhere, each slot's kernels then running as the slot's own
+unprivileged uid (`uid_base + slot`), so the process limit counts one slot's processes only.
+`basic` is a private working folder, a scrubbed environment and resource limits: it does not
+stop a submission from reading what the grader's user can, or signalling its processes. `auto`
+(the default) is strict, refusing to grade where it cannot be; basic is only ever asked for.
+`real_torch` (`normlab.grading.REAL_TORCH`, ps8) gives the kernels the real torch, read from the
+same read-only Python installation; nothing else changes.
 """
 
 from __future__ import annotations

@@ -1,20 +1,14 @@
 """The grader's side of the sandbox: one kernel process, and its socket.
 
-`start_kernel` starts `python -I -m normlab_sandbox.kernel` as the isolation says (inside
-bubblewrap under strict, see `bwrap`; a plain child process under basic), sends it the setup
-(the slot's uid when the grader is root, the private working folder, the submission's files
-but its notebooks, the limits) and waits until it is ready. `Kernel.request` sends one request
-at a time, answers the kernel's questions, paces those answers, and enforces the timeout: at
-the timeout the kernel gets SIGINT (KeyboardInterrupt in the student's code), and if no reply
-comes within `GRACE_S` the whole sandbox is killed. Any way the kernel stops answering (a
-timeout it ignores, `os._exit`, a segfault, the memory or CPU limit, a frame that fails its
-checksum, a message out of turn) kills it and raises `KernelDied` with a reason a student can
-read; `kernel_session` then replaces it. The protocol is described once, in
-`normlab_sandbox.kernel`; what it defends, in instructors/threat_model.md.
-
-Every kernel is a fresh interpreter: about 0.2 s of CPU to import NumPy and IPython, which a
-zygote (one pre-imported process forked per kernel) saved until the kernels moved into
-bubblewrap, which can only sandbox a new program, not a fork of a running one.
+`start_kernel` starts `python -I -m normlab_sandbox.kernel` as the isolation says (in bubblewrap
+under strict, `bwrap`), sends it the setup and waits until it is ready. `Kernel.request` sends
+one request at a time, answers and paces the kernel's questions, and enforces the timeout: a
+SIGINT, then after `GRACE_S` the whole sandbox killed. Any way the kernel stops answering (an
+ignored timeout, `os._exit`, a segfault, a limit, a frame that fails its checksum, a message out
+of turn) kills it and raises `KernelDied` with a reason a student can read; `kernel_session`
+replaces it. The protocol: `normlab_sandbox.protocol`; what it defends:
+instructors/threat_model.md. Every kernel is a fresh interpreter (about 0.2 s of CPU): a zygote
+saved that until the kernels moved into bubblewrap, which can only sandbox a new program.
 """
 
 from __future__ import annotations

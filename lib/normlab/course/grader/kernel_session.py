@@ -8,7 +8,7 @@ replays what the lost one had been sent: the cells that ran to their end and the
 order. So a function that crashes its kernel costs the cells that call it, as one that raises
 would, and every other function keeps its points. A notebook gets `MAX_REPLACEMENTS`; after
 that, or when a fresh kernel fails while it replays, the kernel is dead for the rest of the
-notebook, as is one that never started. The protocol is described in `normlab_sandbox.kernel`.
+notebook, as is one that never started.
 """
 
 from __future__ import annotations

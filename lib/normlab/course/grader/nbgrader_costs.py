@@ -1,20 +1,13 @@
 """Two costs nbgrader 0.9 pays again for every submission, paid once per grading worker.
 
-A worker runs nbgrader's own Autograde converter for one submission after another
-(`worker`). Two of nbgrader's steps redo, each time, work whose result never changes:
+- Every `Gradebook` creates a new SQLAlchemy engine, which keeps its compiled SQL statements:
+  each submission compiled the same few hundred again (about 0.2 s of CPU). The worker keeps
+  one engine per database URL; `Gradebook.close()` still disposes of its connections.
+- Every cell's metadata is checked with `jsonschema.validate`, which first checks nbgrader's
+  schema against JSON Schema's metaschema (about 0.2 s a submission). The worker checks the
+  schema once, then validates with `jsonschema.validate`'s own steps: the same error raised.
 
-- every `Gradebook` creates a new SQLAlchemy engine (`nbgrader.api`), and SQLAlchemy keeps its
-  compiled SQL statements in the engine: each submission compiled the same few hundred
-  statements again (about 0.2 s of CPU a submission). The worker keeps one engine per
-  database URL; `Gradebook.close()` still disposes of its connections (`Engine.dispose` gives
-  the engine a new pool, and keeps its compiled statements).
-- every cell's nbgrader metadata is checked with `jsonschema.validate`
-  (`nbgrader.nbgraderformat.common`), which first checks nbgrader's schema itself against
-  JSON Schema's metaschema (about 0.2 s a submission). The worker checks the schema once and
-  validates each cell with `jsonschema.validate`'s own steps after that: the same errors, the
-  same one raised (`best_match`).
-
-`reuse_in_this_process()` installs both, in a worker after it is forked (an engine must never
+`reuse_in_this_process()` installs both in a worker after it is forked (an engine must never
 cross a fork: its pooled connections would be shared). Nothing else of nbgrader changes.
 """
 

@@ -1,28 +1,19 @@
 """Run one submitted notebook in a sandbox kernel, judging its check cells in the grader.
 
-Cells run in order, as nbgrader would run them. An autograded test cell that is made of check
-calls (see `normlab.grading.checkcell`) is not sent to the kernel: for each call the grader
-builds the `Case`s (`CheckSpec.make_cases`), has the kernel run each through `run_case` (one
-request per case, so the grader knows which case every question belongs to), checks the
-`Result`s' shapes, adds the reference calls it saw itself, and judges them (`CheckSpec.judge`)
-here, where the student's code never ran. The cell's outputs are then what `check` would have
-shown in a notebook kernel: nothing on a pass, the judge's AssertionError on a failure, plus
-what the student's code printed meanwhile (stderr included, which nbgrader counts against the
-cell, as it would in the kernel).
+Cells run in order, as nbgrader would run them. A test cell made of check calls
+(`normlab.grading.checkcell`) is not sent to the kernel: for each call the grader builds the
+cases, has the kernel run each through `run_case` (one request per case, so the grader knows
+which case every question belongs to), checks the `Result`s, adds the reference calls it saw
+itself, and judges them here, where the student's code never ran. The cell's outputs are what
+`check` would have shown in a kernel, plus what the student's code printed meanwhile (stderr
+included, which nbgrader counts against the cell).
 
-Every cell has a timeout (nbgrader's `Execute.timeout`), and the whole notebook a budget.
-A function that a timeout stopped, or that crashed the kernel, is stalled (see
-`normlab_sandbox.kernel`): every later check that needs it fails at once with that reason, so
-a function that never returns costs one timeout, not one per check. If the kernel is lost (it
-died, or its channel lost sync), the cell that was running gets an error naming the reason and
-a fresh kernel takes over from the next cell (see `kernel_session`). Once the budget is spent,
-the cells left are not run. Cells not run score 0, and the notebook's record says why.
-
-The record gives each test cell a `status` (how it ran, one of `Status`) and the `category` of
-its verdict (`normlab.grading.verdict`): the check's own for a check cell; for a cell the
-kernel could not finish, the runner's knowledge: "timed out" past a timeout or the budget (or
-for a function an earlier timeout stalled), "crashed" when the kernel died (or for a function
-that crashed it earlier).
+Every cell has a timeout (nbgrader's `Execute.timeout`), the notebook a budget; cells not run
+score 0, and the record says why. A function a timeout stopped, or that crashed the kernel, is
+stalled (`normlab_sandbox.kernel.Stalled`): every later check of it fails at once, so a
+function that never returns costs one timeout, not one per check. A lost kernel is replaced
+before the next cell (`kernel_session`). The record gives each test cell a `status` (`Status`)
+and its verdict's `category`; for a cell the kernel could not finish, "timed out" or "crashed".
 """
 
 from __future__ import annotations
@@ -75,10 +66,8 @@ class NotebookRun:
     """The run of one notebook in one kernel; `record` is what the report reads."""
 
     def __init__(self, kernel: KernelSession, session: Session, timeout: float, budget: float):
-        """`session`: the notebook's grading session (`normlab.grading.session`): the course's
-        reuse policy, and the submitter's own numbers for an assignment with a pool (ps1),
-        which the kernel's setup gave the notebook too. It keeps the verdicts while check cells
-        run one after the other, by the names checked, as `check` keeps them in a kernel."""
+        """`session`: the notebook's grading `Session` (the course's policy, ps1's submitter's
+        numbers); it keeps verdicts by the names checked, as `check` does in a kernel."""
         self.kernel, self.session, self.timeout, self.budget = kernel, session, timeout, budget
         self.assignment = session.assignment
         self.answers = Answers()
@@ -248,17 +237,15 @@ def _outputs(reply) -> list:
 
 
 def stall_reason(value: tuple[str, str]) -> tuple[str, str]:
-    """(category, message) of a function the kernel says is stalled: what the grader stalled
-    it with (see `kernel_session`), checked, since it comes back through the kernel."""
+    """(category, message) of a stalled function, checked: it comes back through the kernel."""
     if value[0] in (TIMED_OUT, CRASHED):
         return value
     return CRASHED, "a function of this notebook failed in an earlier cell"
 
 
 def cell_category(grade_id: str, failed: bool, errors: list, verdict: str | None) -> str:
-    """The category of a test cell that ran: its check's verdict; for a cell that ran in the
-    kernel, by the exception it raised (an assertion fails the cell's own misconception);
-    "crashed" for a cell that failed by writing to stderr."""
+    """A test cell's category: its check's verdict, or the exception it raised in the kernel
+    (an assertion: the cell's own misconception), or "crashed" (it wrote to stderr)."""
     if not failed:
         return PASSED
     if verdict not in (None, PASSED):

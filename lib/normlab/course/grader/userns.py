@@ -1,20 +1,8 @@
 """Which of the host's settings forbids a normal user the user namespace bubblewrap needs, and
-the fix for each, in words a refusal can carry (see `bwrap.unavailable`).
-
-A normal user's bwrap makes a user namespace first (root's does not: it is privileged). Three
-kernel settings forbid that, each read from /proc/sys:
-
-- `user.max_user_namespaces` = 0: the kernel's own limit (user_namespaces(7)); no user may make
-  one. RHEL 7 shipped it so.
-- `kernel.unprivileged_userns_clone` = 0: Debian's kernel patch (and linux-hardened's) that keeps
-  user namespaces to root, the default of Debian 10 and older.
-- `kernel.apparmor_restrict_unprivileged_userns` = 1: AppArmor lets only a program whose
-  profile has the `userns` rule make one; Ubuntu's default since 24.04
-  (https://ubuntu.com/blog/ubuntu-23-10-restricted-unprivileged-user-namespaces). bwrap then
-  fails with "setting up uid map: Permission denied".
-
-Each fix is the setting's sysctl, or (AppArmor) a profile for bwrap with `userns`, as
-instructors/threat_model.md shows; grading as root needs none of them.
+the fix for each, in words a refusal can carry (`SETTINGS`, read from /proc/sys; see
+`bwrap.unavailable`). Root's bwrap needs none. AppArmor's restriction is Ubuntu's default since
+24.04 (https://ubuntu.com/blog/ubuntu-23-10-restricted-unprivileged-user-namespaces); bwrap then
+fails with "setting up uid map: Permission denied". instructors/threat_model.md shows each fix.
 """
 
 from __future__ import annotations

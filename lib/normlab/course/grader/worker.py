@@ -1,24 +1,14 @@
 """A grading worker: nbgrader's own autograde, in-process, for one submission at a time.
 
-Each worker is a process forked from the grader with nbgrader already imported (no 3 s CLI
-start per submission) and owns one grading slot (its kernels' uid when root grades under
-strict isolation). For a submission it runs nbgrader's `Autograde` converter with
-`student_id` set, exactly as `nbgrader autograde <assignment> --student <id>` would, with
-`SandboxExecute` in place of `Execute`; the worker's copy of the config tells it the
-isolation, the slot and where the records go. Two of nbgrader's steps that redo the same work
-for each submission do it once per worker (`nbgrader_costs`).
-
-Nothing is lost: "database is locked" from SQLite is retried (with the busy timeout that is
-rare); a submission nbgrader cannot grade at all (a notebook that is not valid JSON, say) gets 0
-on every cell of the notebooks that were not graded, as nbgrader does for a missing notebook,
-and the reason is returned for the run's record. `submitted/` is only ever read.
-
-Nothing is half-written either: nbgrader writes a submission's autograded folder (first its
-sanitized, ungraded notebook, then the graded one) into a staging folder (`staging_step`), and
-the worker moves it into `autograded/<student>/<assignment>` only once nbgrader has finished
-and the gradebook holds its scores. A grader killed at any moment (a scheduler's SIGTERM or
-SIGKILL: `scancel`, a time limit) leaves that submission without an autograded folder, so the
-next `grade` grades it again instead of skipping it as done (run.py skips what is there).
+Each worker is forked from the grader with nbgrader already imported and owns one grading slot
+(its kernels' uid when root grades under strict isolation); it runs nbgrader's `Autograde`
+converter as `nbgrader autograde <assignment> --student <id>` would, with `SandboxExecute` in
+place of `Execute` (and `nbgrader_costs`). "database is locked" is retried; a submission
+nbgrader cannot grade at all gets 0 on the notebooks not graded, as nbgrader does for a missing
+one, and the reason goes to the run's record. `submitted/` is only read. nbgrader writes into a
+staging folder (`staging_step`), moved into `autograded/` once the gradebook holds the scores,
+so a grader killed at any moment leaves nothing half-written, and the next `grade` grades that
+submission again.
 """
 
 from __future__ import annotations

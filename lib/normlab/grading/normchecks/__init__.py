@@ -1,31 +1,11 @@
 """Check builders shared by every normalization the students write.
 
-LayerNorm (ps2), batch-norm (ps3) and RMSNorm (ps4) are one formula with
-different choices (see `normlab.grading.formulas`), so their grade cells are built
-from the same pieces, each reading one choice or one promise:
-
-    axis                 statistics over the right axes, for any number of leading axes
-    centering            subtract the mean (LayerNorm) or not (RMSNorm)
-    population_variance  the population variance / mean square: divide by n, not n - 1
-    eps_placement        eps inside the square root, the argument honoured, the default right
-    gain_and_bias        gamma (and beta) per feature, after normalizing
-    independence         no record changes another, alone = inside a batch, no state
-    dtype_and_shape      a NumPy array of the input's shape and float dtype
-    input_untouched      the arguments are not written into
-    numerics             float32 far from zero (offset 1e4) as good as near zero
-    reference_reuse      no library normalization called
-    batch_of_one         (batch-norm) a single record raises ValueError
-
-Judges that read a choice ask which members of the family the student's output
-matches; when it matches none (a bug the family does not know), they fall back on
-the property itself. Either way a bug costs the cells of its own misconception.
-
-One module per cell above, named after its default grade_id, with a builder
-`<module>_spec(kind, grade_id=<module>, *, points)`; besides them `kind` (`NormKind`: what
-the student's function should be, and `call`, a case that calls it) and `formula_match` (the judge
-of the cells that read a choice). The rules of dtype_and_shape (`like_the_input`) and
-input_untouched (`untouched`) and the reader of reference_reuse (`no_reuse`) also serve
-normalizations called otherwise (ps7's group norm, ps5's and ps7's gradients).
+LayerNorm (ps2), batch-norm (ps3) and RMSNorm (ps4) are one formula with different choices
+(`normlab.grading.formulas`), so their cells are built from the same pieces: one module per
+cell, named after its default grade_id, with a builder `<module>_spec(kind, grade_id=<module>,
+*, points)`; `kind` says what the student's function should be (`NormKind`), `formula_match`
+judges the cells that read a choice. `like_the_input`, `untouched` and `no_reuse` also serve
+functions called otherwise (ps7's group norm, the gradients).
 """
 
 from __future__ import annotations
