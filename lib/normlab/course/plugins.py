@@ -47,6 +47,7 @@ from traitlets.config import Config, Configurable
 
 from normlab.grading import CHECKS
 from normlab.grading.checkcell import is_check_cell
+from normlab.grading.selfcheck import points
 from normlab.grading.session import POLICIES as REUSE_VOIDS
 from normlab.grading.session import POLICY_ENV
 from normlab.grading.verdict import HIDDEN_LABEL
@@ -92,11 +93,6 @@ class ConciseErrors(Preprocessor):
                     line = f"{name}: {message}"
                 output["traceback"] = [line]
         return cell, resources
-
-
-def _points(value) -> str:
-    value = float(value or 0.0)
-    return f"{value:g} point{'' if value == 1 else 's'}"
 
 
 class CheckNotes(Preprocessor):
@@ -145,15 +141,14 @@ class CheckNotes(Preprocessor):
         total = sum(float(_nbgrader(c).get("points") or 0.0) for c in checks)
         lines = [
             f"Graded: {len(passed)} of {len(checks)} checks passed on every input, visible and "
-            f"hidden, for {earned:g} of {_points(total)}."
+            f"hidden, for {earned:g} of {points(total)}."
         ]
         for cell in by_hand:
             meta = _nbgrader(cell)
             score = meta.get("score")
             got = "not graded yet" if score is None else f"{float(score):g}"
-            lines.append(
-                f"Graded by hand ({meta.get('grade_id')}): {got} of {_points(meta.get('points'))}."
-            )
+            of = points(float(meta.get("points") or 0.0))
+            lines.append(f"Graded by hand ({meta.get('grade_id')}): {got} of {of}.")
         return "\n".join(lines) + "\n"
 
 

@@ -233,6 +233,23 @@ def worst(actual: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
     return np.unravel_index(int(np.argmax(gap)), gap.shape)
 
 
+def near(got, want, rtol: float, atol: float) -> bool:
+    """got has want's shape and equals it to `rtol`, or `atol` times 1 + want's largest size."""
+    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    scale = 1.0 + np.abs(want).max(initial=0.0)
+    return got.shape == want.shape and worst(got, want, rtol, atol * scale) is None
+
+
+def affine_rows(xs: np.ndarray, ys: np.ndarray) -> bool:
+    """Is each row of ys one affine map of the same row of xs (least squares, to 1e-6)?"""
+    for xr, yr in zip(xs, ys, strict=True):
+        design = np.stack([xr, np.ones_like(xr)], axis=1)
+        coef, *_ = np.linalg.lstsq(design, yr, rcond=None)
+        if not np.all(np.abs(design @ coef - yr) <= 1e-6 * (1 + np.abs(yr).max())):
+            return False
+    return True
+
+
 def first_index(mask: np.ndarray) -> tuple[int, ...] | None:
     """The first True entry of a boolean array (in C order) as a tuple of plain ints, or None
     when none is True."""

@@ -14,6 +14,7 @@ from normlab_sandbox.cases import Case
 from .evidence import THREE_ARRAYS, arrays_output, shown_type, where
 from .judges import each_case, returned
 from .normchecks.input_untouched import untouched_spec
+from .normchecks.reference_reuse import reuse_spec
 from .oracle import ASK
 from .spec import CheckSpec, check_spec
 
@@ -109,4 +110,17 @@ def input_untouched_spec(
     """None of dy, x and gamma written into."""
     return untouched_spec(
         grade_id, function, _untouched, points=points, summary="arguments not written into"
+    )
+
+
+def gradient_reuse_spec(grade_id: str, function: str, *, points: float, read=triple) -> CheckSpec:
+    """The reuse cell of a backward pass: no library gradient, no autograd."""
+    return reuse_spec(
+        grade_id,
+        function,
+        points=points,
+        read=read,
+        library="a library gradient (or autograd)",
+        summary="no library gradient or autograd",
+        misconception="a library gradient or autograd called",
     )

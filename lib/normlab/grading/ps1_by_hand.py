@@ -221,72 +221,51 @@ def _diagnose(name: str, got, want, mistakes, right: dict, same) -> str:
     return ""
 
 
-def _same_number(got, want) -> bool:
-    return close(float(got), float(want))
+def _rule(name: str, key: str, mistakes, otherwise: str, atol: float | None = None, also=None):
+    """The rule of a cell that reads one answer, `name`: right when it is right[key] (one
+    number, or with `atol` a vector of d entries); else rounded, a known mistake, also(got,
+    right), or the message `otherwise` (formatted with d)."""
+
+    def same(got, want) -> bool:
+        if atol is None:
+            return close(float(got), float(want))
+        return bool(np.allclose(got, want, rtol=0, atol=atol))
+
+    def rule(seen):
+        right = _right(seen)
+        value = seen.value[name]
+        got, problem = number(name, value) if atol is None else vector(name, value, right["d"])
+        if problem:
+            return problem
+        if same(got, right[key]):
+            return None
+        found = _diagnose(name, got, right[key], mistakes, right, same)
+        return found or (also(got, right) if also else "") or otherwise.format(d=right["d"])
+
+    return rule
 
 
-def _same_vector(atol: float):
-    return lambda got, want: bool(np.allclose(got, want, rtol=0, atol=atol))
-
-
-def _mean(seen):
-    got, problem = number("mean_r", seen.value["mean_r"])
-    if problem:
-        return problem
-    right = _right(seen)
-    if _same_number(got, right["mu"]):
-        return None
-    return _diagnose("mean_r", got, right["mu"], MEAN_MISTAKES, right, _same_number) or (
-        f"mean_r is not the mean of r: add up its d = {right['d']} features and divide by d."
-    )
-
-
-def _variance(seen):
-    got, problem = number("var_r", seen.value["var_r"])
-    if problem:
-        return problem
-    right = _right(seen)
-    if _same_number(got, right["var"]):
-        return None
-    return _diagnose("var_r", got, right["var"], VARIANCE_MISTAKES, right, _same_number) or (
-        "var_r is not the variance of the formula at the top of the notebook: subtract the "
-        "mean from every feature, square those deviations and average them as it says."
-    )
-
-
-def _normalized(seen):
-    right = _right(seen)
-    got, problem = vector("normalized_r", seen.value["normalized_r"], right["d"])
-    if problem:
-        return problem
-    same = _same_vector(1e-6)
-    if same(got, right["x_hat"]):
-        return None
-    found = _diagnose("normalized_r", got, right["x_hat"], NORMALIZED_MISTAKES, right, same)
-    return found or (
-        "normalized_r is not (r - mean) / standard deviation with eps ignored: compute it "
-        "with NumPy from r, mean_r and var_r, one entry per feature, in r's order."
-    )
-
-
-def _eps_effect(seen):
-    right = _right(seen)
-    got, problem = vector("normalized_r_eps", seen.value["normalized_r_eps"], right["d"])
-    if problem:
-        return problem
-    same = _same_vector(1e-9)
-    if same(got, right["with_eps"]):
-        return None
-    found = _diagnose("normalized_r_eps", got, right["with_eps"], EPS_MISTAKES, right, same)
-    return (
-        found
-        or _other_eps(got, right)
-        or (
-            "normalized_r_eps is not the record normalized by the formula at the top of the "
-            "notebook with gamma = 1, beta = 0 and eps = 1e-5: compute it with NumPy from r, "
-            "mean_r and var_r."
-        )
-    )
+_mean = _rule(
+    "mean_r",
+    "mu",
+    MEAN_MISTAKES,
+    "mean_r is not the mean of r: add up its d = {d} features and divide by d.",
+)
+_variance = _rule(
+    "var_r",
+    "var",
+    VARIANCE_MISTAKES,
+    "var_r is not the variance of the formula at the top of the notebook: subtract the "
+    "mean from every feature, square those deviations and average them as it says.",
+)
+_normalized = _rule(
+    "normalized_r",
+    "x_hat",
+    NORMALIZED_MISTAKES,
+    "normalized_r is not (r - mean) / standard deviation with eps ignored: compute it "
+    "with NumPy from r, mean_r and var_r, one entry per feature, in r's order.",
+    atol=1e-6,
+)
 
 
 def _other_eps(got: np.ndarray, right: dict) -> str:
@@ -304,6 +283,17 @@ def _other_eps(got: np.ndarray, right: dict) -> str:
     shown = f"{used:.0e}".replace("e-0", "e-")
     return f"normalized_r_eps uses eps = {shown}: this question asks for eps = 1e-5."
 
+
+_eps_effect = _rule(
+    "normalized_r_eps",
+    "with_eps",
+    EPS_MISTAKES,
+    "normalized_r_eps is not the record normalized by the formula at the top of the "
+    "notebook with gamma = 1, beta = 0 and eps = 1e-5: compute it with NumPy from r, "
+    "mean_r and var_r.",
+    atol=1e-9,
+    also=_other_eps,
+)
 
 PARAM_WORDS = {
     "params_gain_bias": "a LayerNorm with a gain and a bias",

@@ -18,12 +18,14 @@ part of the triple in one mode, against the oracle's answers. No message gives a
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from normlab_sandbox.cases import Case
 
 from . import normchecks
-from .evidence import THREE_ARRAYS, arrays_output, shown_type, undefined, where, worst
+from .evidence import THREE_ARRAYS, arrays_output, near, shown_type, undefined, where
 from .judges import each_case, must_raise, returned
 from .oracle import ASK
 from .qualified import Apart, qualified_judge
@@ -97,9 +99,7 @@ def _want(seen) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return seen.oracle.reference(FUNCTION, *seen.case.args, **seen.case.kwargs)
 
 
-def _close(got, want) -> bool:
-    want = np.asarray(want, dtype=np.float64)
-    return worst(got, want, 1e-7, 1e-9 * (1.0 + np.abs(want).max())) is None
+_close = partial(near, rtol=1e-7, atol=1e-9)
 
 
 def _given(case: Case) -> tuple[float, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:

@@ -21,7 +21,7 @@ from functools import partial
 
 import numpy as np
 
-from . import gradients, normchecks
+from . import gradients
 from .evidence import amount, first_beyond, fmt, record, where, worst
 from .gradients import triple, x_hat, x_hat_questions
 from .judges import each_case, each_pair
@@ -222,13 +222,5 @@ CHECKS = registry(
     ),
     gradients.dtype_and_shape_spec(FUNCTION, points=1),
     gradients.input_untouched_spec(FUNCTION, points=1),
-    normchecks.reuse_spec(
-        "reference_reuse",
-        FUNCTION,
-        points=4,
-        read=triple,
-        library="a library gradient (or autograd)",
-        summary="no library gradient or autograd",
-        misconception="a library gradient or autograd called",
-    ),
+    gradients.gradient_reuse_spec("reference_reuse", FUNCTION, points=4),
 )

@@ -24,8 +24,8 @@ from functools import partial
 
 import numpy as np
 
-from . import gradients, normchecks
-from .evidence import arrays_output, first_beyond, fmt, record, where, worst
+from . import gradients
+from .evidence import arrays_output, first_beyond, fmt, near, record, where, worst
 from .gradients import triple, x_hat, x_hat_questions
 from .judges import each_case
 from .spec import check_spec
@@ -186,8 +186,7 @@ def _variance_term(seen):
     return _exact(seen, (g - xh * (g * xh).mean(axis=lead, keepdims=True)) / sigma, "mean")
 
 
-def _close(a, b) -> bool:
-    return worst(a, b, 1e-8, 1e-10 * (1.0 + np.abs(b).max())) is None
+_close = partial(near, rtol=1e-8, atol=1e-10)
 
 
 def _dgamma_dbeta(seen):
@@ -274,13 +273,5 @@ SPECS = (
     ),
     gradients.dtype_and_shape_spec(FUNCTION, "bnb_dtype_and_shape", points=1),
     gradients.input_untouched_spec(FUNCTION, "bnb_input_untouched", points=1),
-    normchecks.reuse_spec(
-        "bnb_reference_reuse",
-        FUNCTION,
-        points=2,
-        read=triple,
-        library="a library gradient (or autograd)",
-        summary="no library gradient or autograd",
-        misconception="a library gradient or autograd called",
-    ),
+    gradients.gradient_reuse_spec("bnb_reference_reuse", FUNCTION, points=2),
 )

@@ -24,14 +24,15 @@ expected output.
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import numpy as np
 
 from normlab_sandbox.cases import Case
 
 from . import normchecks
-from .evidence import failure_of_call, first_index, fmt, undefined, where, worst
-from .judges import an_array, each_case, each_pair, must_raise, returned
+from .evidence import failure_of_call, first_index, fmt, near, undefined, where, worst
+from .judges import an_array, each_case, each_pair, must_raise
 from .oracle import ASK
 from .spec import check_spec
 from .verdict import NOT_WRITTEN, Verdict
@@ -59,9 +60,7 @@ LAST_AXIS = "groups of the last axis"
 LAYER = "whole samples"
 
 
-def _close(a, b) -> bool:
-    """a equals b to 1e-6 (relative), or 1e-8 of b's largest entry."""
-    return worst(a, b, 1e-6, 1e-8 * (1.0 + np.abs(b).max())) is None
+_close = partial(near, rtol=1e-6, atol=1e-8)
 
 
 def _sets(a: np.ndarray, groups: int, sharing: str) -> np.ndarray:
@@ -461,14 +460,7 @@ SPECS = (
         misconception="num_groups that does not divide C accepted",
         points=1,
     ),
-    check_spec(
-        "gn_dtype_and_shape",
-        FUNCTION,
-        each_case(returned, normchecks.like_the_input),
-        "returns an array of the input's shape and dtype",
-        misconception="the output's type, shape or dtype wrong",
-        points=1,
-    ),
+    normchecks.like_the_input_spec("gn_dtype_and_shape", FUNCTION, points=1),
     normchecks.untouched_spec(
         "gn_input_untouched", FUNCTION, normchecks.untouched(PARAMS), points=1
     ),

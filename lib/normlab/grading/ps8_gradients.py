@@ -120,17 +120,16 @@ def _dx(seen):
     )
 
 
-def stats_in_graph_spec(points: float):
-    return check_spec(
-        "stats_in_graph",
-        CLASS,
-        each_case(output, _dx),
-        "the gradient of x flows through the mean and the variance",
-        misconception="the statistics detached from the graph",
-        points=points,
-        questions=_gradient_questions,
-        salt="values",
-    )
+STATS_IN_GRAPH = check_spec(
+    "stats_in_graph",
+    CLASS,
+    each_case(output, _dx),
+    "the gradient of x flows through the mean and the variance",
+    misconception="the statistics detached from the graph",
+    points=3,
+    questions=_gradient_questions,
+    salt="values",
+)
 
 
 def _parameters(seen):
@@ -158,14 +157,13 @@ def _parameters(seen):
     return None
 
 
-def parameter_gradients_spec(points: float):
-    return check_spec(
-        "parameter_gradients",
-        CLASS,
-        each_case(output, _parameters),
-        "weight and bias receive their gradients",
-        misconception="the parameters' gradients missing or wrong",
-        points=points,
-        questions=_gradient_questions,
-        salt="values",
-    )
+PARAMETER_GRADIENTS = check_spec(
+    "parameter_gradients",
+    CLASS,
+    each_case(output, _parameters),
+    "weight and bias receive their gradients",
+    misconception="the parameters' gradients missing or wrong",
+    points=2,
+    questions=_gradient_questions,
+    salt="values",
+)

@@ -20,16 +20,16 @@ import numpy as np
 from .evidence import fmt, where
 from .judges import each_case
 from .oracle import ASK
-from .ps8_gradients import parameter_gradients_spec, stats_in_graph_spec
+from .ps8_gradients import PARAMETER_GRADIENTS, STATS_IN_GRAPH
 from .ps8_probes import CELLS, CLASS, built, float_array, probed
 from .ps8_values import (
-    eps_placement_spec,
-    float32_spec,
-    no_affine_spec,
-    population_variance_spec,
-    reference_reuse_spec,
-    trailing_axes_spec,
-    values_spec,
+    EPS_PLACEMENT,
+    FLOAT32,
+    NO_AFFINE,
+    POPULATION_VARIANCE,
+    REFERENCE_REUSE,
+    TRAILING_AXES,
+    VALUES,
 )
 from .spec import check_spec, registry
 from .verdict import PASSED, Verdict
@@ -65,15 +65,14 @@ def _registered(seen):
     return None
 
 
-def registered_spec(points: float):
-    return check_spec(
-        "registered",
-        CLASS,
-        each_case(probed, _registered),
-        "weight and bias are registered parameters (they train)",
-        misconception="weight and bias not registered parameters",
-        points=points,
-    )
+REGISTERED = check_spec(
+    "registered",
+    CLASS,
+    each_case(probed, _registered),
+    "weight and bias are registered parameters (they train)",
+    misconception="weight and bias not registered parameters",
+    points=2,
+)
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -118,24 +117,16 @@ def _state_dict(seen):
     return None
 
 
-def state_dict_spec(points: float):
-    return check_spec(
-        "state_dict",
-        CLASS,
-        each_case(probed, _state_dict),
-        "state_dict interchanges with nn.LayerNorm's, both ways",
-        misconception="a state_dict nn.LayerNorm cannot read, or that cannot read it",
-        points=points,
-    )
+STATE_DICT = check_spec(
+    "state_dict",
+    CLASS,
+    each_case(probed, _state_dict),
+    "state_dict interchanges with nn.LayerNorm's, both ways",
+    misconception="a state_dict nn.LayerNorm cannot read, or that cannot read it",
+    points=2,
+)
 
 
-VALUES = values_spec(points=3)
-TRAILING_AXES = trailing_axes_spec(points=2)
-POPULATION_VARIANCE = population_variance_spec(points=2)
-EPS_PLACEMENT = eps_placement_spec(points=2)
-STATS_IN_GRAPH = stats_in_graph_spec(points=3)
-PARAMETER_GRADIENTS = parameter_gradients_spec(points=2)
-REGISTERED = registered_spec(points=2)
 # the formulas whose runs a module may match in the training cell: each is another cell's
 # misconception, so it costs that cell, not this one as well; this one then trains as
 # nn.LayerNorm does apart from it, and says so. (formula, its cell, in words)
@@ -219,32 +210,31 @@ def _later(step: int) -> str:
     )
 
 
-def training_spec(points: float):
-    return check_spec(
-        "training",
-        CLASS,
-        each_case(probed, _training),
-        "in a network, it trains as nn.LayerNorm does",
-        misconception="trains differently from nn.LayerNorm in a model",
-        points=points,
-        questions=_training_questions,
-        apart_from=(*dict.fromkeys(c.grade_id for _, c, _ in OTHER_CELLS), REGISTERED.grade_id),
-    )
+TRAINING = check_spec(
+    "training",
+    CLASS,
+    each_case(probed, _training),
+    "in a network, it trains as nn.LayerNorm does",
+    misconception="trains differently from nn.LayerNorm in a model",
+    points=3,
+    questions=_training_questions,
+    apart_from=(*dict.fromkeys(c.grade_id for _, c, _ in OTHER_CELLS), REGISTERED.grade_id),
+)
 
 
 CHECKS = registry(
     ASSIGNMENT,
     VALUES,
     TRAILING_AXES,
-    no_affine_spec(points=2),
+    NO_AFFINE,
     POPULATION_VARIANCE,
     EPS_PLACEMENT,
-    float32_spec(points=1),
-    reference_reuse_spec(points=2),
+    FLOAT32,
+    REFERENCE_REUSE,
     STATS_IN_GRAPH,
     PARAMETER_GRADIENTS,
     REGISTERED,
-    state_dict_spec(points=2),
-    training_spec(points=3),
+    STATE_DICT,
+    TRAINING,
 )
 CELLS.update(VALUES.choices, tuple_axes=TRAILING_AXES.grade_id)

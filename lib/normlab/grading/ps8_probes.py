@@ -13,7 +13,7 @@ import numpy as np
 from normlab_sandbox.cases import Case
 
 from . import formulas
-from .evidence import failure_of_call, where
+from .evidence import affine_rows, failure_of_call, where
 from .normchecks.formula_match import formula_judge
 from .oracle import ASK
 from .verdict import CRASHED, NOT_WRITTEN, Verdict
@@ -211,11 +211,5 @@ def member_options(v: formulas.Formula | None) -> dict:
 def affine_property(x: np.ndarray, y: np.ndarray, axes: tuple[int, ...]) -> bool:
     """No member matches: is each record (the entries over `axes`) an affine map of itself,
     as any normalization over those axes followed by one gain and one shift is?"""
-    lead = x.ndim - len(axes)
-    xs, ys = x.reshape(*x.shape[:lead], -1), y.reshape(*y.shape[:lead], -1)
-    for xr, yr in zip(xs.reshape(-1, xs.shape[-1]), ys.reshape(-1, ys.shape[-1]), strict=True):
-        design = np.stack([xr, np.ones_like(xr)], axis=1)
-        coef, *_ = np.linalg.lstsq(design, yr, rcond=None)
-        if not np.all(np.abs(design @ coef - yr) <= 1e-6 * (1 + np.abs(yr).max())):
-            return False
-    return True
+    size = int(np.prod([x.shape[a] for a in axes]))
+    return affine_rows(x.reshape(-1, size), y.reshape(-1, size))

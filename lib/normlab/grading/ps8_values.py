@@ -64,17 +64,16 @@ def _explain_values(seen, y, closest):
     )
 
 
-def values_spec(points: float):
-    return check_spec(
-        "values",
-        CLASS,
-        reads({"axes", "center"}, _explain_values),
-        "LayerNorm(d) computes nn.LayerNorm(d)'s values (float64, weight and bias)",
-        misconception="the values are not nn.LayerNorm's (axes, centring, weight and bias)",
-        points=points,
-        questions=_values_questions,
-        reads=("axes", "center"),
-    )
+VALUES = check_spec(
+    "values",
+    CLASS,
+    reads({"axes", "center"}, _explain_values),
+    "LayerNorm(d) computes nn.LayerNorm(d)'s values (float64, weight and bias)",
+    misconception="the values are not nn.LayerNorm's (axes, centring, weight and bias)",
+    points=3,
+    questions=_values_questions,
+    reads=("axes", "center"),
+)
 
 
 def _explain_trailing(seen, y, closest):
@@ -98,17 +97,16 @@ def _explain_trailing(seen, y, closest):
     )
 
 
-def trailing_axes_spec(points: float):
-    return check_spec(
-        "trailing_axes",
-        CLASS,
-        reads({"axes"}, _explain_trailing),
-        "a tuple normalized_shape: statistics over those trailing axes together",
-        misconception="a tuple normalized_shape not normalized over all its axes",
-        points=points,
-        questions=formula_questions,
-        reads=("axes",),
-    )
+TRAILING_AXES = check_spec(
+    "trailing_axes",
+    CLASS,
+    reads({"axes"}, _explain_trailing),
+    "a tuple normalized_shape: statistics over those trailing axes together",
+    misconception="a tuple normalized_shape not normalized over all its axes",
+    points=2,
+    questions=formula_questions,
+    reads=("axes",),
+)
 
 
 def _read_no_affine(case, result):
@@ -137,16 +135,15 @@ def _no_affine(seen):
     return None
 
 
-def no_affine_spec(points: float):
-    return check_spec(
-        "no_affine",
-        CLASS,
-        each_case(_read_no_affine, _no_affine),
-        "elementwise_affine=False: no parameters, the normalized x",
-        misconception="elementwise_affine=False ignored",
-        points=points,
-        questions=formula_questions,
-    )
+NO_AFFINE = check_spec(
+    "no_affine",
+    CLASS,
+    each_case(_read_no_affine, _no_affine),
+    "elementwise_affine=False: no parameters, the normalized x",
+    misconception="elementwise_affine=False ignored",
+    points=2,
+    questions=formula_questions,
+)
 
 
 def _explain_divisor(seen, y, closest):
@@ -176,17 +173,16 @@ def _explain_divisor(seen, y, closest):
     )
 
 
-def population_variance_spec(points: float):
-    return check_spec(
-        "population_variance",
-        CLASS,
-        reads({"divisor"}, _explain_divisor),
-        "population variance: divide by n, not n - 1 (torch.var's default)",
-        misconception="the sample variance (n - 1), or a sum of squares",
-        points=points,
-        questions=formula_questions,
-        reads=("divisor",),
-    )
+POPULATION_VARIANCE = check_spec(
+    "population_variance",
+    CLASS,
+    reads({"divisor"}, _explain_divisor),
+    "population variance: divide by n, not n - 1 (torch.var's default)",
+    misconception="the sample variance (n - 1), or a sum of squares",
+    points=2,
+    questions=formula_questions,
+    reads=("divisor",),
+)
 
 
 def _explain_eps(seen, y, closest):
@@ -221,17 +217,16 @@ def _explain_eps(seen, y, closest):
     )
 
 
-def eps_placement_spec(points: float):
-    return check_spec(
-        "eps_placement",
-        CLASS,
-        reads({"eps"}, _explain_eps),
-        "eps inside the square root, the argument kept and used",
-        misconception="eps outside the square root, missing or ignored",
-        points=points,
-        questions=formula_questions,
-        reads=("eps",),
-    )
+EPS_PLACEMENT = check_spec(
+    "eps_placement",
+    CLASS,
+    reads({"eps"}, _explain_eps),
+    "eps inside the square root, the argument kept and used",
+    misconception="eps outside the square root, missing or ignored",
+    points=2,
+    questions=formula_questions,
+    reads=("eps",),
+)
 
 
 def _float32(seen):
@@ -247,15 +242,14 @@ def _float32(seen):
     return None  # the numbers are the other cells' (here the module's own start is used)
 
 
-def float32_spec(points: float):
-    return check_spec(
-        "float32",
-        CLASS,
-        each_case(output, _float32),
-        "float32 in, float32 out",
-        misconception="a float32 input gives another dtype",
-        points=points,
-    )
+FLOAT32 = check_spec(
+    "float32",
+    CLASS,
+    each_case(output, _float32),
+    "float32 in, float32 out",
+    misconception="a float32 input gives another dtype",
+    points=1,
+)
 
 
 # what the grader's tripwire and the probe's look below Python report that ps8 counts as
@@ -293,13 +287,12 @@ def _read_reuse(case, result):
     return (None, _reuse_message(case, hits)) if hits else output(case, result)
 
 
-def reference_reuse_spec(points: float):
-    return check_spec(
-        "reference_reuse",
-        CLASS,
-        each_case(_read_reuse),
-        "written from torch primitives: no library normalization reached",
-        misconception="a library normalization called",
-        points=points,
-        voids=True,
-    )
+REFERENCE_REUSE = check_spec(
+    "reference_reuse",
+    CLASS,
+    each_case(_read_reuse),
+    "written from torch primitives: no library normalization reached",
+    misconception="a library normalization called",
+    points=2,
+    voids=True,
+)

@@ -23,8 +23,8 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from . import normchecks
-from .evidence import arrays_output, fmt, record, shown_type, where, worst
+from . import gradients, normchecks
+from .evidence import arrays_output, fmt, near, record, shown_type, where, worst
 from .judges import an_array, each_case, each_pair, returned
 from .oracle import ASK
 from .spec import check_spec, registry
@@ -54,10 +54,7 @@ def bcall(dy, x, alpha, gamma=None, *, tag: str, label: str = "") -> Case:
 
 
 def _close(got, want, rtol: float = 1e-6) -> bool:
-    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
-    return (
-        got.shape == want.shape and worst(got, want, rtol, 1e-9 * (1 + np.abs(want).max())) is None
-    )
+    return near(got, want, rtol, 1e-9)
 
 
 def _at(got: np.ndarray, want: np.ndarray) -> str:
@@ -369,14 +366,7 @@ CHECKS = registry(
         misconception="gamma and beta misapplied",
         points=2,
     ),
-    check_spec(
-        "dyt_dtype_and_shape",
-        FORWARD,
-        each_case(returned, normchecks.like_the_input),
-        "returns an array of the input's shape and dtype",
-        misconception="the output's type, shape or dtype wrong",
-        points=1,
-    ),
+    normchecks.like_the_input_spec("dyt_dtype_and_shape", FORWARD, points=1),
     normchecks.untouched_spec(
         "dyt_input_untouched",
         FORWARD,
@@ -442,13 +432,5 @@ CHECKS = registry(
         normchecks.untouched(("dy", "x", "alpha", "gamma")),
         points=1,
     ),
-    normchecks.reuse_spec(
-        "dyt_backward_reference_reuse",
-        BACKWARD,
-        points=1,
-        read=_parts,
-        library="a library gradient (or autograd)",
-        summary="no library gradient or autograd",
-        misconception="a library gradient or autograd called",
-    ),
+    gradients.gradient_reuse_spec("dyt_backward_reference_reuse", BACKWARD, points=1, read=_parts),
 )

@@ -137,11 +137,6 @@ def passed_line(spec: CheckSpec, note: str | None = None) -> str:
     return check_line(spec, "✓", note)
 
 
-def failed_text(spec: CheckSpec, message: str) -> str:
-    """What a failing check prints in a student's kernel: its line under a cross, the message."""
-    return f"{check_line(spec, '✗')}\n  {message}"
-
-
 def graded_now() -> bool:
     """Is nbgrader grading this kernel? It sets NBGRADER_EXECUTION in its kernels' environment
     (nbgrader 0.9: converters/autograde.py, validator.py)."""
@@ -174,7 +169,8 @@ def check(
     session = session_of(names, assignment)
     spec = find_check(session.assignment, grade_id, len(targets))
     namespace = dict(zip(spec.targets, targets, strict=True))
-    owners = _graded(spec.assignment, names) | namespace
+    # every graded function of the notebook: whose library call is whose (`tripwire.delegated`)
+    owners = {n: names[n] for n in GRADED.get(spec.assignment, ()) if n in names} | namespace
     grading = hidden or graded_now()
     try:
         run_one = partial(run_case, namespace, owners=owners)
@@ -192,7 +188,7 @@ def check(
     elif grading:
         raise CheckFailed(verdict.failure_text(hidden))
     else:
-        print(failed_text(spec, verdict.message) + "\n", end="")
+        print(f"{check_line(spec, '✗')}\n  {verdict.message}\n", end="")  # one write
 
 
 def reference_norms() -> dict:
@@ -222,11 +218,6 @@ def _lost(failing: int, lost: float) -> str:
     if failing == 1:
         return f"the one that fails loses {points(lost)}"
     return f"the {failing} that fail lose {points(lost)}"
-
-
-def _graded(assignment: str, names: dict) -> dict:
-    """The notebook's graded functions, from its globals (`tripwire.delegated`)."""
-    return {name: names[name] for name in GRADED.get(assignment, ()) if name in names}
 
 
 def try_it(function, *args, **kwargs):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from functools import cache
+from functools import cache, partial
 
 from normlab_sandbox.cases import Case
 
@@ -35,7 +35,7 @@ def values(spec):
 
 
 def _for_kind(make):
-    return lambda spec: make(spec.kind)
+    return lambda spec: partial(make, spec.kind)
 
 
 # builder -> the battery of a cell it made, from the cell

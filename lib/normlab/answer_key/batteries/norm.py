@@ -1,6 +1,7 @@
 """The batteries of the normalization cells (`normlab.grading.normchecks`), one per builder
-(`SHARED`), for any `NormKind`: LayerNorm (ps2), batch-norm (ps3) and RMSNorm (ps4) (Ba, Kiros
-and Hinton, 2016, arXiv:1607.06450; Ioffe and Szegedy, 2015; Zhang and Sennrich, 2019)."""
+(`SHARED`), each `battery(kind, rng, hidden) -> [Case]` for any `NormKind`: LayerNorm (ps2),
+batch-norm (ps3) and RMSNorm (ps4) (Ba, Kiros and Hinton, 2016, arXiv:1607.06450; Ioffe and
+Szegedy, 2015; Zhang and Sennrich, 2019)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from ...grading.normchecks.kind import NormKind, call
 from ..random_inputs import messy
 
 
-def axis(kind: NormKind):
+def axis(kind: NormKind, rng, hidden: bool) -> list[Case]:
     # every shape, in the order they are drawn; the visible battery is the first two, and
     # for a per-record norm also the square input (where a wrong axis keeps the shape) and
     # the single record (where x.shape[:-1] is ())
@@ -22,31 +23,22 @@ def axis(kind: NormKind):
     shapes = [first, (2, 3, 4), (6, 6), (2, 3, 2, 5), (3, 1, 7), *records]
     visible = [first, (2, 3, 4)] if kind.leading_axes else [first, (2, 3, 4), (6, 6), (7,)]
 
-    def make(rng, hidden: bool) -> list[Case]:
-        drawn = {s: call(kind, messy(rng, s), tag="axes") for s in shapes}
-        rest = [drawn[s] for s in shapes if s not in visible]
-        return [drawn[s] for s in visible] + (rest if hidden else [])
-
-    return make
+    drawn = {s: call(kind, messy(rng, s), tag="axes") for s in shapes}
+    rest = [drawn[s] for s in shapes if s not in visible]
+    return [drawn[s] for s in visible] + (rest if hidden else [])
 
 
-def centering(kind: NormKind):
-    def make(rng, hidden: bool) -> list[Case]:
-        # records whose mean is far from zero relative to their spread: centring shows
-        shapes = [(3, 5)] + ([(2, 3, 6), (5, 5)] if hidden else [])
-        cases = [call(kind, messy(rng, s, offset=6.0), tag="centring") for s in shapes]
-        return [call(kind, np.array([[1.0, 2.0, 3.0, 4.0]]), tag="centring"), *cases]
-
-    return make
+def centering(kind: NormKind, rng, hidden: bool) -> list[Case]:
+    # records whose mean is far from zero relative to their spread: centring shows
+    shapes = [(3, 5)] + ([(2, 3, 6), (5, 5)] if hidden else [])
+    cases = [call(kind, messy(rng, s, offset=6.0), tag="centring") for s in shapes]
+    return [call(kind, np.array([[1.0, 2.0, 3.0, 4.0]]), tag="centring"), *cases]
 
 
-def population_variance(kind: NormKind):
-    def make(rng, hidden: bool) -> list[Case]:
-        # large spread: eps is negligible, only the divisor shows
-        shapes = [(3, 4), (2, 3, 5)] + ([(8, 8), (2, 2, 3, 6)] if hidden else [])
-        return [call(kind, messy(rng, s, spread=(2.0, 40.0)), tag="divisor") for s in shapes]
-
-    return make
+def population_variance(kind: NormKind, rng, hidden: bool) -> list[Case]:
+    # large spread: eps is negligible, only the divisor shows
+    shapes = [(3, 4), (2, 3, 5)] + ([(8, 8), (2, 2, 3, 6)] if hidden else [])
+    return [call(kind, messy(rng, s, spread=(2.0, 40.0)), tag="divisor") for s in shapes]
 
 
 def _eps_block(rng, kind: NormKind) -> np.ndarray:
@@ -65,136 +57,110 @@ def _eps_block(rng, kind: NormKind) -> np.ndarray:
     return block.T.copy() if kind.leading_axes else block
 
 
-def eps_placement(kind: NormKind):
-    def make(rng, hidden: bool) -> list[Case]:
-        block = _eps_block(rng, kind)
-        small = "features" if kind.leading_axes else "records"
-        label = f"{small} of variance 1e-6 and 0, shape {block.shape}"
-        cases = [
-            call(kind, block, tag="eps", label=label),
-            call(kind, messy(rng, (4, 3), spread=(0.05, 0.2)), eps=0.1, tag="eps"),
+def eps_placement(kind: NormKind, rng, hidden: bool) -> list[Case]:
+    block = _eps_block(rng, kind)
+    small = "features" if kind.leading_axes else "records"
+    label = f"{small} of variance 1e-6 and 0, shape {block.shape}"
+    cases = [
+        call(kind, block, tag="eps", label=label),
+        call(kind, messy(rng, (4, 3), spread=(0.05, 0.2)), eps=0.1, tag="eps"),
+    ]
+    if hidden:
+        cases += [
+            call(kind, block * 10.0, eps=1e-3, tag="eps"),
+            call(kind, messy(rng, (2, 3, 5), spread=(0.01, 0.05)), eps=1e-3, tag="eps"),
+            call(kind, block.reshape(1, *block.shape), tag="eps"),
         ]
-        if hidden:
-            cases += [
-                call(kind, block * 10.0, eps=1e-3, tag="eps"),
-                call(kind, messy(rng, (2, 3, 5), spread=(0.01, 0.05)), eps=1e-3, tag="eps"),
-                call(kind, block.reshape(1, *block.shape), tag="eps"),
-            ]
-        return cases
-
-    return make
+    return cases
 
 
-def gain_and_bias(kind: NormKind):
-    def make(rng, hidden: bool) -> list[Case]:
-        # the seed's example: gamma_1 = 2 doubles only the first normalized feature
-        gamma = np.array([2.0, 1.0, 1.0, 1.0])
-        beta = np.array([0.0, 0.0, 0.0, 0.5]) if kind.has_beta else None
-        setups = [(messy(rng, (3, 4)), gamma, beta)]
-        if hidden:
-            for shape in [(5, 5), (2, 3, 6)]:
-                d = shape[-1]
-                g = rng.uniform(0.5, 3.0, size=d) * rng.choice([-1.0, 1.0], size=d)
-                b = rng.normal(size=d) if kind.has_beta else None
-                setups.append((messy(rng, shape), g, b))
-        cases = []
-        for pair, (x, g, b) in enumerate(setups):
-            cases.append(call(kind, x, tag="plain", pair=pair))
-            cases.append(call(kind, x, gamma=g, beta=b, tag="affine", pair=pair))
-        return cases
-
-    return make
-
-
-def independence(kind: NormKind):
-    def make(rng, hidden: bool) -> list[Case]:
-        shapes = [(3, 3, 5)] + ([(3, 4, 4)] if hidden else [])
-        cases = []
-        for block, shape in enumerate(shapes):
-            x = messy(rng, shape)
-            b, t, d = shape
-            cases.append(call(kind, x, tag="base", block=block))
-            cases.append(call(kind, messy(rng, shape) * 100.0, tag="other", block=block))
-            cases.append(call(kind, x, tag="again", block=block))
-            for target in ((0, t - 1), (b - 1, 0)):
-                x2 = x.copy()
-                x2[target] = x2[target] * 7.0 + 10.0 * np.arange(d)  # not a shift or scale
-                cases.append(call(kind, x2, tag="changed", block=block, record=target))
-            alone = (b - 1, t - 1)
-            cases.append(
-                call(kind, x[alone][None, None, :], tag="alone", block=block, record=alone)
-            )
-            if hidden:
-                cases.append(call(kind, x[(0, 0)], tag="alone", block=block, record=(0, 0)))
-        return cases
-
-    return make
-
-
-def dtype_and_shape(kind: NormKind):
-    def make(rng, hidden: bool) -> list[Case]:
-        specs = [((5, 7), np.float64), ((2, 3, 6), np.float32)]
-        if hidden:
-            specs += [((2, 3, 2, 5), np.float64), ((6, 6), np.float32), ((4, 3, 5), np.float64)]
-        return [
-            call(kind, messy(rng, shape, spread=(0.5, 5.0)).astype(dtype), tag="dtype")
-            for shape, dtype in specs
-        ]
-
-    return make
-
-
-def input_untouched(kind: NormKind):
-    def make(rng, hidden: bool) -> list[Case]:
-        shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
-        cases = []
-        for shape in shapes:
+def gain_and_bias(kind: NormKind, rng, hidden: bool) -> list[Case]:
+    # the seed's example: gamma_1 = 2 doubles only the first normalized feature
+    gamma = np.array([2.0, 1.0, 1.0, 1.0])
+    beta = np.array([0.0, 0.0, 0.0, 0.5]) if kind.has_beta else None
+    setups = [(messy(rng, (3, 4)), gamma, beta)]
+    if hidden:
+        for shape in [(5, 5), (2, 3, 6)]:
             d = shape[-1]
-            beta = rng.normal(size=d) if kind.has_beta else None
-            cases.append(
-                call(kind, messy(rng, shape), gamma=rng.uniform(0.5, 2, d), beta=beta, tag="io")
-            )
-        return cases
+            g = rng.uniform(0.5, 3.0, size=d) * rng.choice([-1.0, 1.0], size=d)
+            b = rng.normal(size=d) if kind.has_beta else None
+            setups.append((messy(rng, shape), g, b))
+    cases = []
+    for pair, (x, g, b) in enumerate(setups):
+        cases.append(call(kind, x, tag="plain", pair=pair))
+        cases.append(call(kind, x, gamma=g, beta=b, tag="affine", pair=pair))
+    return cases
 
-    return make
 
-
-def numerics(kind: NormKind):
-    def make(rng, hidden: bool) -> list[Case]:
-        setups = [((3, 4, 8), 1e4)]
+def independence(kind: NormKind, rng, hidden: bool) -> list[Case]:
+    shapes = [(3, 3, 5)] + ([(3, 4, 4)] if hidden else [])
+    cases = []
+    for block, shape in enumerate(shapes):
+        x = messy(rng, shape)
+        b, t, d = shape
+        cases.append(call(kind, x, tag="base", block=block))
+        cases.append(call(kind, messy(rng, shape) * 100.0, tag="other", block=block))
+        cases.append(call(kind, x, tag="again", block=block))
+        for target in ((0, t - 1), (b - 1, 0)):
+            x2 = x.copy()
+            x2[target] = x2[target] * 7.0 + 10.0 * np.arange(d)  # not a shift or scale
+            cases.append(call(kind, x2, tag="changed", block=block, record=target))
+        alone = (b - 1, t - 1)
+        cases.append(call(kind, x[alone][None, None, :], tag="alone", block=block, record=alone))
         if hidden:
-            setups += [((6, 16), 1e4), ((4, 5, 12), -3e4)]
-        cases = []
-        for pair, (shape, offset) in enumerate(setups):
-            far32 = (offset + rng.normal(size=shape)).astype(np.float32)
-            far64 = far32.astype(np.float64)  # exactly the same numbers
-            label = f"float32 records at offset {offset:g} with spread 1, shape {shape}"
-            cases.append(call(kind, far64, tag="float64", pair=pair, label=label))
-            cases.append(call(kind, far32, tag="float32", pair=pair, label=label))
-        return cases
-
-    return make
+            cases.append(call(kind, x[(0, 0)], tag="alone", block=block, record=(0, 0)))
+    return cases
 
 
-def reference_reuse(kind: NormKind):
-    def make(rng, hidden: bool) -> list[Case]:
-        shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
-        return [call(kind, messy(rng, s), tag="reuse") for s in shapes]
+def dtype_and_shape(kind: NormKind, rng, hidden: bool) -> list[Case]:
+    specs = [((5, 7), np.float64), ((2, 3, 6), np.float32)]
+    if hidden:
+        specs += [((2, 3, 2, 5), np.float64), ((6, 6), np.float32), ((4, 3, 5), np.float64)]
+    return [
+        call(kind, messy(rng, shape, spread=(0.5, 5.0)).astype(dtype), tag="dtype")
+        for shape, dtype in specs
+    ]
 
-    return make
+
+def input_untouched(kind: NormKind, rng, hidden: bool) -> list[Case]:
+    shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
+    cases = []
+    for shape in shapes:
+        d = shape[-1]
+        beta = rng.normal(size=d) if kind.has_beta else None
+        cases.append(
+            call(kind, messy(rng, shape), gamma=rng.uniform(0.5, 2, d), beta=beta, tag="io")
+        )
+    return cases
 
 
-def batch_of_one(kind: NormKind):
-    def make(rng, hidden: bool) -> list[Case]:
-        cases = [
-            call(kind, messy(rng, (1, 5)), tag="one"),
-            call(kind, messy(rng, (2, 5)), tag="two"),
-        ]
-        if hidden:
-            cases += [call(kind, messy(rng, (1, 1, 4)), tag="one")]
-        return cases
+def numerics(kind: NormKind, rng, hidden: bool) -> list[Case]:
+    setups = [((3, 4, 8), 1e4)]
+    if hidden:
+        setups += [((6, 16), 1e4), ((4, 5, 12), -3e4)]
+    cases = []
+    for pair, (shape, offset) in enumerate(setups):
+        far32 = (offset + rng.normal(size=shape)).astype(np.float32)
+        far64 = far32.astype(np.float64)  # exactly the same numbers
+        label = f"float32 records at offset {offset:g} with spread 1, shape {shape}"
+        cases.append(call(kind, far64, tag="float64", pair=pair, label=label))
+        cases.append(call(kind, far32, tag="float32", pair=pair, label=label))
+    return cases
 
-    return make
+
+def reference_reuse(kind: NormKind, rng, hidden: bool) -> list[Case]:
+    shapes = [(3, 5)] + ([(2, 3, 4)] if hidden else [])
+    return [call(kind, messy(rng, s), tag="reuse") for s in shapes]
+
+
+def batch_of_one(kind: NormKind, rng, hidden: bool) -> list[Case]:
+    cases = [
+        call(kind, messy(rng, (1, 5)), tag="one"),
+        call(kind, messy(rng, (2, 5)), tag="two"),
+    ]
+    if hidden:
+        cases += [call(kind, messy(rng, (1, 1, 4)), tag="one")]
+    return cases
 
 
 # the battery of each builder's cells, for the kind it builds for

@@ -18,13 +18,10 @@ import nbformat
 
 from normlab.grading import CHECKS
 from normlab.grading.checkcell import is_check_cell
+from normlab.grading.selfcheck import points
 from normlab.grading.session import POLICIES as REUSE_VOIDS
 
 TOTAL = re.compile(r"\((\d+(?:\.\d+)?) points?\)")
-
-
-def _points_text(value: float) -> str:
-    return f"({value:g} point{'' if value == 1 else 's'})"
 
 
 def _grade_points(cell) -> float:
@@ -36,7 +33,7 @@ def _set_heading_total(cell, level: str, total: float) -> None:
     lines = cell.source.split("\n")
     for i, line in enumerate(lines):
         if line.startswith(level + " ") and TOTAL.search(line):
-            lines[i] = TOTAL.sub(_points_text(total), line, count=1)
+            lines[i] = TOTAL.sub(f"({points(total)})", line, count=1)
             break
     cell.source = "\n".join(lines)
 

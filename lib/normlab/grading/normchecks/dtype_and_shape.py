@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ..evidence import shown_type, where
 from ..judges import each_case, returned
-from ..spec import CheckSpec
-from .kind import NormKind, norm_cell
+from ..spec import CheckSpec, check_spec
+from .kind import NormKind
 
 
 def like_the_input(seen):
@@ -31,15 +31,21 @@ def like_the_input(seen):
     return None
 
 
-def dtype_and_shape_spec(
-    kind: NormKind, grade_id: str = "dtype_and_shape", *, points: float
-) -> CheckSpec:
-    return norm_cell(
-        dtype_and_shape_spec,
-        kind,
+def like_the_input_spec(grade_id: str, function: str, *, points: float, **fields) -> CheckSpec:
+    """The cell of `function` whose output must be like its input (`like_the_input`)."""
+    return check_spec(
         grade_id,
+        function,
         each_case(returned, like_the_input),
         "returns an array of the input's shape and dtype",
         misconception="the output's type, shape or dtype wrong",
         points=points,
+        **fields,
     )
+
+
+def dtype_and_shape_spec(
+    kind: NormKind, grade_id: str = "dtype_and_shape", *, points: float
+) -> CheckSpec:
+    builder = {"builder": dtype_and_shape_spec, "kind": kind}
+    return like_the_input_spec(grade_id, kind.function, points=points, **builder)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..evidence import fmt, record, where, worst
+from ..evidence import fmt, near, record, where, worst
 from ..judges import an_array, each_pair
 from ..spec import CheckSpec
 from .kind import NormKind, norm_cell
@@ -44,27 +44,27 @@ def _affine_message(kind, case, y1, yg, gamma, beta, expected, index) -> str:
     head = f"Gain{' and bias' if has_beta else ''}: for {where(case)} with gamma = {fmt(gamma)}"
     head += f" and beta = {fmt(beta)}" if has_beta else ""
 
-    def near(z) -> bool:
-        return worst(yg, z, 1e-6, 1e-8 * (1 + np.abs(z).max())) is None
+    def close(z) -> bool:
+        return near(yg, z, 1e-6, 1e-8)
 
-    if near(y1):
+    if close(y1):
         why = f"{params} had no effect: the output is the same as with gamma = 1" + (
             ", beta = 0." if has_beta else "."
         )
-    elif has_beta and near(beta * y1 + gamma):
+    elif has_beta and close(beta * y1 + gamma):
         why = "gamma and beta are swapped: beta scales and gamma shifts."
     elif (
         y1.ndim >= 2
         and y1.shape[-2] == y1.shape[-1]
-        and near(gamma[:, None] * y1 + (beta[:, None] if has_beta else 0.0))
+        and close(gamma[:, None] * y1 + (beta[:, None] if has_beta else 0.0))
     ):
         why = (
             f"{params} were applied per record (down the rows), not per feature: on a square "
             "input a (d, 1)-shaped gamma broadcasts the wrong way. gamma[k] scales feature k."
         )
-    elif has_beta and near(gamma * y1):
+    elif has_beta and close(gamma * y1):
         why = "beta was not added: each feature k gets gamma[k] * x_hat[k] + beta[k]."
-    elif has_beta and near(y1 + beta):
+    elif has_beta and close(y1 + beta):
         why = "gamma was not applied: each feature k gets gamma[k] * x_hat[k] + beta[k]."
     else:
         why = (

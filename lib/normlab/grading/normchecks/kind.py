@@ -17,14 +17,14 @@ from ..verdict import Verdict
 
 @dataclass(frozen=True, kw_only=True)
 class NormKind:
-    """What the student's normalization should be."""
+    """What the student's normalization should be (by default, LayerNorm's choices)."""
 
     function: str  # the student's function name
     title: str  # LayerNorm, batch-norm, RMSNorm
-    center: bool
-    leading_axes: bool  # statistics over every leading axis (batch-norm) or the last
-    has_beta: bool
-    default_eps: float
+    center: bool = True
+    leading_axes: bool = False  # statistics over every leading axis (batch-norm) or the last
+    has_beta: bool = True
+    default_eps: float = 1e-5
 
     def correct_axes(self, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim - 1)) if self.leading_axes else (ndim - 1,)
@@ -77,29 +77,10 @@ class NormKind:
         return "feature" if self.leading_axes else "record"
 
 
-LAYER_NORM = NormKind(
-    function="layer_norm",
-    title="LayerNorm",
-    center=True,
-    leading_axes=False,
-    has_beta=True,
-    default_eps=1e-5,
-)
-BATCH_NORM = NormKind(
-    function="batch_norm",
-    title="batch-norm",
-    center=True,
-    leading_axes=True,
-    has_beta=True,
-    default_eps=1e-5,
-)
+LAYER_NORM = NormKind(function="layer_norm", title="LayerNorm")
+BATCH_NORM = NormKind(function="batch_norm", title="batch-norm", leading_axes=True)
 RMS_NORM = NormKind(
-    function="rms_norm",
-    title="RMSNorm",
-    center=False,
-    leading_axes=False,
-    has_beta=False,
-    default_eps=1e-6,
+    function="rms_norm", title="RMSNorm", center=False, has_beta=False, default_eps=1e-6
 )
 
 
