@@ -203,13 +203,10 @@ def _encode(value, registry: dict, depth: int):
         return {"$": "opaque", "v": [value.type_name, value.text]}
     name = type(value).__name__
     if dataclasses.is_dataclass(value) and registry.get(name) is type(value):
-        fields = {f.name: _encode(getattr(value, f.name), registry, nxt) for f in _fields(value)}
+        fields = dataclasses.fields(value)
+        fields = {f.name: _encode(getattr(value, f.name), registry, nxt) for f in fields if f.init}
         return {"$": "obj", "type": name, "v": fields}
     return _opaque(value)
-
-
-def _fields(value):
-    return [f for f in dataclasses.fields(value) if f.init]
 
 
 def _opaque(value):

@@ -19,15 +19,14 @@ def fmt(value, digits: int = 4, limit: int = 8) -> str:
     flat = arr.reshape(-1) if arr.ndim == 1 else arr
     if arr.size > limit:
         flat = arr.reshape(-1)[:limit]
-        body = ", ".join(_num(v, digits) for v in flat)
+        body = ", ".join(
+            f"{v:.{digits}g}" if isinstance(v, float | np.floating) else repr(v.item())
+            for v in flat
+        )
         return f"[{body}, ...]"
     return np.array2string(
         flat, precision=digits, separator=", ", floatmode="maxprec", suppress_small=False
     ).replace("\n", "")
-
-
-def _num(v, digits: int) -> str:
-    return f"{v:.{digits}g}" if isinstance(v, float | np.floating) else repr(v.item())
 
 
 def where(case: Case) -> str:

@@ -22,16 +22,11 @@ CLASS = "LayerNorm"
 DEFAULT_EPS = 1e-5
 
 
-def shape_text(normalized_shape) -> str:
-    """normalized_shape as the student would write it: 8, or (3, 4)."""
-    return str(normalized_shape)
-
-
 def built(normalized_shape, eps=None, affine=None) -> str:
     """The module a case builds, as code: "LayerNorm((3, 4), eps=0.1)"."""
     extra = f", eps={eps:g}" if eps is not None else ""
     extra += ", elementwise_affine=False" if affine is False else ""
-    return f"{CLASS}({shape_text(normalized_shape)}{extra})"
+    return f"{CLASS}({normalized_shape}{extra})"  # as the student writes it: 8, or (3, 4)
 
 
 def forward_case(

@@ -163,7 +163,7 @@ def write_source(out: Path) -> Path:
     for shipped in SHIPS:
         for path in _python_files(LIB / shipped):
             relative = path.relative_to(LIB)
-            _mkdir((lib / relative).parent)
+            (lib / relative).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, lib / relative)
     _write(lib / "normlab" / "__init__.py", init_source())
     for module, objects in stub_functions().items():
@@ -183,11 +183,6 @@ def _python_files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
     return sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts)
-
-
-def _mkdir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 SELF_CHECK = """

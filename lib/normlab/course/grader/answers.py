@@ -37,11 +37,6 @@ TORCH_NOTED = (
 MAX_NOTES = 50
 
 
-def _refs_in(case: Case) -> list[Ref]:
-    values = list(case.args) + list(case.kwargs.values())
-    return [v for v in values if isinstance(v, Ref)]
-
-
 def _error(ename: str, message: str) -> tuple[None, tuple[str, str]]:
     """An answer that makes the kernel raise `ename(message)`."""
     return None, (ename, message[:500])
@@ -68,7 +63,8 @@ class Answers:
     def begin_case(self, case: Case) -> None:
         """Make the case's trusted objects (as `run_case` would) and start taking notes."""
         self.case, self.made, self.calls, self.delegated = case, {}, [], []
-        self.objects = {ref: trusted.resolve(ref, self.made) for ref in _refs_in(case)}
+        refs = [v for v in (*case.args, *case.kwargs.values()) if isinstance(v, Ref)]
+        self.objects = {ref: trusted.resolve(ref, self.made) for ref in refs}
 
     def end_case(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple]:
         """(reference calls noted, those delegated to another graded function, probes of the

@@ -25,11 +25,6 @@ MAX_REPLACEMENTS = 4
 STALL_TIMEOUT_S = 10.0
 
 
-def _called(message) -> str | None:
-    """The notebook's name for the function a request calls (a case's target), if any."""
-    return message.case_function() if isinstance(message, protocol.RunCase) else None
-
-
 class KernelSession:
     """The kernel of one notebook's run; `start()` makes a ready `Kernel` (or raises
     KernelDied when the submission cannot go in: the session is then dead from the start).
@@ -62,7 +57,8 @@ class KernelSession:
             raise
         except KernelDied as died:
             self.lost = died.reason
-            name = _called(message)
+            # the notebook's name for the function the request called (a case's target)
+            name = message.case_function() if isinstance(message, protocol.RunCase) else None
             if name:
                 crashed = f"{name} stopped the kernel in an earlier cell ({died.reason})"
                 self.journal.append(protocol.Stall(0, {name: (CRASHED, crashed)}))

@@ -16,10 +16,6 @@ _STREAMS = ("stdout", "stderr")
 MAX_OUTPUTS = 200
 
 
-def _is_text_list(value) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
-
-
 def _bundle(value) -> dict | None:
     if not isinstance(value, dict):
         return None
@@ -62,7 +58,8 @@ def _one(item: dict):
         return nbformat.v4.new_output(kind, data=data, execution_count=count)
     if kind == "error":
         ename, evalue, tb = item.get("ename"), item.get("evalue"), item.get("traceback")
-        if isinstance(ename, str) and isinstance(evalue, str) and _is_text_list(tb):
+        texts = isinstance(tb, list) and all(isinstance(line, str) for line in tb)
+        if isinstance(ename, str) and isinstance(evalue, str) and texts:
             return error(ename, evalue, tb)
     return None
 

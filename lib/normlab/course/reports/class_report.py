@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import csv
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from matplotlib.ticker import MaxNLocator
@@ -35,18 +35,6 @@ COLUMNS = {
     TIMED_OUT: "timed_out",
     NOT_JUDGED: "not_judged",
 }
-FIELDS = (
-    "grade_id",
-    "misconception",
-    "points",
-    "students",
-    "misconception_count",
-    "not_written",
-    "crashed",
-    "timed_out",
-    "not_judged",
-    "no_verdict",
-)
 
 
 @dataclass
@@ -114,7 +102,7 @@ def class_rows(db_url: str, root: str, assignment: str) -> list[Row]:
 def write_csv(rows: list[Row], path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=FIELDS)
+        writer = csv.DictWriter(handle, fieldnames=[f.name for f in fields(Row)])
         writer.writeheader()
         for row in rows:
             writer.writerow(asdict(row))

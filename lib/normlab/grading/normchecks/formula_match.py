@@ -1,13 +1,10 @@
 """The judge of every cell that reads choices of the normalization formula, and its builder.
 
-A normalization is four choices (`normlab.grading.formulas`): axes, center, divisor, eps. The
-judge asks the oracle for every formula on the case's input, and which of them the student's
-output matches. A match that is right on the choices this cell reads passes (apart from the
-others it gets wrong, or not judged where those hide this cell's: `qualified`); otherwise the
-cell's `explain(seen, closest)` says what is wrong, shown the closest match (the fewest wrong
-choices), or None when the output matches no formula (then it checks the property itself, and
-may pass). The same judge serves ps2-ps4's functions (`NormKind`) and ps8's module
-(`ps8_probes.MODULE`): a *target* says what is right and how the student's output is read.
+A match of the student's output (`formulas`) that is right on the choices the cell reads passes
+(`qualified`: apart from others, or not judged where they hide it); else `explain(seen,
+closest)` says what is wrong, shown the match with the fewest wrong choices, or None when none
+matches (it then checks the property itself). It serves ps2-ps4's functions (`NormKind`) and
+ps8's module (`ps8_probes.MODULE`); a *target* says what is right and how the output is read:
 
     target.who             whose statistics a message names ("layer_norm", "your module")
     target.center          whether the right formula subtracts the mean
