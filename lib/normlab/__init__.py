@@ -1,7 +1,8 @@
 """normlab: the reference implementation behind the LayerNorm course.
 
 Layer normalization (Ba, Kiros and Hinton, 2016, arXiv:1607.06450) in NumPy, with
-the functions the course compares it to (batch-norm, RMSNorm, GroupNorm), its
+the functions the course compares it to (batch-norm, RMSNorm, GroupNorm, and Dynamic
+Tanh, which keeps none of the statistics), its
 backward pass, a witness that audits any normalization function, and planted wrong
 implementations for it to catch.
 
@@ -17,6 +18,7 @@ twins live in `normlab.torch_twins`, imported only when asked for.
 from . import audit, red_team
 from .backward import batch_norm_backward, layer_norm_backward
 from .batch_norm import BatchNorm, batch_norm, batch_norm_forward
+from .dyt import dyt, dyt_backward
 from .group_norm import group_norm
 from .layer_norm import layer_norm
 from .params import param_count
@@ -29,6 +31,8 @@ __all__ = [
     "batch_norm",
     "batch_norm_backward",
     "batch_norm_forward",
+    "dyt",
+    "dyt_backward",
     "group_norm",
     "layer_norm",
     "layer_norm_backward",
