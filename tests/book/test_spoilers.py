@@ -71,11 +71,14 @@ ANSWERS = {
     "time_median": [("bench/timing.py", "time_interleaved")],
     # ps8's module: the torch twin's class, and the function its forward calls
     "LayerNorm": [("torch_twins.py", "LayerNorm"), ("torch_twins.py", "layer_norm")],
+    # ps9's two functions; the torch twin's forward is dyt's formula
+    "dyt": [("dyt.py", "dyt"), ("torch_twins.py", "DyT")],
+    "dyt_backward": [("dyt.py", "dyt_backward")],
 }
 
 # Functions that DESIGN.md's contracts give to a problem set whose notebook is not written yet:
 # their reference is folded already. Drop an entry once solutions/<ps>/ defines the function.
-ANNOUNCED: dict[str, set[str]] = {}
+ANNOUNCED: dict[str, set[str]] = {"dyt": {"ps9_dyt"}, "dyt_backward": {"ps9_dyt"}}
 
 FENCE = re.compile(r"^\s{0,3}(?P<fence>`{3,}|:{3,})(?P<info>.*)$")
 DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<arg>.*)$")

@@ -43,6 +43,8 @@ ANSWERED = frozenset(
         "group_norm",
         "batch_norm_backward",
         "batch_norm_forward",
+        "dyt",
+        "dyt_backward",
     ]
 )
 NUMPY_NOTED = frozenset(["numpy.var", "numpy.std", "numpy.nanvar", "numpy.nanstd"])
