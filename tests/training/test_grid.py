@@ -102,9 +102,9 @@ def test_tracking_updates_does_not_change_the_run():
 
 def test_the_grid_has_every_combination_once_deep_runs_last():
     configs = grid.configs()
-    # spirals: 5 scales x 8 rates x 5 norms (DyT among them) x 5 seeds, digits: 3 scales, per
+    # spirals: 5 scales x 9 rates x 5 norms (DyT among them) x 5 seeds, digits: 3 scales, per
     # depth; and the centre-only control at Kaiming's scale on both tasks and depths
-    norms, rates, seeds = 5, 8, 5
+    norms, rates, seeds = 5, 9, 5
     expected = 2 * (5 + 3) * rates * norms * seeds + 2 * 2 * rates * seeds
     assert len(configs) == len(set(configs)) == expected
     assert len(grid.SCALES["spirals"]) >= 5 and 1.0 in grid.SCALES["digits"]
@@ -232,6 +232,10 @@ def test_a_grown_sweep_reuses_an_earlier_records_runs_once_checked(tmp_path):
     again = grown[:-1] + [str(tmp_path / "again"), "--reuse", str(earlier), "--check", "1"]
     with pytest.raises(SystemExit, match=r"differs .* in \['val_curve'\]: not reused"):
         script.main(base + again)
+    # nor is a record of another protocol (here: fewer steps per run)
+    other = [a if a != "3" else "2" for a in base]
+    with pytest.raises(SystemExit, match=r"ran another protocol \(steps\)"):
+        script.main(other + again)
 
 
 def test_no_record_is_a_clear_error(tmp_path):
