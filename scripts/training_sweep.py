@@ -28,6 +28,7 @@ import argparse
 import datetime
 import json
 import os
+import random
 import subprocess
 import sys
 import time
@@ -94,11 +95,19 @@ def reusable(path: Path, settings: dict) -> tuple[dict, dict]:
 
 
 def check_reused(reused: dict, count: int, steps: int) -> list[dict]:
-    """Re-make `count` reused runs, spread over them, here; stop unless each is as recorded."""
-    if not reused or count < 1:
-        return []
-    configs = sorted(reused, key=str)
-    picked = [configs[i * len(configs) // count] for i in range(min(count, len(configs)))]
+    """Re-make `count` reused runs here; stop unless each is as recorded.
+
+    The runs are drawn at random (seed 0, so the same ones each time) from each record that
+    made some of them in turn, so a run of every earlier session is made again.
+    """
+    by_record: dict[str, list] = {}
+    for config in sorted(reused, key=str):
+        by_record.setdefault(reused[config]["made_in"], []).append(config)
+    draw, records = random.Random(0), sorted(by_record)
+    picked = []
+    for i in range(min(count, len(reused))):
+        left = [c for c in by_record[records[i % len(records)]] if c not in picked]
+        picked += [draw.choice(left)] if left else []
     checks = []
     for config in picked:
         old, new = reused[config], grid.run_config(config, steps=steps)

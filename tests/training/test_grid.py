@@ -219,6 +219,14 @@ def test_a_grown_sweep_reuses_an_earlier_records_runs_once_checked(tmp_path):
     assert set(record["machines"]) == {earlier.name, name}
     assert record["machines"][name]["commit"] == record["machine"]["commit"]
     assert [check["made_in"] for check in record["reuse_checks"]] == [earlier.name]
+    # growing it again re-makes runs of both earlier sessions, one of each
+    time.sleep(1.1)
+    (tmp_path / "third").mkdir()
+    third = ["--norms", "none", "dyt", "--lrs", "1e-3", "1e-2", "--seeds", "0", "1"]
+    third += ["--out-dir", str(tmp_path / "third"), "--reuse", record["path"], "--check", "2"]
+    assert script.main(base[:-6] + ["--steps", "3", "--jobs", "1"] + third) == 0
+    checked = grid.newest_record(tmp_path / "third")["reuse_checks"]
+    assert sorted(check["made_in"] for check in checked) == sorted([earlier.name, name])
     reused = grid.find_run(record, grid.Config("spirals", "none", 2, 1.0, 1e-3, 0))
     assert reused == {**json.loads(earlier.read_text())["runs"][0], "made_in": earlier.name}
     made_here = [r["cpu_seconds"] for r in record["runs"] if r["made_in"] == name]
