@@ -230,7 +230,7 @@ def test_every_literalinclude_of_reference_code_is_folded_inside_only_not_term()
 
 
 def test_the_folded_functions_are_the_ones_the_report_lists():
-    """Chapters 2, 6, 7, 10, 11 and 12 fold reference code (issues 11, 19 and 32)."""
+    """Chapters 2, 6, 7, 10, 11, 12 and 13 fold reference code (issues 11, 19, 32 and 43)."""
     folded = {(page.stem, include["pyobject"]) for page, include, _ in reference_includes()}
     assert folded == {
         ("02_layer_norm_derived", "layer_norm"),
@@ -249,6 +249,8 @@ def test_the_folded_functions_are_the_ones_the_report_lists():
         ("11_numerics", "centered_and_var"),
         ("11_numerics", "welford_variance"),
         ("12_speed", "layer_norm_fast"),
+        ("13_dynamic_tanh", "dyt"),
+        ("13_dynamic_tanh", "dyt_backward"),
     }
 
 
