@@ -45,6 +45,7 @@ COLORS = {
     "rms_norm": OKABE_ITO["green"],
     "instance_norm": OKABE_ITO["purple"],
     "group_norm": OKABE_ITO["sky"],
+    "dyt": OKABE_ITO["vermillion"],  # Dynamic Tanh (chapter 13): no statistics at all
     # the panel's two teams
     "blue_team": OKABE_ITO["blue"],
     "red_team": OKABE_ITO["vermillion"],

@@ -4,7 +4,8 @@ Imported on demand (`from normlab import torch_twins`), never by `import normlab
 so the grading kernel and the chapters that do not need torch do not pay for it.
 
 Ba, Kiros and Hinton (2016, arXiv:1607.06450) for LayerNorm; Zhang and Sennrich
-(2019, arXiv:1910.07467) for RMSNorm. Half-precision inputs (float16, bfloat16)
+(2019, arXiv:1910.07467) for RMSNorm; Zhu, Chen, He, LeCun and Liu (2025, arXiv:2503.10622)
+for Dynamic Tanh, which has no statistics to compute. Half-precision inputs (float16, bfloat16)
 are computed in float32 and returned in their own dtype, as in the NumPy reference.
 """
 
@@ -84,3 +85,21 @@ class RMSNorm(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return rms_norm(x, self.weight, self.eps)
+
+
+class DyT(nn.Module):
+    """Dynamic Tanh, gamma * tanh(alpha * x) + beta (Zhu et al., 2025, arXiv:2503.10622).
+
+    As the paper's Algorithm 1: one learnable scalar alpha (kept in a tensor of shape (1,),
+    initialised at `alpha_init`, 0.5 in the paper), a gain `weight` of ones and a bias of zeros
+    per feature; 2 d + 1 parameters, and no reduction over any axis.
+    """
+
+    def __init__(self, d_model: int, alpha_init: float = 0.5, device=None, dtype=None):
+        super().__init__()
+        self.alpha = nn.Parameter(torch.full((1,), alpha_init, device=device, dtype=dtype))
+        self.weight = nn.Parameter(torch.ones(d_model, device=device, dtype=dtype))
+        self.bias = nn.Parameter(torch.zeros(d_model, device=device, dtype=dtype))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(self.alpha * x) * self.weight + self.bias  # (..., d)

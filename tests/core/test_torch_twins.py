@@ -60,3 +60,19 @@ def test_modules_are_differentiable():
 def test_bad_shapes_are_named():
     with pytest.raises(ValueError, match=r"gamma has shape \(3,\); expected \(4,\)"):
         torch_twins.layer_norm(torch.zeros(2, 4), torch.ones(3))
+
+
+def test_dyt_module_is_the_reference_and_starts_as_the_paper():
+    layer = torch_twins.DyT(6, dtype=torch.float64)
+    # Zhu et al. (2025), Algorithm 1: alpha from 0.5, a gain of ones, a bias of zeros
+    assert layer.alpha.tolist() == [0.5] and layer.alpha.shape == (1,)
+    assert layer.weight.tolist() == [1.0] * 6 and layer.bias.tolist() == [0.0] * 6
+    with torch.no_grad():
+        layer.alpha.fill_(1.7)
+        layer.weight.copy_(torch.linspace(-1, 2, 6, dtype=torch.float64))
+        layer.bias.copy_(torch.linspace(0, 1, 6, dtype=torch.float64))
+    x = torch.randn(2, 3, 6, dtype=torch.float64) * 3
+    expected = normlab.dyt(
+        x.numpy(), 1.7, layer.weight.detach().numpy(), layer.bias.detach().numpy()
+    )
+    np.testing.assert_allclose(layer(x).detach().numpy(), expected, rtol=0, atol=1e-15)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import time
 from pathlib import Path
 
 import numpy as np
@@ -101,9 +102,9 @@ def test_tracking_updates_does_not_change_the_run():
 
 def test_the_grid_has_every_combination_once_deep_runs_last():
     configs = grid.configs()
-    # spirals: 5 scales x 5 rates x 4 norms x 5 seeds, digits: 3 scales, per depth; and the
-    # centre-only control at Kaiming's scale on both tasks and depths
-    norms, rates, seeds = 4, 5, 5
+    # spirals: 5 scales x 9 rates x 5 norms (DyT among them) x 5 seeds, digits: 3 scales, per
+    # depth; and the centre-only control at Kaiming's scale on both tasks and depths
+    norms, rates, seeds = 5, 9, 5
     expected = 2 * (5 + 3) * rates * norms * seeds + 2 * 2 * rates * seeds
     assert len(configs) == len(set(configs)) == expected
     assert len(grid.SCALES["spirals"]) >= 5 and 1.0 in grid.SCALES["digits"]
@@ -116,6 +117,9 @@ def test_the_grid_has_every_combination_once_deep_runs_last():
         depths = [c.depth for c in configs if c.task == task]
         assert depths == sorted(depths)
     assert {c.init_scale for c in configs if c.norm == "center_only"} == {grid.CONTROL_SCALE}
+    assert {c.init_scale for c in configs if c.norm == "dyt"} == {
+        c.init_scale for c in configs if c.norm == "none"
+    }
 
 
 def test_a_recorded_run_is_the_run_of_its_config():
@@ -190,6 +194,56 @@ def test_a_stopped_sweep_goes_on_where_it_was(tmp_path):
     assert script.main(argv) == 0
     runs = grid.newest_record(tmp_path)["runs"]
     assert [(r["lr"], r["test_accuracy"] == -1.0) for r in runs] == [(1e-3, True), (3e-3, False)]
+
+
+def test_a_grown_sweep_reuses_an_earlier_records_runs_once_checked(tmp_path):
+    script = _load_script()
+    base = ["--tasks", "spirals", "--depths", "2", "--scales", "1", "--seeds", "0"]
+    base += ["--steps", "3", "--jobs", "1"]
+    (tmp_path / "first").mkdir()
+    first = ["--norms", "none", "--lrs", "1e-3", "--out-dir", str(tmp_path / "first")]
+    assert script.main(base + first) == 0
+    (earlier,) = (tmp_path / "first").glob("training-sweep-*.json")
+    time.sleep(1.1)  # records are named by the second: the grown one gets a name of its own
+    grown = ["--norms", "none", "dyt", "--lrs", "1e-3", "1e-2", "--out-dir", str(tmp_path)]
+    assert script.main(base + grown + ["--reuse", str(earlier), "--check", "1"]) == 0
+    record = grid.newest_record(tmp_path)
+    name = Path(record["path"]).name
+    made_in = {(r["norm"], r["lr"]): r["made_in"] for r in record["runs"]}
+    assert made_in == {
+        ("none", 1e-3): earlier.name,
+        ("none", 1e-2): name,
+        ("dyt", 1e-3): name,
+        ("dyt", 1e-2): name,
+    }
+    assert set(record["machines"]) == {earlier.name, name}
+    assert record["machines"][name]["commit"] == record["machine"]["commit"]
+    assert [check["made_in"] for check in record["reuse_checks"]] == [earlier.name]
+    # growing it again re-makes runs of both earlier sessions, one of each
+    time.sleep(1.1)
+    (tmp_path / "third").mkdir()
+    third = ["--norms", "none", "dyt", "--lrs", "1e-3", "1e-2", "--seeds", "0", "1"]
+    third += ["--out-dir", str(tmp_path / "third"), "--reuse", record["path"], "--check", "2"]
+    assert script.main(base[:-6] + ["--steps", "3", "--jobs", "1"] + third) == 0
+    checked = grid.newest_record(tmp_path / "third")["reuse_checks"]
+    assert sorted(check["made_in"] for check in checked) == sorted([earlier.name, name])
+    reused = grid.find_run(record, grid.Config("spirals", "none", 2, 1.0, 1e-3, 0))
+    assert reused == {**json.loads(earlier.read_text())["runs"][0], "made_in": earlier.name}
+    made_here = [r["cpu_seconds"] for r in record["runs"] if r["made_in"] == name]
+    assert record["cpu_seconds_made_here"] == pytest.approx(sum(made_here))
+
+    # a reused run that the code no longer makes is refused, not carried
+    tampered = json.loads(earlier.read_text())
+    tampered["runs"][0]["val_curve"][-1] += 0.01
+    earlier.write_text(json.dumps(tampered))
+    (tmp_path / "again").mkdir()
+    again = grown[:-1] + [str(tmp_path / "again"), "--reuse", str(earlier), "--check", "1"]
+    with pytest.raises(SystemExit, match=r"differs .* in \['val_curve'\]: not reused"):
+        script.main(base + again)
+    # nor is a record of another protocol (here: fewer steps per run)
+    other = [a if a != "3" else "2" for a in base]
+    with pytest.raises(SystemExit, match=r"ran another protocol \(steps\)"):
+        script.main(other + again)
 
 
 def test_no_record_is_a_clear_error(tmp_path):

@@ -54,7 +54,7 @@ def test_reversal_targets_are_the_inputs_reversed():
 # -- the four networks really use their norm -----------------------------------------------------
 
 
-@pytest.mark.parametrize("norm", training.NORMS)
+@pytest.mark.parametrize("norm", training.NORMS + ("dyt",))
 def test_the_four_networks_share_their_initial_linear_weights(norm):
     torch.manual_seed(5)
     plain = MLP("none", depth=3, width=8)
@@ -69,6 +69,9 @@ def test_the_norm_layers_are_the_course_twins_and_torch_batch_norm():
     assert isinstance(make_norm("rms_norm", 4), torch_twins.RMSNorm)
     assert isinstance(make_norm("batch_norm", 4), torch.nn.BatchNorm1d)
     assert isinstance(make_norm("none", 4), torch.nn.Identity)
+    assert isinstance(make_norm("dyt", 4), torch_twins.DyT)
+    with pytest.raises(ValueError, match="norm must be one of .*'dyt'.*; got 'tanh'"):
+        make_norm("tanh", 4)
 
 
 def test_each_norm_standardizes_along_its_own_axis():
@@ -85,7 +88,7 @@ def test_each_norm_standardizes_along_its_own_axis():
     torch.testing.assert_close(bn.var(0, unbiased=False), ones[:8], atol=1e-3, rtol=0)
 
 
-@pytest.mark.parametrize("norm", training.NORMS)
+@pytest.mark.parametrize("norm", training.NORMS + ("dyt",))
 def test_only_batch_norm_couples_the_records_of_a_batch_in_train_mode(norm):
     torch.manual_seed(1)
     model = MLP(norm, depth=2, width=8).train()
@@ -208,3 +211,11 @@ def test_tail_mean_averages_the_last_share_of_the_steps():
 def test_bad_arguments_are_refused_with_a_clear_message(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_dyt_trains_its_alpha_gain_and_bias():
+    run = training.train_classifier("dyt", seed=0, **TINY)
+    layer = run.model.norms[0]
+    assert layer.alpha.item() != 0.5  # Adam moved it from the paper's initial value
+    assert not torch.equal(layer.weight, torch.ones(TINY["width"]))
+    assert np.isfinite(run.final_loss)

@@ -10,10 +10,14 @@ weights start and on how fast they move. This grid trains the chapter's network
                 2015, arXiv:1502.01852, with torch's tanh gain 5/3) on the spirals; 0.25, 1
                 and 4 on the digits
     depth       6 and 20 hidden layers
-    lr          1e-4, 3e-4, 1e-3, 3e-3 and 1e-2 (Adam): two decades, so each network's best
-                rate is inside the grid, not at its edge
-    norm        none, batch-norm, LayerNorm, RMSNorm; and centre-only (LayerNorm without its
-                rescaling, a control) at Kaiming's scale
+    lr          1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2 and 1e-1 (Adam): 1e-4 to 1e-2
+                first; 15 of the 68 networks chose an edge of those two decades, so the grid
+                went a step past each edge for every network (issue 44), and once more below,
+                where two batch-norm networks still chose 3e-5: each network's best rate is
+                inside the grid, not at its edge
+    norm        none, batch-norm, LayerNorm, RMSNorm; centre-only (LayerNorm without its
+                rescaling, a control) at Kaiming's scale; and DyT (Dynamic Tanh, no statistics;
+                Zhu et al., 2025, arXiv:2503.10622), the norm-free arm of chapter 13
     seed        0 to 4 (initial weights and batch order; the records are the same)
 
 Every run follows its validation accuracy every 20 steps, so a learning rate is chosen on the
@@ -36,12 +40,12 @@ import numpy as np
 
 from .classifier import train_classifier
 from .curves import first_step_below
-from .mlp import CONTROLS, NORMS
+from .mlp import CONTROLS, NORM_FREE, NORMS
 
 TASKS = ("spirals", "digits")
 SCALES = {"spirals": (0.25, 0.5, 1.0, 2.0, 4.0), "digits": (0.25, 1.0, 4.0)}
 DEPTHS = (6, 20)
-LEARNING_RATES = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
+LEARNING_RATES = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1)
 SEEDS = (0, 1, 2, 3, 4)
 CONTROL_SCALE = 1.0  # the centre-only control runs at Kaiming's scale alone
 STEPS = 600
@@ -63,7 +67,7 @@ class Config:
 
 def configs(
     tasks=TASKS,
-    norms=NORMS + CONTROLS,
+    norms=NORMS + CONTROLS + NORM_FREE,
     depths=DEPTHS,
     learning_rates=LEARNING_RATES,
     seeds=SEEDS,

@@ -1,4 +1,4 @@
-"""One small network, four normalizations: none, batch-norm, LayerNorm or RMSNorm.
+"""One small network, four normalizations (none, batch-norm, LayerNorm or RMSNorm) and DyT.
 
 Each hidden layer is Linear -> norm -> tanh, the layout of Karpathy's makemore (part 3) and of
 Ioffe and Szegedy (2015, arXiv:1502.03167), who normalize a layer's pre-activations. The norms:
@@ -10,8 +10,11 @@ Ioffe and Szegedy (2015, arXiv:1502.03167), who normalize a layer's pre-activati
     none        the identity, the baseline
     center_only a control, not a norm: each record minus its mean, then gain and bias, as
                 LayerNorm without its division by the standard deviation (CONTROLS)
+    dyt         normlab.torch_twins.DyT, Dynamic Tanh in the norm's place: gamma * tanh(alpha x)
+                + beta, alpha from 0.5, no statistics (Zhu et al., 2025, arXiv:2503.10622;
+                NORM_FREE)
 
-Everything else (widths, initialisation, tanh) is the same in all four. The hidden linears start
+Everything else (widths, initialisation, tanh) is the same in all of them. The hidden linears start
 either from torch's default (`init_scale=None`: uniform with std 1 / sqrt(3 fan_in), about a third
 of Kaiming's for tanh) or from Kaiming's normal initialisation for tanh (He et al., 2015,
 arXiv:1502.01852; gain 5/3 as `torch.nn.init.calculate_gain("tanh")`) times `init_scale`, with
@@ -23,10 +26,11 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..torch_twins import LayerNorm, RMSNorm
+from ..torch_twins import DyT, LayerNorm, RMSNorm
 
 NORMS = ("none", "batch_norm", "layer_norm", "rms_norm")
 CONTROLS = ("center_only",)
+NORM_FREE = ("dyt",)  # takes a norm's place, computes no statistic
 TANH_GAIN = 5 / 3  # torch.nn.init.calculate_gain("tanh")
 
 
@@ -42,7 +46,9 @@ def make_norm(kind: str, width: int) -> nn.Module:
         return RMSNorm(width)
     if kind == "center_only":
         return CenterOnly(width)
-    raise ValueError(f"norm must be one of {NORMS + CONTROLS}; got {kind!r}")
+    if kind == "dyt":
+        return DyT(width)
+    raise ValueError(f"norm must be one of {NORMS + CONTROLS + NORM_FREE}; got {kind!r}")
 
 
 class CenterOnly(nn.Module):

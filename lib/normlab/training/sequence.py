@@ -51,6 +51,7 @@ class SequenceRun:
     seed: int
     losses: np.ndarray  # (steps,) cross-entropy in nats, each step's fresh batch
     accuracy: float  # share of tokens reversed correctly on a fresh batch after training
+    model: SequenceModel | None = None  # the trained network (chapter 13 looks inside it)
 
     @property
     def final_loss(self) -> float:
@@ -97,4 +98,4 @@ def train_sequence_model(
     with torch.no_grad():
         ids, target = reversal_batch(batch, tokens, vocab, generator)
         accuracy = float((model(ids).argmax(-1) == target).float().mean())
-    return SequenceRun(placement, warmup_steps, lr, seed, losses, accuracy)
+    return SequenceRun(placement, warmup_steps, lr, seed, losses, accuracy, model)
