@@ -28,21 +28,21 @@ UNWRITTEN_LN = "def layer_norm(x, gamma, beta, eps=1e-5):\n    raise NotImplemen
 TOTAL = 25.0
 STATS_POINTS = 6.0
 # a layer_norm that returns zeros: right shape and dtype, untouched input, stable, by hand;
-# wrong on the axes, so its centring is not judged (a tick is a true statement), and wrong on
-# every other cell (3 + 1 + 2 + 2 + 2 + 2 points)
+# its rows have mean zero, so centring is ticked on visible and hidden inputs alike (a tick is
+# a true statement, and the rubric's one rule for both: issue 46, item 2); wrong on every other
+# cell (3 + 2 + 2 + 2 + 2 points)
 ZEROS_LN = "def layer_norm(x, gamma, beta, eps=1e-5):\n    return np.zeros_like(x)\n"
 ZEROS_FAILED = tuple(
     spec.grade_id
     for spec in (
         PS2.axis,
-        PS2.centering,
         PS2.population_variance,
         PS2.eps_placement,
         PS2.gain_and_bias,
         PS2.independence,
     )
 )
-ZEROS_SCORE = TOTAL - 12.0
+ZEROS_SCORE = TOTAL - 11.0
 
 
 @dataclass(frozen=True)
