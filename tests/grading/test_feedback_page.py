@@ -9,6 +9,7 @@ its evidence is a visible or a hidden input; the summary cell gives the graded c
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
@@ -106,3 +107,18 @@ def test_a_failed_message_says_which_input_showed_it(pages, serve_folder, browse
     assert labels, "the witnesses fail no check"
     allowed = {"On an input of the visible check", HIDDEN_LABEL.rstrip(": ")}
     assert set(labels) <= allowed, set(labels) - allowed
+
+
+@pytest.mark.slow
+def test_a_failed_check_shows_one_message(graded_course):
+    """nbgrader adds the kernel's reply as a second error output when no output bears its name:
+    a failed check's output and reply must both say AssertionError."""
+    graded = graded_course.root / "autograded"
+    twice = []
+    for notebook in sorted(graded.glob(f"*/{PS2}/{PS2}.ipynb")):
+        for cell in json.loads(notebook.read_text())["cells"]:
+            errors = [o for o in cell.get("outputs", []) if o["output_type"] == "error"]
+            if len(errors) > 1:
+                student = notebook.parent.parent.name
+                twice.append((student, cell["id"], [e["ename"] for e in errors]))
+    assert not twice, twice

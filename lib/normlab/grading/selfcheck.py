@@ -148,11 +148,18 @@ class CheckFailed(AssertionError):
     shows its message alone (`_show_failure`), not below this module's frames."""
 
 
+# Its name, to every reader, is AssertionError's: ipykernel names a failed cell's reply by
+# type(error).__name__, and nbgrader's Execute adds that reply as a second error output when no
+# output bears its name (nbgrader 0.9: preprocessors/execute.py), so a feedback page would show
+# the failure twice; the graders and the feedback page know a failed check as an AssertionError.
+CheckFailed.__name__ = CheckFailed.__qualname__ = "AssertionError"
+
+
 def _show_failure(shell, etype, value, tb, tb_offset=None) -> list[str]:
     """IPython's handler for `CheckFailed`: the message, no frames, as an AssertionError (as the
     course's grader writes it)."""
     lines = [f"AssertionError: {value}"]
-    shell._showtraceback(AssertionError, value, lines)  # nbgrader's, feedback's name for it
+    shell._showtraceback(etype, value, lines)
     return lines
 
 
