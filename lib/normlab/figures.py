@@ -351,3 +351,19 @@ def draw_heatmap(ax, values, rows, columns, *, vmin=0.0, vmax=1.0, cmap="viridis
     ax.set_yticks(range(len(rows)), rows)
     ax.grid(False)
     return image
+
+
+def draw_heatmap_grid(maps, xlabel: str, ylabel: str, colorbar_label: str, width=10.0, height=9.0):
+    """A grid of `draw_heatmap`s: `maps` rows of (title, values, row_labels, column_labels),
+    one colour bar for all (their values on draw_heatmap's one scale). Returns the figure."""
+    fig, axes = new(len(maps), len(maps[0]), width=width, height=height, sharex=True)
+    for row, panels in enumerate(maps):
+        for col, (title, values, rows, columns) in enumerate(panels):
+            image = draw_heatmap(axes[row, col], values, rows, columns)
+            axes[row, col].set_title(title, fontsize=8)
+            axes[row, col].tick_params(axis="x", labelrotation=45)
+        axes[row, 0].set_ylabel(ylabel)
+    for ax in axes[-1]:
+        ax.set_xlabel(xlabel)
+    fig.colorbar(image, ax=axes, shrink=0.6, label=colorbar_label)
+    return fig

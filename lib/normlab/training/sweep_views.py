@@ -191,6 +191,37 @@ class Sweep:
             for lr in self.rates
         )
 
+    def worse_than_none(self, task, depth, norm) -> list[tuple]:
+        """(task, depth, scale, lr) of every grid setting where the plain network trains and
+        `norm` does not, at the same rate."""
+        return [
+            (task, depth, s, lr)
+            for s in self.scales(task, "none")
+            for lr in self.rates
+            if self.outcome(task, "none", depth, s, lr) == "trains"
+            and self.outcome(task, norm, depth, s, lr) != "trains"
+        ]
+
+    def only_batch_norm_learns(self, task, depth) -> list[tuple]:
+        """(task, depth, scale, lr) of every grid setting where LayerNorm ends at chance and
+        batch-norm does not (it trains, or is slow)."""
+        return [
+            (task, depth, s, lr)
+            for s in self.scales(task, "batch_norm")
+            for lr in self.rates
+            if self.outcome(task, "layer_norm", depth, s, lr) == "chance"
+            and self.outcome(task, "batch_norm", depth, s, lr) in ("trains", "slow")
+        ]
+
+    def most_saturated(self, settings, norms=("batch_norm", "layer_norm")) -> float:
+        """The largest mean share of saturated tanh outputs of `norms` over `settings`
+        ((task, depth, scale, lr) each)."""
+        return max(
+            float(self.values(t, n, d, s, lr, "saturated").mean())
+            for t, d, s, lr in settings
+            for n in norms
+        )
+
 
 def paired_t(differences) -> tuple[float, float]:
     """Student's paired t-test of `differences` against 0: (t, two-sided p).
