@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from cells import PS1, PS2, PS3, PS4, PS5, PS6, PS7, PS8, PS9
 from course_bank import (
+    BANK,
     BWD_RETURN,
     DY_IN_PLACE,
     DYT,
@@ -935,3 +936,20 @@ def graded_once(mutant: Mutant) -> NotebookRun:
     student's kernel runs it (`in_process.run_cells`, grading=False), as TEST_STUDENT."""
     nb = graded(released_with(mutant.assignment, answers(mutant)), mutant.assignment)
     return run_cells(nb, grading=False, student=TEST_STUDENT)
+
+
+def is_a_mutant(assignment: str, edits, lost) -> bool:
+    """Is a planted bug a mutant's (ps3 Part C's, ps7's and ps8's are made from the bank),
+    with the same cells lost? Its mutant's run then proves it."""
+    return any(
+        m.assignment == assignment and m.edits == tuple(edits) and m.lost_at_grading == lost
+        for m in MUTANTS
+    )
+
+
+def from_the_bank(mutant: Mutant) -> bool:
+    """Is `mutant` one of the bank's planted bugs (course_bank.BANK), the same cells lost?"""
+    bank = BANK.get(mutant.assignment, {}).values()
+    return any(
+        tuple(edits) == mutant.edits and lost == mutant.lost_at_grading for edits, lost in bank
+    )

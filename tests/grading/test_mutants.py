@@ -39,11 +39,20 @@ from course_helpers import (
     with_bug,
 )
 from in_process import run_cells, scores
-from mutants import KERNEL_WITNESSES, MUTANTS, PS1_MUTANTS, graded_once, kernel_witnesses
+from mutants import (
+    KERNEL_WITNESSES,
+    MUTANTS,
+    PS1_MUTANTS,
+    from_the_bank,
+    graded_once,
+    is_a_mutant,
+    kernel_witnesses,
+)
 from test_run_all import assert_reaches_the_summary
 from test_verdicts import SNAPSHOT
 
 from normlab.grading import ASSIGNMENTS, CHECKS, DEFAULT_SEED, CheckSpec
+from normlab.grading.catalog import cells_of
 from normlab.grading.selfcheck import CheckFailed
 from normlab.grading.verdict import NOT_JUDGED, NOT_WRITTEN, PASSED
 
@@ -75,6 +84,8 @@ def test_a_mutant_judged_once_loses_exactly_its_cells_and_reaches_the_summary(mu
     for battery, verdicts in found.items():
         lost = {grade_id for grade_id, verdict in verdicts.items() if not verdict.passed}
         assert lost == mutant.lost, f"{battery} battery"
+    if from_the_bank(mutant):
+        assert_each_cell_lost_says_why(found["hidden"], checks)
     own = found["hidden"][mutant.cell.grade_id]
     assert own.category not in (PASSED, NOT_WRITTEN), own
     assert mutant.says in own.message, own.message
@@ -98,6 +109,26 @@ def test_a_mutant_judged_once_loses_exactly_its_cells_and_reaches_the_summary(mu
     assert_reaches_the_summary(mutant.assignment, shown, mutant.lost, notes, TEST_STUDENT)
 
 
+def assert_each_cell_lost_says_why(verdicts: dict, checks: dict) -> None:
+    """A planted bug of the bank (course_bank.BANK) loses each cell to that cell's own
+    misconception, or "not judged" naming another failing cell; a function a failing reuse cell
+    voids is not judged in any other cell."""
+    failed = {grade_id: v for grade_id, v in verdicts.items() if not v.passed}
+    for grade_id, verdict in failed.items():
+        if verdict.category == NOT_JUDGED:
+            assert any(other in verdict.message for other in failed if other != grade_id), verdict
+        else:
+            assert verdict.category == checks[grade_id].category, (grade_id, verdict)
+    voided = {
+        other.grade_id
+        for grade_id in failed
+        if checks[grade_id].voids
+        for other in cells_of(checks[grade_id])
+        if other.grade_id != grade_id
+    }
+    assert all(failed[grade_id].category == NOT_JUDGED for grade_id in voided)
+
+
 def crosses_cells(found: dict, checks: dict) -> bool:
     """Does a verdict carry a rule across cells (`session.Session.judge`): a function voided by
     its reuse cell, "same cause as", "not judged"?"""
@@ -112,15 +143,6 @@ def crosses_cells(found: dict, checks: dict) -> bool:
 
 def test_every_assignment_has_a_kernel_witness():
     assert {m.assignment for m in kernel_witnesses()} == set(ASSIGNMENTS)
-
-
-def is_a_mutant(assignment: str, edits, lost) -> bool:
-    """Is a planted bug a mutant's (ps3 Part C's, ps7's and ps8's are made from the bank),
-    with the same cells lost? Its mutant's run then proves it."""
-    return any(
-        m.assignment == assignment and m.edits == tuple(edits) and m.lost_at_grading == lost
-        for m in MUTANTS
-    )
 
 
 BUGS = [
