@@ -28,7 +28,6 @@ from .ps8_probes import (
 )
 from .spec import check_spec
 
-DETACHED = (("mean", "var"), ("mean",), ("var",))
 DETACHED_WORDS = {
     ("mean", "var"): "the mean and the variance",
     ("mean",): "the mean",
@@ -65,7 +64,7 @@ def _gradient_questions(case) -> list:
                 x, shape, weight, bias, eps=eps, dy=dy, **member_options(member), **cut
             )
             for member in (None, *formulas.members(np.ndim(x)))
-            for cut in ({}, *({"detach": detach} for detach in DETACHED))
+            for cut in ({}, *({"detach": detach} for detach in DETACHED_WORDS))
         ),
     ]
 
@@ -102,7 +101,7 @@ def _dx(seen):
     candidates = _candidates(seen)
     if any(_close(dx, _expected(seen, member)["dx"]) for member in candidates):
         return None
-    for detach in DETACHED:
+    for detach in DETACHED_WORDS:
         if _close(dx, _expected(seen, candidates[0], detach=detach)["dx"]):
             return (
                 f"Statistics out of the graph: for {where(case)}, the gradient of x is what it "

@@ -63,17 +63,6 @@ def storable(answer):
     return answer
 
 
-def _restored(answer):
-    if isinstance(answer, Pairs):
-        return dict(answer.items)
-    if isinstance(answer, Raised):
-        kind = getattr(builtins, answer.type_name, None)
-        if not (isinstance(kind, type) and issubclass(kind, Exception)):
-            kind = RuntimeError
-        raise kind(answer.message)
-    return answer
-
-
 def copied(value):
     """A fresh copy of an answer's arrays (the student's code may write into what it gets)."""
     if isinstance(value, np.ndarray):
@@ -132,7 +121,14 @@ class Recording:
                 f"the inputs of the visible checks only (the checks run on the reference when "
                 f"your notebook is graded)."
             ) from None
-        return _restored(found)
+        if isinstance(found, Pairs):
+            return dict(found.items)
+        if isinstance(found, Raised):
+            kind = getattr(builtins, found.type_name, None)
+            if not (isinstance(kind, type) and issubclass(kind, Exception)):
+                kind = RuntimeError
+            raise kind(found.message)
+        return found
 
     def resolve(self, ref: Ref, made: dict):
         """ps6's scripted timer as it is; a trusted LayerNorm as a replay (`replay_norm`)."""
