@@ -69,10 +69,6 @@ def triple(case: Case, result):
     return arrays_output(FUNCTION, case, result, PARTS, shapes=(x.shape, d, d))
 
 
-def _lead(x) -> tuple[int, ...]:
-    return tuple(range(np.ndim(x) - 1))
-
-
 def _x64(case: Case) -> np.ndarray:
     return np.asarray(case.args[0], dtype=np.float64)
 
@@ -89,9 +85,9 @@ def questions(case: Case) -> list:
 def _batch(seen) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """(mean, population variance, unbiased variance, n) of each feature over the batch."""
     x = _x64(seen.case)
-    found = seen.oracle.statistics(x)
-    mean, population = found[_lead(x), 0]
-    unbiased = found[_lead(x), 1][1]
+    found, lead = seen.oracle.statistics(x), tuple(range(x.ndim - 1))
+    mean, population = found[lead, 0]
+    unbiased = found[lead, 1][1]
     return mean, population, unbiased, int(np.prod(x.shape[:-1]))
 
 

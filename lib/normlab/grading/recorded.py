@@ -72,17 +72,6 @@ def copied(value):
     return value
 
 
-def describe(args: tuple) -> str:
-    """A call's arguments in a few words: arrays by shape and dtype."""
-
-    def one(value) -> str:
-        if isinstance(value, np.ndarray):
-            return f"a {value.dtype} array of shape {value.shape}"
-        return repr(value)[:40]
-
-    return ", ".join(one(a) for a in args)
-
-
 def norm_question(name: str, x) -> tuple:
     """What a trusted LayerNorm `name` is asked when a witness calls it on x."""
     return ("norm", name, np.asarray(x))
@@ -193,11 +182,12 @@ def replay_norm(recording: Recording, name: str):
     missed: list[str] = []
 
     def norm_fn(x):
+        x = np.asarray(x)
+        shown = f"a {x.dtype} array of shape {x.shape}"
         try:
-            what = f"norm_fn({describe((np.asarray(x),))})"
-            return copied(recording.answer(norm_question(name, x), what))
+            return copied(recording.answer(norm_question(name, x), f"norm_fn({shown})"))
         except NotRecorded:
-            missed.append(describe((np.asarray(x),)))
+            missed.append(shown)
             raise
 
     def probes():
