@@ -56,8 +56,7 @@ def call(
             f"training mode, momentum = {momentum:g}" if training else "eval mode"
         )
         label += f", {x.dtype}" if x.dtype != np.float64 else ""
-    args = (x, np.asarray(gamma), np.asarray(beta), np.asarray(running_mean))
-    args = (*args, np.asarray(running_var))
+    args = (x, *(np.asarray(a) for a in (gamma, beta, running_mean, running_var)))
     meta = {"eps": DEFAULT_EPS if eps is None else float(eps)}
     return Case(FUNCTION, "call", args, kwargs=kwargs, tag=tag, label=label, meta=meta)
 
