@@ -65,12 +65,6 @@ def member_output(x, weight, bias, eps, axes, center, divisor, eps_mode, fixed_e
     return y
 
 
-def _is_layer_norm(ndim, normalized_shape, axes, center, divisor, eps_mode, detach) -> bool:
-    trailing = tuple(range(ndim - len(_trailing(normalized_shape)), ndim))
-    right = axes is None or tuple(axes) == trailing
-    return right and center and divisor == "n" and eps_mode == "inside" and not detach
-
-
 def layer_norm(
     x,
     normalized_shape,
@@ -98,10 +92,11 @@ def layer_norm(
             for p in (weight, bias)
         ]
         shape = _trailing(normalized_shape)
-        if _is_layer_norm(xt.ndim, shape, axes, center, divisor, eps_mode, detach):
+        trailing = tuple(range(xt.ndim - len(shape), xt.ndim))
+        axes = trailing if axes is None else tuple(axes)
+        if axes == trailing and center and divisor == "n" and eps_mode == "inside" and not detach:
             y = F.layer_norm(xt, shape, *params, eps=eps)
         else:
-            axes = tuple(axes) if axes is not None else tuple(range(xt.ndim - len(shape), xt.ndim))
             y = member_output(xt, *params, eps, axes, center, divisor, eps_mode, fixed_eps, detach)
         found = {"y": y.detach().numpy(), "dx": None, "dweight": None, "dbias": None}
         if dy is not None:

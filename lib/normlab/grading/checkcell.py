@@ -48,9 +48,7 @@ def _check_call(node: ast.stmt) -> CheckCall | None:
     for keyword in call.keywords:
         kind = _KEYWORDS.get(keyword.arg)
         value = getattr(keyword.value, "value", None)
-        if kind is None or not isinstance(keyword.value, ast.Constant):
-            return None
-        if type(value) is not kind:
+        if kind is None or not isinstance(keyword.value, ast.Constant) or type(value) is not kind:
             return None
         options[keyword.arg] = value
     return CheckCall(first.value, tuple(arg.id for arg in rest), **options)
@@ -59,12 +57,10 @@ def _check_call(node: ast.stmt) -> CheckCall | None:
 def parse_test_cell(source: str) -> list[CheckCall] | None:
     """The check calls of a test cell, in order, or None if it is not only check calls."""
     try:
-        body = ast.parse(source).body
+        tree = ast.parse(source)
     except SyntaxError:
         return None
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        if isinstance(body[0].value.value, str):
-            body = body[1:]
+    body = tree.body[1:] if ast.get_docstring(tree, clean=False) is not None else tree.body
     calls = [_check_call(node) for node in body]
     if not calls or any(call is None for call in calls):
         return None

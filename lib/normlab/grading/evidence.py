@@ -16,16 +16,14 @@ def fmt(value, digits: int = 4, limit: int = 8) -> str:
     arr = np.asarray(value)
     if arr.ndim == 0:
         return f"{arr.item():.{digits}g}" if arr.dtype.kind == "f" else repr(arr.item())
-    flat = arr.reshape(-1) if arr.ndim == 1 else arr
     if arr.size > limit:
-        flat = arr.reshape(-1)[:limit]
         body = ", ".join(
             f"{v:.{digits}g}" if isinstance(v, float | np.floating) else repr(v.item())
-            for v in flat
+            for v in arr.reshape(-1)[:limit]
         )
         return f"[{body}, ...]"
     return np.array2string(
-        flat, precision=digits, separator=", ", floatmode="maxprec", suppress_small=False
+        arr, precision=digits, separator=", ", floatmode="maxprec", suppress_small=False
     ).replace("\n", "")
 
 

@@ -13,7 +13,7 @@ from normlab_sandbox.cases import Case
 
 from .evidence import THREE_ARRAYS, arrays_output, shown_type, where
 from .judges import each_case, returned
-from .normchecks.input_untouched import untouched_spec
+from .normchecks.input_untouched import untouched, untouched_spec
 from .normchecks.reference_reuse import reuse_spec
 from .oracle import ASK
 from .spec import CheckSpec, check_spec
@@ -92,24 +92,13 @@ def dtype_and_shape_spec(
     )
 
 
-def _untouched(seen):
-    case, result = seen.case, seen.result
-    if not result.modified_inputs:
-        return None
-    key = result.modified_inputs[0]
-    name = NAMES[key] if isinstance(key, int) else key
-    return (
-        f"Input modified: {case.target} wrote into its argument {name} ({where(case)}); "
-        f"in-place updates such as `{name} *= ...` change the caller's array."
-    )
-
-
 def input_untouched_spec(
     function: str, grade_id: str = "input_untouched", *, points: float
 ) -> CheckSpec:
     """None of dy, x and gamma written into."""
+    rule = untouched(NAMES, "; in-place updates such as `{name} *= ...` change the caller's array.")
     return untouched_spec(
-        grade_id, function, _untouched, points=points, summary="arguments not written into"
+        grade_id, function, rule, points=points, summary="arguments not written into"
     )
 
 

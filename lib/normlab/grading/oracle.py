@@ -79,11 +79,6 @@ class _Declaring(_Asking):
 ASK = _Declaring()
 
 
-def fixed_questions(*questions: Question):
-    """questions(case) of a judge that asks the same questions whatever the case."""
-    return lambda case: list(questions)
-
-
 def ask(backing, question: Question):
     """The answer of an oracle with the methods above (`LiveBacking`) to `question`."""
     return getattr(backing, question.method)(*question.args, **question.kwargs)

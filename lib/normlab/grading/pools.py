@@ -48,21 +48,13 @@ def variant(assignment: str, student: str) -> dict:
     return variants(assignment)[slot(assignment, student)]
 
 
-def graded_student(cwd: Path | None = None) -> str | None:
-    """While plain `nbgrader autograde` runs a notebook (NBGRADER_EXECUTION=autograde), the
-    submitter's id, from the folder it runs in: <course>/autograded/<student>/<assignment>."""
-    if os.environ.get("NBGRADER_EXECUTION") != "autograde":
-        return None
-    folder = (cwd or Path.cwd()).resolve()
-    return folder.parent.name if folder.parent.parent.name == "autograded" else None
-
-
 def student_id(claimed: str = "") -> tuple[str | None, str]:
     """(the id a notebook's variant is for, how it was found): the submitter while nbgrader
     grades, else the notebook's STUDENT, else the hub's user, else None."""
-    graded = graded_student()
-    if graded:
-        return graded, "the submitter, while nbgrader grades"
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+        folder = Path.cwd().resolve()  # plain nbgrader's: <course>/autograded/<student>/<ps>
+        if folder.parent.name and folder.parent.parent.name == "autograded":
+            return folder.parent.name, "the submitter, while nbgrader grades"
     if claimed:
         return claimed, "STUDENT, in the notebook"
     hub = os.environ.get("JUPYTERHUB_USER", "")

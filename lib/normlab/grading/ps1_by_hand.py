@@ -211,16 +211,6 @@ EPS_MISTAKES = (
 )
 
 
-def _diagnose(name: str, got, want, mistakes, right: dict, same) -> str:
-    """The message for a wrong `got`: rounding, else the first mistake it matches, else ''."""
-    if looks_rounded(got, want):
-        return ROUNDED.format(name=name)
-    for mistake in mistakes:
-        if same(got, np.asarray(mistake.value(right), dtype=np.float64)):
-            return mistake.message
-    return ""
-
-
 def _rule(name: str, key: str, mistakes, otherwise: str, atol: float | None = None, also=None):
     """The rule of a cell that reads one answer, `name`: right when it is right[key] (one
     number, or with `atol` a vector of d entries); else rounded, a known mistake, also(got,
@@ -239,8 +229,12 @@ def _rule(name: str, key: str, mistakes, otherwise: str, atol: float | None = No
             return problem
         if same(got, right[key]):
             return None
-        found = _diagnose(name, got, right[key], mistakes, right, same)
-        return found or (also(got, right) if also else "") or otherwise.format(d=right["d"])
+        if looks_rounded(got, right[key]):
+            return ROUNDED.format(name=name)
+        for mistake in mistakes:
+            if same(got, np.asarray(mistake.value(right), dtype=np.float64)):
+                return mistake.message
+        return (also(got, right) if also else "") or otherwise.format(d=right["d"])
 
     return rule
 

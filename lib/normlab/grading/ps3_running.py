@@ -56,8 +56,7 @@ def call(
             f"training mode, momentum = {momentum:g}" if training else "eval mode"
         )
         label += f", {x.dtype}" if x.dtype != np.float64 else ""
-    args = (x, np.asarray(gamma), np.asarray(beta), np.asarray(running_mean))
-    args = (*args, np.asarray(running_var))
+    args = (x, *(np.asarray(a) for a in (gamma, beta, running_mean, running_var)))
     meta = {"eps": DEFAULT_EPS if eps is None else float(eps)}
     return Case(FUNCTION, "call", args, kwargs=kwargs, tag=tag, label=label, meta=meta)
 
@@ -67,10 +66,6 @@ def triple(case: Case, result):
     x = case.args[0]
     d = x.shape[-1:]
     return arrays_output(FUNCTION, case, result, PARTS, shapes=(x.shape, d, d))
-
-
-def _lead(x) -> tuple[int, ...]:
-    return tuple(range(np.ndim(x) - 1))
 
 
 def _x64(case: Case) -> np.ndarray:
@@ -89,9 +84,9 @@ def questions(case: Case) -> list:
 def _batch(seen) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """(mean, population variance, unbiased variance, n) of each feature over the batch."""
     x = _x64(seen.case)
-    found = seen.oracle.statistics(x)
-    mean, population = found[_lead(x), 0]
-    unbiased = found[_lead(x), 1][1]
+    found, lead = seen.oracle.statistics(x), tuple(range(x.ndim - 1))
+    mean, population = found[lead, 0]
+    unbiased = found[lead, 1][1]
     return mean, population, unbiased, int(np.prod(x.shape[:-1]))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import normchecks
 from .normchecks import RMS_NORM
-from .oracle import ASK, fixed_questions
+from .oracle import ASK
 from .spec import registry
 from .values import number, value_spec
 
@@ -61,9 +61,9 @@ CHECKS = registry(
         "parameter counts",
         misconception="the parameter counts of a 12-layer model wrong",
         points=4,
-        questions=fixed_questions(
+        questions=lambda case: [
             ASK.reference("param_count", "layer_norm", D_MODEL),
             ASK.reference("param_count", "rms_norm", D_MODEL),
-        ),
+        ],
     ),
 )

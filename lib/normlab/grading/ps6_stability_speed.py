@@ -105,9 +105,6 @@ def _dtype(seen):
     return None
 
 
-_read_no_reuse = normchecks.no_reuse(_read_variance)
-
-
 def _read_by_hand(case, result):
     """Reader of the by-hand cell: NumPy's variance is off limits too, then as any reuse cell."""
     hits = [c for c in result.reference_calls if c.startswith(("numpy.", "normlab."))]
@@ -117,7 +114,7 @@ def _read_by_hand(case, result):
             f"from sums and means yourself (np.var already does two passes)."
         )
         return None, Message(text, cause=hits[0])
-    return _read_no_reuse(case, result)
+    return normchecks.no_reuse(_read_variance)(case, result)
 
 
 # timing --------------------------------------------------------------------------

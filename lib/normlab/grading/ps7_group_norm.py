@@ -179,19 +179,6 @@ def _layer(seen):
 # -- the divisor ---------------------------------------------------------------------------
 
 
-def _right_over(seen, sharing: str) -> np.ndarray:
-    """The correct normalization over the student's `sharing` (population variance, eps
-    inside), from the oracle."""
-    x, groups, gamma, beta = seen.case.args[:4]
-    eps = seen.case.meta["eps"]
-    if sharing == STRIDED:
-        return seen.oracle.wrong("strided_groups", x, groups, gamma, beta, eps)
-    if sharing == LAST_AXIS:
-        return seen.oracle.wrong("channels_from_the_last_axis", x, groups, gamma, beta, eps)
-    count = {CONTIGUOUS: groups, INSTANCE: x.shape[1], LAYER: 1}[sharing]
-    return seen.oracle.reference(FUNCTION, x, count, gamma, beta, eps=eps)
-
-
 def _implementation_questions(case: Case) -> list:
     """The reference over each grouping a student's output can have, every wrong one."""
     x, groups, gamma, beta = case.args[:4]
@@ -237,7 +224,14 @@ def _population_variance(seen):
     if known is not None:
         return None  # the reference, or another cell's misconception
     sharing = sharing_of(case, y) or CONTIGUOUS
-    z = _right_over(seen, sharing)
+    x, _, gamma, beta = case.args[:4]  # the right normalization over the student's sharing
+    eps = case.meta["eps"]
+    if sharing in (STRIDED, LAST_AXIS):
+        name = "strided_groups" if sharing == STRIDED else "channels_from_the_last_axis"
+        z = seen.oracle.wrong(name, x, groups, gamma, beta, eps)
+    else:
+        count = {CONTIGUOUS: groups, INSTANCE: x.shape[1], LAYER: 1}[sharing]
+        z = seen.oracle.reference(FUNCTION, x, count, gamma, beta, eps=eps)
     ys, zs = _sets(y, groups, sharing), _sets(np.asarray(z, dtype=np.float64), groups, sharing)
     spread = zs.var(axis=1)
     ratio = np.where(spread > 0, ys.var(axis=1) / np.where(spread > 0, spread, 1.0), 1.0)

@@ -28,7 +28,6 @@ from .ps8_probes import (
 )
 from .spec import check_spec
 
-DETACHED = (("mean", "var"), ("mean",), ("var",))
 DETACHED_WORDS = {
     ("mean", "var"): "the mean and the variance",
     ("mean",): "the mean",
@@ -65,7 +64,7 @@ def _gradient_questions(case) -> list:
                 x, shape, weight, bias, eps=eps, dy=dy, **member_options(member), **cut
             )
             for member in (None, *formulas.members(np.ndim(x)))
-            for cut in ({}, *({"detach": detach} for detach in DETACHED))
+            for cut in ({}, *({"detach": detach} for detach in DETACHED_WORDS))
         ),
     ]
 
@@ -78,20 +77,19 @@ def _candidates(seen) -> list:
     return sorted(matches, key=lambda v: len(wrong_choices(v, axes, True, eps))) or [None]
 
 
-def _no_backward(seen) -> str | None:
-    error = seen.value.get("backward_error")
-    if error:
-        return (
-            f"Gradients: for {where(seen.case)}, backward from your output fails ({error}): "
-            f"the output must stay in torch's graph (no NumPy round trip, no torch.no_grad())."
+def _read_backward(case, result):
+    """Reader: the forward probe's findings (`output`), or why backward from its output failed."""
+    found, problem = output(case, result)
+    if found and found.get("backward_error"):
+        return None, (
+            f"Gradients: for {where(case)}, backward from your output fails "
+            f"({found['backward_error']}): the output must stay in torch's graph (no NumPy "
+            f"round trip, no torch.no_grad())."
         )
-    return None
+    return found, problem
 
 
 def _dx(seen):
-    problem = _no_backward(seen)
-    if problem:
-        return problem
     case = seen.case
     dx = float_array(seen.value.get("dx"))
     if dx is None:
@@ -102,7 +100,7 @@ def _dx(seen):
     candidates = _candidates(seen)
     if any(_close(dx, _expected(seen, member)["dx"]) for member in candidates):
         return None
-    for detach in DETACHED:
+    for detach in DETACHED_WORDS:
         if _close(dx, _expected(seen, candidates[0], detach=detach)["dx"]):
             return (
                 f"Statistics out of the graph: for {where(case)}, the gradient of x is what it "
@@ -123,7 +121,7 @@ def _dx(seen):
 STATS_IN_GRAPH = check_spec(
     "stats_in_graph",
     CLASS,
-    each_case(output, _dx),
+    each_case(_read_backward, _dx),
     "the gradient of x flows through the mean and the variance",
     misconception="the statistics detached from the graph",
     points=3,
@@ -133,9 +131,6 @@ STATS_IN_GRAPH = check_spec(
 
 
 def _parameters(seen):
-    problem = _no_backward(seen)
-    if problem:
-        return problem
     case = seen.case
     expected = [_expected(seen, member) for member in _candidates(seen)]
     want = expected[0]
@@ -160,7 +155,7 @@ def _parameters(seen):
 PARAMETER_GRADIENTS = check_spec(
     "parameter_gradients",
     CLASS,
-    each_case(output, _parameters),
+    each_case(_read_backward, _parameters),
     "weight and bias receive their gradients",
     misconception="the parameters' gradients missing or wrong",
     points=2,

@@ -191,22 +191,16 @@ def _training(seen):
             return Verdict(PASSED, note=f"apart from {words}: see {cell.grade_id}")
     gap = np.abs(losses - reference) > TRAINING_RTOL * np.abs(reference).max()
     step = int(np.argmax(gap | ~np.isfinite(losses)))
+    later = (  # what a run that starts right and drifts later points at
+        " It starts as nn.LayerNorm's run does, so look at what changes from one call to the "
+        "next: a module that keeps something between calls (statistics, a cache) computes "
+        "another function once it has seen a batch."
+    )
     return (
         f"In a model: {where(case)} trains differently from the same run with nn.LayerNorm "
         f"from step {step} on (loss {fmt(losses[step])} there, {fmt(reference[step])} with "
         f"nn.LayerNorm), and not as a LayerNorm with one of the mistakes the other cells "
-        f"name would." + (_start(seen) or _later(step))
-    )
-
-
-def _later(step: int) -> str:
-    """What a run that starts right and drifts later points at."""
-    if step == 0:
-        return ""
-    return (
-        " It starts as nn.LayerNorm's run does, so look at what changes from one call to the "
-        "next: a module that keeps something between calls (statistics, a cache) computes "
-        "another function once it has seen a batch."
+        f"name would." + (_start(seen) or (later if step else ""))
     )
 
 

@@ -149,9 +149,7 @@ class _Module:
     def x_of(case: Case) -> np.ndarray:
         return np.asarray(case.args[1], dtype=np.float64)
 
-    @staticmethod
-    def axes_of(case: Case) -> tuple[int, ...]:
-        return trailing_axes(case)
+    axes_of = staticmethod(trailing_axes)
 
     @staticmethod
     def matches(seen) -> list:

@@ -9,8 +9,8 @@ import numpy as np
 
 from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
 
-from . import formulas
 from .evidence import first_beyond, first_index, fmt, record, where, worst
+from .formulas import describe_axes
 from .judges import each_case
 from .normchecks.reference_reuse import REUSE
 from .oracle import ASK
@@ -29,10 +29,6 @@ from .spec import check_spec
 from .verdict import Message
 
 
-def _axes_words(axes, ndim: int) -> str:
-    return formulas.describe_axes(axes, ndim)
-
-
 def _values_questions(case) -> list:
     """The family on the case's x, and nn.LayerNorm's output with its weight and bias."""
     x = np.asarray(case.args[1])
@@ -45,8 +41,8 @@ def _explain_values(seen, y, closest):
     if closest is not None and closest.axes != axes:
         return (
             f"Wrong axes: for {where(case)}, your module takes its statistics over "
-            f"{_axes_words(closest.axes, x.ndim)}. normalized_shape names the trailing axes "
-            f"a record spans: here {_axes_words(axes, x.ndim)}, whatever the leading axes."
+            f"{describe_axes(closest.axes, x.ndim)}. normalized_shape names the trailing axes "
+            f"a record spans: here {describe_axes(axes, x.ndim)}, whatever the leading axes."
         )
     if closest is not None:  # right axes, not centred
         return (
@@ -84,10 +80,10 @@ def _explain_trailing(seen, y, closest):
             return None  # not a member, but each record is rescaled by its own numbers
         return (
             f"Trailing axes: for {where(case)}, the output is not each record rescaled by "
-            f"its own statistics over {_axes_words(axes, x.ndim)}."
+            f"its own statistics over {describe_axes(axes, x.ndim)}."
         )
     spans = "the last axis only" if closest.axes == axes[-1:] else None
-    spans = spans or _axes_words(closest.axes, x.ndim)
+    spans = spans or describe_axes(closest.axes, x.ndim)
     count = len(case.args[0])
     return (
         f"Trailing axes: for {where(case)}, your module takes its statistics over {spans}. "
@@ -257,34 +253,28 @@ FLOAT32 = check_spec(
 _NOT_REUSE = ("torch.Tensor.backward", "torch.autograd.")
 
 
-def reuse_of(case, result) -> list[str]:
-    """The library normalizations one forward probe reached, by any route."""
+def _read_reuse(case, result):
+    """Reader: the library normalizations the forward probe reached by any route, first (even
+    when it then fails), then the output."""
     calls = [c for c in result.reference_calls if not c.startswith(_NOT_REUSE)]
     found = result.output if isinstance(result.output, dict) else {}
     kernels = found.get("kernels", ())
     kernels = [k for k in kernels if isinstance(k, str)] if isinstance(kernels, tuple) else []
-    return calls + [k for k in kernels if k not in calls]
-
-
-def _reuse_message(case, hits) -> Message:
+    hits = calls + [k for k in kernels if k not in calls]
+    if not hits:
+        return output(case, result)
     if TRIPWIRE_REMOVED in hits:
-        return Message(
+        return None, Message(
             f"{REUSE} your module removed the grader's profile hook "
             "(sys.setprofile), so the grader cannot see what it calls.",
             cause="a library (it removed the grader's profile hook)",
         )
-    return Message(
+    return None, Message(
         f"{REUSE} for {where(case)}, your module's forward reached {hits[0]}, a "
         f"library normalization (torch's, or normlab's): build the forward from torch's "
         f"elementwise operations and reductions.",
         cause=hits[0],
     )
-
-
-def _read_reuse(case, result):
-    """Reader: what the call reached, first (even when it then fails), then the output."""
-    hits = reuse_of(case, result)
-    return (None, _reuse_message(case, hits)) if hits else output(case, result)
 
 
 REFERENCE_REUSE = check_spec(

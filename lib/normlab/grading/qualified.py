@@ -53,12 +53,6 @@ def note(choices, cells: dict, words: dict = WORDS) -> str:
     return f"apart from {said}" + (f": see {', '.join(seen)}" if seen else "")
 
 
-def hidden_message(hidden: Hidden, cell: str | None, words: dict = WORDS) -> str:
-    """'not judged: fix axis first: ...'."""
-    fix = cell or words.get(hidden.choice, hidden.choice)
-    return f"not judged: fix {fix} first: {hidden.why}"
-
-
 def qualified_judge(read, rule, cells: dict, words: dict = WORDS):
     """judge: each case read, then rule(seen) -> None (passes) | Apart(choices) (passes, apart
     from those) | Hidden(choice, why) (cannot judge) | a message or Verdict (fails). The first
@@ -86,7 +80,9 @@ def qualified_judge(read, rule, cells: dict, words: dict = WORDS):
         if problem:
             return problem
         if hidden and not shown:
-            return Verdict(NOT_JUDGED, hidden_message(*hidden[0], words))
+            first, cell = hidden[0]
+            fix = cell or words.get(first.choice, first.choice)
+            return Verdict(NOT_JUDGED, f"not judged: fix {fix} first: {first.why}")
         if apart:
             return Verdict(PASSED, note=note(apart, {}, words))
         return None

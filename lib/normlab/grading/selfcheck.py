@@ -137,12 +137,6 @@ def passed_line(spec: CheckSpec, note: str | None = None) -> str:
     return check_line(spec, "✓", note)
 
 
-def graded_now() -> bool:
-    """Is nbgrader grading this kernel? It sets NBGRADER_EXECUTION in its kernels' environment
-    (nbgrader 0.9: converters/autograde.py, validator.py)."""
-    return bool(os.environ.get("NBGRADER_EXECUTION"))
-
-
 class CheckFailed(AssertionError):
     """A check that fails while nbgrader grades (or a hidden battery): its cell scores 0. IPython
     shows its message alone (`_show_failure`), not below this module's frames."""
@@ -178,7 +172,8 @@ def check(
     namespace = dict(zip(spec.targets, targets, strict=True))
     # every graded function of the notebook: whose library call is whose (`tripwire.delegated`)
     owners = {n: names[n] for n in GRADED.get(spec.assignment, ()) if n in names} | namespace
-    grading = hidden or graded_now()
+    # nbgrader sets NBGRADER_EXECUTION in the kernels it grades in (0.9: autograde, validator)
+    grading = hidden or bool(os.environ.get("NBGRADER_EXECUTION"))
     try:
         run_one = partial(run_case, namespace, owners=owners)
         held = tuple(owners.values())  # the targets and every graded function
@@ -216,15 +211,6 @@ def reference_norms() -> dict:
         "normlab.layer_norm (True)": normlab.layer_norm,
         "normlab.red_team.wrong_axis (False)": normlab.red_team.wrong_axis,
     }
-
-
-def _lost(failing: int, lost: float) -> str:
-    """'none fails', 'the one that fails loses 2 points', 'the 3 that fail lose 7 points'."""
-    if not failing:
-        return "none fails"
-    if failing == 1:
-        return f"the one that fails loses {points(lost)}"
-    return f"the {failing} that fail lose {points(lost)}"
 
 
 def try_it(function, *args, **kwargs):
@@ -294,7 +280,8 @@ def summary(namespace: dict) -> None:
             lines.append(check_line(spec, "✓" if verdict.passed else "✗", verdict.note))
         total = sum(spec.points for spec in specs)
         failing = len(lines) - passed
-        lost = _lost(failing, total - earned)
+        lost = f"the {failing} that fail lose" if failing > 1 else "the one that fails loses"
+        lost = f"{lost} {points(total - earned)}" if failing else "none fails"
         print(
             f"{passed} of {len(lines)} visible checks pass, covering {earned:g} of the "
             f"{points(total)} they check; {lost}."

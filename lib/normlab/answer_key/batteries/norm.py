@@ -57,21 +57,26 @@ def _eps_block(rng, kind: NormKind) -> np.ndarray:
     return block.T.copy() if kind.leading_axes else block
 
 
-def eps_placement(kind: NormKind, rng, hidden: bool) -> list[Case]:
+def eps_inputs(kind: NormKind, rng, hidden: bool) -> list[tuple[np.ndarray, float | None]]:
+    """(x, eps) of an eps cell (None: the default eps), the block of `_eps_block` first; ps8's
+    module is judged on LayerNorm's."""
     block = _eps_block(rng, kind)
+    found = [(block, None), (messy(rng, (4, 3), spread=(0.05, 0.2)), 0.1)]
+    if hidden:
+        found += [
+            (block * 10.0, 1e-3),
+            (messy(rng, (2, 3, 5), spread=(0.01, 0.05)), 1e-3),
+            (block.reshape(1, *block.shape), None),
+        ]
+    return found
+
+
+def eps_placement(kind: NormKind, rng, hidden: bool) -> list[Case]:
+    (block, _), *rest = eps_inputs(kind, rng, hidden)
     small = "features" if kind.leading_axes else "records"
     label = f"{small} of variance 1e-6 and 0, shape {block.shape}"
-    cases = [
-        call(kind, block, tag="eps", label=label),
-        call(kind, messy(rng, (4, 3), spread=(0.05, 0.2)), eps=0.1, tag="eps"),
-    ]
-    if hidden:
-        cases += [
-            call(kind, block * 10.0, eps=1e-3, tag="eps"),
-            call(kind, messy(rng, (2, 3, 5), spread=(0.01, 0.05)), eps=1e-3, tag="eps"),
-            call(kind, block.reshape(1, *block.shape), tag="eps"),
-        ]
-    return cases
+    cases = [call(kind, x, eps=eps, tag="eps") for x, eps in rest]
+    return [call(kind, block, tag="eps", label=label), *cases]
 
 
 def gain_and_bias(kind: NormKind, rng, hidden: bool) -> list[Case]:

@@ -10,12 +10,12 @@ from . import backward_sets
 from .backward_sets import orthogonal_dy
 
 
-def _standard(rng, hidden, *, gamma=True):
+def _standard(rng, hidden):
     shapes = [(3, 5), (2, 3, 6)] + ([(6, 6), (2, 2, 3, 4)] if hidden else [])
     cases = []
     for shape in shapes:
         x = messy(rng, shape, spread=(2.0, 40.0))
-        g = rng.uniform(0.5, 2.0, shape[-1]) * rng.choice([-1.0, 1.0], shape[-1]) if gamma else None
+        g = rng.uniform(0.5, 2.0, shape[-1]) * rng.choice([-1.0, 1.0], shape[-1])
         cases.append(bcall(rng.normal(size=shape), x, g, tag="standard"))
     return cases
 

@@ -150,30 +150,30 @@ def _indivisible_cases(rng, hidden: bool) -> list[Case]:
     return [gcall(messy(rng, shape), groups, tag=tag) for shape, groups, tag in setups]
 
 
+# one call with random gamma and beta (two in the hidden battery)
+_WITH_PARAMETERS = _plain_cases([((2, 6, 6), 3, F64)], [((2, 4, 3, 4), 2, F64)], params=True)
 BATTERIES = {
     CHECKS.cell.gn_contiguous_groups: _plain_cases(
         [((2, 6, 6), 3, F64), ((3, 8), 4, F64)],
-        (
-            [
-                ((2, 6, 2, 6), 2, F64),
-                ((1, 8, 2, 2, 8), 4, F64),
-                ((2, 4, 4), 1, F64),
-                ((2, 4, 4), 4, F64),
-                ((2, 6, 6), 3, F32),
-            ]
-        ),
+        [
+            ((2, 6, 2, 6), 2, F64),
+            ((1, 8, 2, 2, 8), 4, F64),
+            ((2, 4, 4), 1, F64),
+            ((2, 4, 4), 4, F64),
+            ((2, 6, 6), 3, F32),
+        ],
     ),
     CHECKS.cell.gn_instance_norm: _plain_cases(
         [((2, 6, 6), 2, F64), ((2, 4, 3, 4), 2, F64)],
-        ([((2, 6, 6), 1, F64), ((3, 6), 3, F64), ((1, 8, 2, 1, 8), 2, F64)]),
+        [((2, 6, 6), 1, F64), ((3, 6), 3, F64), ((1, 8, 2, 1, 8), 2, F64)],
     ),
     CHECKS.cell.gn_layer_norm: _plain_cases(
         [((2, 6, 6), 3, F64), ((4, 8), 2, F64)],
-        ([((2, 4, 4), 4, F64), ((2, 6, 3, 6), 2, F64), ((1, 6, 2, 2, 6), 3, F64)]),
+        [((2, 4, 4), 4, F64), ((2, 6, 3, 6), 2, F64), ((1, 6, 2, 2, 6), 3, F64)],
     ),
     CHECKS.cell.gn_population_variance: _plain_cases(
         [((2, 4, 4), 2, F64), ((3, 6), 3, F64)],
-        ([((2, 6, 2, 6), 3, F64), ((2, 4, 4), 4, F64), ((1, 4, 1, 2, 4), 1, F64)]),
+        [((2, 6, 2, 6), 3, F64), ((2, 4, 4), 4, F64), ((1, 4, 1, 2, 4), 1, F64)],
         spread=(2.0, 40.0),  # eps is negligible: only the divisor shows
     ),
     CHECKS.cell.gn_gain_and_bias: _gain_pairs(_affine_setups),
@@ -182,13 +182,9 @@ BATTERIES = {
     CHECKS.cell.gn_indivisible_groups: _indivisible_cases,
     CHECKS.cell.gn_dtype_and_shape: _plain_cases(
         [((2, 6, 6), 3, F64), ((2, 4, 3, 4), 2, F32)],
-        ([((3, 8), 4, F32), ((1, 6, 2, 2, 6), 3, F64), ((2, 4, 4), 4, F32)]),
+        [((3, 8), 4, F32), ((1, 6, 2, 2, 6), 3, F64), ((2, 4, 4), 4, F32)],
         spread=(0.5, 5.0),
     ),
-    CHECKS.cell.gn_input_untouched: _plain_cases(
-        [((2, 6, 6), 3, F64)], ([((2, 4, 3, 4), 2, F64)]), params=True
-    ),
-    CHECKS.cell.gn_reference_reuse: _plain_cases(
-        [((2, 6, 6), 3, F64)], ([((2, 4, 3, 4), 2, F64)]), params=True
-    ),
+    CHECKS.cell.gn_input_untouched: _WITH_PARAMETERS,
+    CHECKS.cell.gn_reference_reuse: _WITH_PARAMETERS,
 }

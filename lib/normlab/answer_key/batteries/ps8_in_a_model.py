@@ -10,9 +10,11 @@ import numpy as np
 
 from normlab_sandbox.spirals import RUN
 
+from ...grading.normchecks import LAYER_NORM
 from ...grading.ps8_in_a_model import CHECKS
 from ...grading.ps8_probes import built, forward_case, probe_case
 from ..random_inputs import messy
+from .norm import eps_inputs
 
 
 def _affine(rng, normalized_shape):
@@ -50,8 +52,7 @@ def _trailing_cases(rng, hidden: bool) -> list:
     for normalized_shape, shape in setups:
         x = messy(rng, shape, spread=(0.5, 5.0))
         weight, bias = _plain(normalized_shape)
-        case = forward_case(normalized_shape, x, weight=weight, bias=bias, tag="trailing")
-        cases.append(case)
+        cases.append(forward_case(normalized_shape, x, weight=weight, bias=bias, tag="trailing"))
     return cases
 
 
@@ -87,25 +88,9 @@ def _spread_cases(rng, hidden: bool) -> list:
     return cases
 
 
-def _eps_block(rng) -> np.ndarray:
-    """Three records of variance about 1e-6 (less than eps), a constant one, two ordinary."""
-    base = rng.uniform(-5, 5, size=(3, 1))
-    tiny = base + 1e-3 * rng.standard_normal((3, 6))
-    constant = np.full((1, 6), 3.0)
-    return np.concatenate([tiny, constant, messy(rng, (2, 6), spread=(0.5, 5.0))])
-
-
 def _eps_cases(rng, hidden: bool) -> list:
-    block = _eps_block(rng)
-    setups = [(block, None), (messy(rng, (4, 3), spread=(0.05, 0.2)), 0.1)]
-    if hidden:
-        setups += [
-            (block * 10.0, 1e-3),
-            (messy(rng, (2, 3, 5), spread=(0.01, 0.05)), 1e-3),
-            (block.reshape(1, *block.shape), None),
-        ]
     cases = []
-    for x, eps in setups:
+    for x, eps in eps_inputs(LAYER_NORM, rng, hidden):
         weight, bias = _plain(x.shape[-1])
         cases.append(forward_case(x.shape[-1], x, weight=weight, bias=bias, eps=eps, tag="eps"))
     return cases
@@ -137,9 +122,7 @@ def _state_cases(rng, hidden: bool) -> list:
         setups += [(16, (2, 5, 16)), ((2, 6), (4, 2, 6))]
     cases = []
     for shape, x_shape in setups:
-        size = (shape,) if isinstance(shape, int) else shape
-        weight = rng.uniform(0.5, 2.0, size=size) * rng.choice([-1.0, 1.0], size=size)
-        bias = rng.normal(size=size)
+        weight, bias = _affine(rng, shape)
         x = rng.normal(size=x_shape) * 3.0 + 1.0
         label = f"{built(shape)} and nn.LayerNorm({shape})"
         cases.append(probe_case("state_dict", shape, x, weight, bias, tag="state", label=label))

@@ -13,19 +13,14 @@ from .formula_match import (
 from .kind import NormKind
 
 
-def _axis_property_holds(kind: NormKind, x, y) -> bool:
-    """Unknown variant: is each record (batch-norm: each feature) an affine map of itself?"""
-    x, y = x.reshape(-1, x.shape[-1]), y.reshape(-1, y.shape[-1])
-    return affine_rows(x.T, y.T) if kind.leading_axes else affine_rows(x, y)
-
-
 def axis_spec(kind: NormKind, grade_id: str = "axis", *, points: float) -> CheckSpec:
     where_ = "every leading axis" if kind.leading_axes else "the last axis"
 
     def explain(seen, closest):
         x, y = kind.x_of(seen.case), seen.value
-        if closest is None:
-            if _axis_property_holds(kind, x, y):
+        if closest is None:  # is each record (batch-norm: each feature) an affine map of itself?
+            xs, ys = x.reshape(-1, x.shape[-1]), y.reshape(-1, y.shape[-1])
+            if affine_rows(xs.T, ys.T) if kind.leading_axes else affine_rows(xs, ys):
                 return None
             return (
                 f"Wrong axis: for {where(seen.case)}, the output is not each {kind.unit} "

@@ -7,9 +7,15 @@ from ..judges import each_case, returned
 from ..spec import CheckSpec, check_spec
 from .kind import NormKind
 
+IN_PLACE = (
+    ". In-place updates such as `{name} -= ...` change the caller's array; compute into a new "
+    "array instead."
+)
 
-def untouched(param_names: tuple[str, ...]):
-    """Rule: the call wrote into none of its array arguments (named by `param_names`)."""
+
+def untouched(param_names: tuple[str, ...], advice: str = IN_PLACE):
+    """Rule: the call wrote into none of its array arguments (named by `param_names`); the
+    message ends with `advice` (formatted with the argument's name)."""
 
     def rule(seen):
         if not seen.result.modified_inputs:
@@ -18,8 +24,7 @@ def untouched(param_names: tuple[str, ...]):
         name = param_names[key] if isinstance(key, int) else key
         return (
             f"Input modified: {seen.case.target} wrote into its argument {name} "
-            f"({where(seen.case)}). In-place updates such as `{name} -= ...` change the "
-            f"caller's array; compute into a new array instead."
+            f"({where(seen.case)}){advice.format(name=name)}"
         )
 
     return rule

@@ -14,15 +14,11 @@ from .formula_match import (
 from .kind import NormKind
 
 
-def _count(kind: NormKind) -> str:
-    """How many numbers the statistic averages, as the notebooks name it."""
-    return "the number of records, not one less" if kind.leading_axes else "d, not d - 1"
-
-
 def population_variance_spec(
     kind: NormKind, grade_id: str = "population_variance", *, points: float
 ) -> CheckSpec:
     stat = kind.statistic_name
+    count = "the number of records, not one less" if kind.leading_axes else "d, not d - 1"
 
     def explain(seen, closest):
         case, x, y = seen.case, kind.x_of(seen.case), seen.value
@@ -57,7 +53,7 @@ def population_variance_spec(
         grade_id,
         "divisor",
         explain,
-        f"population {stat}: divide by {_count(kind)}",
+        f"population {stat}: divide by {count}",
         misconception=f"the sample {stat} (n - 1), or a sum of squares",
         points=points,
     )
