@@ -13,6 +13,7 @@ saved that until the kernels moved into bubblewrap, which can only sandbox a new
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -159,7 +160,7 @@ class Kernel:
 
     def _send(self, message) -> None:
         self.sock.settimeout(30.0)
-        wire.send_message(self.sock, message, WIRE_TYPES)
+        self.sock.sendall(wire.frame(wire.dumps(message, WIRE_TYPES)))
 
     def _ready(self, setup: dict, files) -> None:
         """Send the setup and the files; wait for the kernel's `Ready`."""
@@ -255,18 +256,14 @@ class Kernel:
             time.sleep(max(0.0, min(wait, deadline - time.monotonic())))
 
     def _signal(self, signum: int) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(self.pid, signum)
-        except (ProcessLookupError, PermissionError):
-            pass
 
     def _fail(self, why: str | None):
         """Kill the kernel, learn how it ended, and raise KernelDied."""
         if why is None:  # it stopped by itself: give it a moment to be reaped
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=5.0)
-            except subprocess.TimeoutExpired:
-                pass
         self.cpu_used, self.peak_memory = cpu_seconds_of(self.pid), peak_memory_of(self.pid)
         self.kill()
         reason = describe_exit(self.proc.wait(), self.via_bwrap, self.cpu_seconds)
@@ -279,23 +276,17 @@ class Kernel:
         """Kill the kernel and everything it started (its sandbox, or its process group)."""
         self._signal(signal.SIGKILL)
         for kill in (os.killpg, os.kill):
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 kill(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
 
     def close(self) -> None:
         """Ask the kernel to exit (kill it if it does not); remove its private folder."""
         if not self.dead:
             self.cpu_used, self.peak_memory = cpu_seconds_of(self.pid), peak_memory_of(self.pid)
-            try:
+            with contextlib.suppress(OSError):
                 self._send(protocol.Bye())
-            except OSError:
-                pass
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=5.0)
-            except subprocess.TimeoutExpired:
-                pass
         self.kill()
         self.proc.wait()
         self.sock.close()
