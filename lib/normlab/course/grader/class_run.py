@@ -25,8 +25,8 @@ from tqdm import tqdm
 
 from normlab.grading import REAL_TORCH
 
+from . import cpu_seconds, run_record
 from . import isolation as iso
-from . import run_record
 from .nbgrader_app import exchange_root, grading_config, load_app, require_assignment
 from .worker import worker_main
 
@@ -77,11 +77,6 @@ def parse_shard(text: str) -> Shard:
 
 
 # --- the run ------------------------------------------------------------------------------
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def find_submissions(coursedir, assignment: str) -> list[str]:
@@ -144,7 +139,7 @@ def grade(
     chosen = iso.choose(
         isolation,
         coursedir,
-        exchange_root(app),
+        exchange_root(app.config),
         jobs,
         limits or iso.Limits(),
         uid_base,
@@ -154,7 +149,7 @@ def grade(
     if chosen.real_torch:  # once, here: the workers fork from this process
         importlib.import_module("normlab.answer_key.torch_layer_norms")  # the expectations' torch
         importlib.import_module("normlab_sandbox.module_probes").import_torchs_lazy_parts()
-    started, cpu = time.monotonic(), _children_cpu()
+    started, cpu = time.monotonic(), cpu_seconds(resource.RUSAGE_CHILDREN)
     outcomes = _run_workers(app, config, chosen, assignment, todo, jobs, progress)
     summary = {
         "assignment": assignment,
@@ -166,7 +161,7 @@ def grade(
         "failed": sorted(o["student"] for o in outcomes if o["status"] == "failed"),
         "skipped": skipped,
         "seconds": round(time.monotonic() - started, 3),
-        "cpu_seconds": round(_children_cpu() - cpu, 3),
+        "cpu_seconds": round(cpu_seconds(resource.RUSAGE_CHILDREN) - cpu, 3),
     }
     _save_record(run_record(coursedir.root, assignment), outcomes, summary)
     return summary

@@ -12,12 +12,10 @@ or death and why, each test cell's status, message and seconds, CPU seconds and 
 from __future__ import annotations
 
 import json
-import os
 import time
 
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
-from nbgrader.exchange.default.exchange import Exchange
 from nbgrader.preprocessors import Execute
 from traitlets import Any, Float, Integer, Unicode
 
@@ -101,12 +99,13 @@ def auto_isolation(config, assignment: str) -> tuple[iso.Isolation, str]:
     """The isolation `python -m normlab.course grade --isolation auto` chooses (strict, or a
     refusal that says why), for one kernel at a time, and the course root for the records:
     what nbgrader's own autograde gets when its config puts this step in place of Execute."""
+    from .nbgrader_app import exchange_root  # it imports this module
+
     coursedir = CourseDirectory(config=config)
-    exchange = Exchange(config=config).root
     chosen = iso.choose(
         "auto",
         coursedir,
-        exchange if os.path.isdir(exchange) else None,
+        exchange_root(config),
         1,
         iso.Limits(),
         real_torch=assignment in REAL_TORCH,

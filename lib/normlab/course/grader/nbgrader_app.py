@@ -49,23 +49,24 @@ def grading_config(app: AutogradeApp):
     return config
 
 
-def exchange_root(app: AutogradeApp) -> str | None:
+def exchange_root(config) -> str | None:
     """The configured exchange folder (nbgrader's default exchange), if it exists."""
     from nbgrader.exchange.default.exchange import Exchange
 
-    root = app.config.get("Exchange", {}).get("root")
-    root = root or Exchange.class_traits()["root"].default()
+    root = Exchange(config=config).root
     return root if root and os.path.isdir(root) else None
+
+
+def require_gradebook(db_url: str, advice: str = "") -> None:
+    """Exit where an SQLite gradebook is missing: opening it would create an empty one."""
+    database = sqlite_path(db_url)
+    if database and not os.path.exists(database):
+        raise SystemExit(f"No gradebook at {database}: run this in the course directory{advice}")
 
 
 def require_assignment(db_url: str, assignment: str) -> list[str]:
     """The assignment's notebook names; exit with nbgrader's advice if it is not released."""
-    database = sqlite_path(db_url)
-    if database and not os.path.exists(database):  # opening it would create an empty one
-        raise SystemExit(
-            f"No gradebook at {database}: run this in the course directory, after "
-            f"'nbgrader generate_assignment {assignment}'"
-        )
+    require_gradebook(db_url, f", after 'nbgrader generate_assignment {assignment}'")
     with Gradebook(db_url) as gb:
         try:
             found = gb.find_assignment(assignment)

@@ -27,6 +27,7 @@ from normlab.grading.verdict import CRASHED, NOT_JUDGED, NOT_WRITTEN, PASSED, TI
 
 from ..grader import assignment_folder, student_records
 from ..grader.nbgrader_app import load_app, require_assignment
+from .export import autograded_cells
 
 # the column that counts a lost cell, by its verdict's category (else: a misconception)
 COLUMNS = {
@@ -84,11 +85,8 @@ def class_rows(db_url: str, root: str, assignment: str) -> list[Row]:
     words = {gid: spec.misconception for gid, spec in CHECKS.get(assignment, {}).items()}
     rows: dict[str, Row] = {}
     with Gradebook(db_url) as gb:
-        for notebook in gb.find_assignment(assignment).notebooks:
-            solution_names = {cell.name for cell in notebook.solution_cells}
-            for cell in notebook.grade_cells:
-                if cell.cell_type == "code" and cell.name not in solution_names:
-                    rows[cell.name] = Row(cell.name, words.get(cell.name, ""), cell.max_score)
+        for _, cell in autograded_cells(gb, assignment):
+            rows[cell.name] = Row(cell.name, words.get(cell.name, ""), cell.max_score)
         for submission in gb.assignment_submissions(assignment):
             records = _records(root, assignment, submission.student_id)
             for notebook in submission.notebooks:

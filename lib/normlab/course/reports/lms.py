@@ -52,16 +52,11 @@ def possible(db_url: str, assignments: list[str]) -> dict[str, str]:
         return {name: points(gb.find_assignment(name).max_score) for name in assignments}
 
 
-def student_name(row: dict[str, str]) -> str:
-    """Canvas's `Student`: "Last, First", or the student id when the roster gave no name."""
-    name = ", ".join(part for part in (row["last_name"], row["first_name"]) if part)
-    return name or row["student_id"]
-
-
 def identity(layout: str, row: dict[str, str]) -> dict[str, str]:
-    if layout == "canvas":
+    if layout == "canvas":  # `Student`: "Last, First", or the id when the roster gave no name
+        name = ", ".join(part for part in (row["last_name"], row["first_name"]) if part)
         return {
-            "Student": student_name(row),
+            "Student": name or row["student_id"],
             "ID": "",
             "SIS User ID": "",
             "SIS Login ID": row["student_id"],
