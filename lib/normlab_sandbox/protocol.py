@@ -51,14 +51,17 @@ def _string_map(value, what: str) -> dict:
     return value
 
 
-def _reason(value) -> tuple[str, str]:
-    """A stall's why: (category, message), both strings."""
-    if not (isinstance(value, (tuple, list)) and len(value) == 2):
-        raise MalformedMessage("a stall's reason must be (category, message)")
-    category, message = value
-    if not isinstance(category, str) or not isinstance(message, str):
-        raise MalformedMessage("a stall's reason must be two strings")
-    return category, message[:500]
+def _reasons(value, what: str) -> dict:
+    """{name: a stall's why, (category, message), both strings}."""
+    reasons = {}
+    for name, why in _string_map(value, what).items():
+        if not (isinstance(why, (tuple, list)) and len(why) == 2):
+            raise MalformedMessage("a stall's reason must be (category, message)")
+        category, message = why
+        if not isinstance(category, str) or not isinstance(message, str):
+            raise MalformedMessage("a stall's reason must be two strings")
+        reasons[name] = category, message[:500]
+    return reasons
 
 
 def _request_id(value) -> None:
@@ -121,8 +124,7 @@ class Stall:
     names: dict  # name -> (category, message)
 
     def __post_init__(self) -> None:
-        names = _string_map(self.names, "Stall.names")
-        object.__setattr__(self, "names", {n: _reason(why) for n, why in names.items()})
+        object.__setattr__(self, "names", _reasons(self.names, "Stall.names"))
 
 
 @dataclass(frozen=True)
@@ -169,8 +171,7 @@ class NamesDone:
     def __post_init__(self) -> None:
         _request_id(self.id)
         object.__setattr__(self, "defined", _strings(self.defined, "NamesDone.defined"))
-        stalled = _string_map(self.stalled, "NamesDone.stalled")
-        object.__setattr__(self, "stalled", {n: _reason(why) for n, why in stalled.items()})
+        object.__setattr__(self, "stalled", _reasons(self.stalled, "NamesDone.stalled"))
 
 
 @dataclass(frozen=True)
@@ -292,17 +293,6 @@ class Answer:
     error: tuple[str, str] | None = None  # (exception name, message)
 
 
-MESSAGES = (
-    Setup,
-    File,
-    Ready,
-    SetupFailed,
-    *REQUESTS,
-    Bye,
-    *REPLIES,
-    *QUESTIONS,
-    Note,
-    Answer,
-)
 # everything the wire between grader and kernel rebuilds: the messages and what they carry
+MESSAGES = (Setup, File, Ready, SetupFailed, *REQUESTS, Bye, *REPLIES, *QUESTIONS, Note, Answer)
 WIRE_TYPES = {**CASE_TYPES, **{cls.__name__: cls for cls in MESSAGES}}
