@@ -247,14 +247,13 @@ class AskRef:
     id: int
     seq: int
     ref: Ref
-    attr: str = ""
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _request_id(self.id)
-        if not isinstance(self.attr, str) or not isinstance(self.args, tuple):
-            raise MalformedMessage("AskRef carries an attribute name and a tuple of arguments")
+        if not isinstance(self.args, tuple):
+            raise MalformedMessage("AskRef carries a tuple of arguments")
         _string_map(self.kwargs, "AskRef.kwargs")
 
 

@@ -79,17 +79,6 @@ def parse_shard(text: str) -> Shard:
 # --- the run ------------------------------------------------------------------------------
 
 
-def find_submissions(coursedir, assignment: str) -> list[str]:
-    """Student ids with a submission of `assignment`, sorted."""
-    pattern = coursedir.format_path(coursedir.submitted_directory, "*", assignment)
-    prefix, suffix = pattern.split("*", 1)
-    found = []
-    for path in glob.glob(pattern):
-        if os.path.isdir(path):
-            found.append(path[len(prefix) : len(path) - len(suffix)])
-    return sorted(found)
-
-
 def _save_record(path, outcomes: list[dict], meta: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(f"{path}.lock", "w") as lock:
@@ -123,7 +112,10 @@ def grade(
     coursedir = app.coursedir
     config = grading_config(app)
     require_assignment(config.CourseDirectory.db_url, assignment)
-    found = find_submissions(coursedir, assignment)
+    pattern = coursedir.format_path(coursedir.submitted_directory, "*", assignment)
+    prefix, suffix = pattern.split("*", 1)  # each student id with a submission, sorted
+    folders = [path for path in glob.glob(pattern) if os.path.isdir(path)]
+    found = sorted(path[len(prefix) : len(path) - len(suffix)] for path in folders)
     if students:
         missing = sorted(set(students) - set(found))
         if missing:

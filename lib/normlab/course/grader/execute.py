@@ -57,7 +57,9 @@ class SandboxExecute(Execute):
         budget = self.notebook_budget or max(BUDGET_CELL_TIMEOUTS * timeout, MIN_BUDGET_S)
         started = time.monotonic()
         folder = resources["metadata"]["path"]
-        variant = submitters_variant(info["assignment"], info["student"])
+        # ps1's variant is the submitter's: the student id is nbgrader's, not the STUDENT line's
+        pooled = info["assignment"] in pools.POOLS
+        variant = pools.variant(info["assignment"], info["student"]) if pooled else None
         policy = NormlabGrading(config=self.config).reuse_voids
         session = Session(info["assignment"], policy, variant)
         kernel = KernelSession(
@@ -87,12 +89,6 @@ class SandboxExecute(Execute):
             record["seconds"],
         )  # fmt: skip
         return nb, resources
-
-
-def submitters_variant(assignment: str, student: str) -> dict | None:
-    """The submitter's own variant, for an assignment with a pool (ps1): the student id is
-    nbgrader's, whatever the notebook's STUDENT line says."""
-    return pools.variant(assignment, student) if assignment in pools.POOLS else None
 
 
 def auto_isolation(config, assignment: str) -> tuple[iso.Isolation, str]:

@@ -33,27 +33,17 @@ from . import cpu_seconds, forget_student, nbgrader_costs, staging_step
 LOCK_RETRIES = 8
 
 
-class _CapturedLog:
+@contextlib.contextmanager
+def _captured_log(log):
     """nbgrader's log lines for one submission, kept for the record instead of printed."""
-
-    def __init__(self, app) -> None:
-        self.log = app.log
-        self.buffer = io.StringIO()
-        self.handler = logging.StreamHandler(self.buffer)
-        self.handler.setFormatter(logging.Formatter("[%(levelname)s] %(message)s"))
-
-    def __enter__(self):
-        self.saved = list(self.log.handlers), self.log.propagate
-        self.log.handlers = [self.handler]
-        self.log.propagate = False
-        return self
-
-    def __exit__(self, *exc):
-        self.log.handlers, self.log.propagate = self.saved
-        return False
-
-    def text(self) -> str:
-        return self.buffer.getvalue()
+    buffer, saved = io.StringIO(), (list(log.handlers), log.propagate)
+    handler = logging.StreamHandler(buffer)
+    handler.setFormatter(logging.Formatter("[%(levelname)s] %(message)s"))
+    log.handlers, log.propagate = [handler], False
+    try:
+        yield buffer
+    finally:
+        log.handlers, log.propagate = saved
 
 
 def _autograde_once(app, config, assignment: str, student: str) -> str | None:
@@ -64,12 +54,12 @@ def _autograde_once(app, config, assignment: str, student: str) -> str | None:
     converter = Autograde(coursedir=coursedir, config=config, parent=app)
     converter.force = True  # over whatever an interrupted attempt left there
     converter.log = app.log
-    with _CapturedLog(app) as captured:
+    with _captured_log(app.log) as captured:
         try:
             converter.start()
         except Exception:  # noqa: BLE001 (nbgrader's own failures are reported, not raised)
-            return captured.text() + traceback.format_exc()
-    errors = [line for line in captured.text().splitlines() if line.startswith("[ERROR]")]
+            return captured.getvalue() + traceback.format_exc()
+    errors = [line for line in captured.getvalue().splitlines() if line.startswith("[ERROR]")]
     return "\n".join(errors) or None
 
 

@@ -97,16 +97,6 @@ def class_rows(db_url: str, root: str, assignment: str) -> list[Row]:
     return list(rows.values())
 
 
-def write_csv(rows: list[Row], path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=[f.name for f in fields(Row)])
-        writer.writeheader()
-        for row in rows:
-            writer.writerow(asdict(row))
-    return path
-
-
 def draw(rows: list[Row], title: str):
     """Horizontal bars: students per misconception (one bar per test cell)."""
     fig, ax = figures.new(width=7.0, height=0.32 * len(rows) + 1.2)
@@ -133,7 +123,12 @@ def write_report(assignment: str, output: str | None = None) -> list[Path]:
     if not rows or not any(r.students for r in rows):
         raise SystemExit(f"no graded submissions of {assignment} in the gradebook")
     folder = Path(output) if output else assignment_folder(coursedir.root, assignment)
-    csv_path = write_csv(rows, folder / "class_report.csv")
+    csv_path = folder / "class_report.csv"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(csv_path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=[f.name for f in fields(Row)])
+        writer.writeheader()
+        writer.writerows(asdict(row) for row in rows)
     fig = draw(rows, f"{assignment}: misconceptions in the class")
     written = [csv_path, figures.save(fig, folder / "misconceptions.png")]
     if assignment in pools.POOLS:

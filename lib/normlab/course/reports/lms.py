@@ -40,7 +40,6 @@ def points(value: float) -> str:
     return f"{round(value, 4):g}"
 
 
-LAYOUTS = ("canvas", "moodle")
 MISSING = {"blank": "", "zero": "0"}
 CANVAS_IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 MOODLE_IDENTITY = ("First name", "Last name", "Username", "Email address")
@@ -75,10 +74,6 @@ def lms_rows(
     missing: str = "blank",
 ) -> tuple[list[str], list[dict[str, str]]]:  # fmt: skip
     """The header and rows of `layout` from `export.rows`' table (its `assignments` columns)."""
-    if layout not in LAYOUTS:
-        raise ValueError(f"no LMS layout {layout!r}: choose one of {', '.join(LAYOUTS)}")
-    if missing not in MISSING:
-        raise ValueError(f"--missing must be one of {', '.join(MISSING)}; got {missing!r}")
     names = CANVAS_IDENTITY if layout == "canvas" else MOODLE_IDENTITY
     header = [*names, *assignments]
     out = []
