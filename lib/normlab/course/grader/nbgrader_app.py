@@ -33,19 +33,14 @@ def load_app() -> AutogradeApp:
     return app
 
 
-def with_busy_timeout(db_url: str) -> str:
-    """An SQLite URL with a busy timeout (unless it sets one); other URLs unchanged."""
-    if not urlsplit(db_url).scheme.startswith("sqlite") or "timeout=" in db_url:
-        return db_url
-    joiner = "&" if "?" in db_url else "?"
-    return f"{db_url}{joiner}timeout={SQLITE_BUSY_TIMEOUT_S}"
-
-
 def grading_config(app: AutogradeApp):
     """The app's config plus the parallel grader's two changes (see the module docstring)."""
     config = copy.deepcopy(app.config)
     config.Autograde.autograde_preprocessors = autograde_preprocessors(config)
-    config.CourseDirectory.db_url = with_busy_timeout(app.coursedir.db_url)
+    db_url = app.coursedir.db_url  # SQLite's gets a busy timeout, unless it sets one
+    if urlsplit(db_url).scheme.startswith("sqlite") and "timeout=" not in db_url:
+        db_url += f"{'&' if '?' in db_url else '?'}timeout={SQLITE_BUSY_TIMEOUT_S}"
+    config.CourseDirectory.db_url = db_url
     return config
 
 

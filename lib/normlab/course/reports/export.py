@@ -1,8 +1,5 @@
-"""Grades out: one row per student of the gradebook, a column per assignment, for an LMS.
-
-    python -m normlab.course export --out grades-per-student.csv      # make export
-    python -m normlab.course export --out FILE.csv --per-check        # plus one column per check
-    python -m normlab.course export --out FILE.csv --lms canvas       # Canvas's layout (`lms`)
+"""Grades out (`python -m normlab.course export`, `make export`): one row per student of the
+gradebook, a column per assignment, for an LMS (`--lms`: `lms`).
 
 `nbgrader export` writes one row per student *and* assignment, scores 0.0 for assignments never
 released and leaves names empty unless a roster was imported; a gradebook upload wants one row

@@ -1,7 +1,5 @@
-"""Grades in the layout an LMS imports as it is: Canvas's gradebook CSV, Moodle's grade import.
-
-    python -m normlab.course export --lms canvas --out grades-canvas.csv    # make export LMS=canvas
-    python -m normlab.course export --lms moodle --out grades-moodle.csv    # make export LMS=moodle
+"""Grades in the layout an LMS imports as it is: Canvas's gradebook CSV, Moodle's grade import
+(`python -m normlab.course export --lms canvas|moodle`, `make export LMS=canvas|moodle`).
 
 Both start from `export.rows` (a student's points per assignment after the late penalty) and
 leave out `total`: each LMS adds up its own, and a column it does not know becomes a new
