@@ -64,9 +64,17 @@ def _reasons(value, what: str) -> dict:
     return reasons
 
 
-def _request_id(value) -> None:
-    if type(value) is not int:
-        raise MalformedMessage("a message's id must be an int")
+@dataclass(frozen=True)
+class _FromKernel:
+    """A message the kernel sends: its `id` checked first, then its own fields (`_check`)."""
+
+    def __post_init__(self) -> None:
+        if type(self.id) is not int:
+            raise MalformedMessage("a message's id must be an int")
+        self._check()
+
+    def _check(self) -> None:
+        pass
 
 
 # --- setup --------------------------------------------------------------------------------
@@ -151,66 +159,58 @@ REQUESTS = (RunCell, AskNames, Stall, RunCase)
 
 
 @dataclass(frozen=True)
-class CellDone:
+class CellDone(_FromKernel):
     id: int
     outputs: list
     error: bool
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         if not isinstance(self.outputs, list) or type(self.error) is not bool:
             raise MalformedMessage("CellDone carries a list of outputs and a bool")
 
 
 @dataclass(frozen=True)
-class NamesDone:
+class NamesDone(_FromKernel):
     id: int
     defined: tuple[str, ...]
     stalled: dict  # name -> (category, message)
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         object.__setattr__(self, "defined", _strings(self.defined, "NamesDone.defined"))
         object.__setattr__(self, "stalled", _reasons(self.stalled, "NamesDone.stalled"))
 
 
 @dataclass(frozen=True)
-class StallDone:
+class StallDone(_FromKernel):
     id: int
-
-    def __post_init__(self) -> None:
-        _request_id(self.id)
 
 
 @dataclass(frozen=True)
-class CaseDone:
+class CaseDone(_FromKernel):
     id: int
     result: Result
     outputs: list
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         if not isinstance(self.result, Result) or not isinstance(self.outputs, list):
             raise MalformedMessage("CaseDone carries a Result and a list of outputs")
 
 
 @dataclass(frozen=True)
-class Interrupted:
+class Interrupted(_FromKernel):
     id: int
     running: tuple[str, ...] = ()
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         object.__setattr__(self, "running", _strings(self.running, "Interrupted.running"))
 
 
 @dataclass(frozen=True)
-class Failed:
+class Failed(_FromKernel):
     id: int
     reason: str
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         if not isinstance(self.reason, str):
             raise MalformedMessage("Failed carries its reason as a string")
         object.__setattr__(self, "reason", self.reason[:500])
@@ -225,7 +225,7 @@ REPLY_TO = {RunCell: CellDone, AskNames: NamesDone, Stall: StallDone, RunCase: C
 
 
 @dataclass(frozen=True)
-class AskLibrary:
+class AskLibrary(_FromKernel):
     id: int
     seq: int
     path: str
@@ -233,8 +233,7 @@ class AskLibrary:
     kwargs: dict = field(default_factory=dict)
     owner: str | None = None  # the innermost graded function on the call's stack
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         if not isinstance(self.path, str) or not isinstance(self.args, tuple):
             raise MalformedMessage("AskLibrary carries a path and a tuple of arguments")
         if self.owner is not None and not isinstance(self.owner, str):
@@ -243,40 +242,37 @@ class AskLibrary:
 
 
 @dataclass(frozen=True)
-class AskRef:
+class AskRef(_FromKernel):
     id: int
     seq: int
     ref: Ref
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         if not isinstance(self.args, tuple):
             raise MalformedMessage("AskRef carries a tuple of arguments")
         _string_map(self.kwargs, "AskRef.kwargs")
 
 
 @dataclass(frozen=True)
-class AskTorch:
+class AskTorch(_FromKernel):
     id: int
     seq: int
     path: str
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         if not isinstance(self.path, str):
             raise MalformedMessage("AskTorch carries a path")
 
 
 @dataclass(frozen=True)
-class Note:
+class Note(_FromKernel):
     id: int
     kind: str
     name: str
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         if not isinstance(self.kind, str) or not isinstance(self.name, str):
             raise MalformedMessage("a Note carries a kind and a name")
 
