@@ -201,8 +201,7 @@ class NormlabGrading(Configurable):
         "normalizations, autograd for a backward, np.var in ps6): 'function' voids every "
         "cell of it (the default), 'cell' its reuse cell alone. `make release` writes it "
         "into the notebooks' setup cells (python -m normlab.course points) for a student's "
-        "own kernel; "
-        "graders read it here.",
+        "own kernel; graders read it here.",
     ).tag(config=True)
 
 

@@ -6,9 +6,8 @@ one request at a time, answers and paces the kernel's questions, and enforces th
 SIGINT, then after `GRACE_S` the whole sandbox killed. Any way the kernel stops answering (an
 ignored timeout, `os._exit`, a segfault, a limit, a frame that fails its checksum, a message out
 of turn) kills it and raises `KernelDied` with a reason a student can read; `kernel_session`
-replaces it. The protocol: `normlab_sandbox.protocol`; what it defends:
-instructors/threat_model.md. Every kernel is a fresh interpreter (about 0.2 s of CPU): a zygote
-saved that until the kernels moved into bubblewrap, which can only sandbox a new program.
+replaces it. The protocol: `normlab_sandbox.protocol`; what it defends, and why every kernel
+is a fresh interpreter (Throughput): instructors/threat_model.md.
 """
 
 from __future__ import annotations
