@@ -126,10 +126,8 @@ class Channel:
         with self.interrupts.held():
             self.send(question(id=self.request, seq=self._asked, **fields))
             answer = self.receive()
-        if not isinstance(answer, protocol.Answer) or (answer.id, answer.seq) != (
-            self.request,
-            self._asked,
-        ):
+        asked = (self.request, self._asked)
+        if not isinstance(answer, protocol.Answer) or (answer.id, answer.seq) != asked:
             os._exit(wire.LOST_SYNC)  # not the answer to this question: out of step
         if answer.error is not None:
             ename, message = answer.error

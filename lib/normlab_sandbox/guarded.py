@@ -121,9 +121,6 @@ def run_case(namespace: dict, case: Case, resolve, owners: dict | None = None) -
         same = after.shape == before.shape and np.array_equal(after, before, equal_nan=True)
         if not same:
             modified.append(key)
-    probes = []
-    for obj in refs.values():
-        probes.extend(getattr(obj, "probes", lambda: ())())
     return Result(
         output=output,
         output_type=output_type,
@@ -132,5 +129,5 @@ def run_case(namespace: dict, case: Case, resolve, owners: dict | None = None) -
         modified_inputs=tuple(modified),
         reference_calls=tuple(tripwire.calls),
         delegated=tuple(tripwire.delegated),
-        probes=tuple(probes),
+        probes=tuple(p for obj in refs.values() for p in getattr(obj, "probes", tuple)()),
     )

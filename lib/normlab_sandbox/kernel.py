@@ -110,7 +110,7 @@ def set_up(link: channel.Channel) -> protocol.Setup:
 # --- requests -----------------------------------------------------------------------------
 
 
-def running_functions(error: BaseException, user_ns: dict, names=()) -> list[str]:
+def running_functions(error: BaseException, user_ns: dict, names=()) -> tuple[str, ...]:
     """The notebook's functions on `error`'s traceback, then `names` (those defined)."""
     codes = {
         value.__code__: name
@@ -124,7 +124,7 @@ def running_functions(error: BaseException, user_ns: dict, names=()) -> list[str
         if name is not None and name not in found:
             found.append(name)
         tb = tb.tb_next
-    return found + [n for n in names if n in user_ns and n not in found]
+    return (*found, *(n for n in names if n in user_ns and n not in found))
 
 
 class Stalled:
@@ -156,7 +156,7 @@ def _serve_case(shell, link: channel.Channel, request: protocol.RunCase):
             result = run_case(namespace, case, standins.resolve, owners)
     except KeyboardInterrupt as stopped:
         running = running_functions(stopped, user_ns, [request.case_function()])
-        return protocol.Interrupted(request.id, tuple(running))
+        return protocol.Interrupted(request.id, running)
     finally:
         link.noted = None
         standins.case_owners = {}
@@ -172,8 +172,7 @@ def _serve_cell(shell, link: channel.Channel, request: protocol.RunCell):
         standins.in_test_cell(None)
     error = shell.last_execution_result.error_in_exec
     if isinstance(error, KeyboardInterrupt):
-        running = running_functions(error, shell.user_ns)
-        return protocol.Interrupted(request.id, tuple(running))
+        return protocol.Interrupted(request.id, running_functions(error, shell.user_ns))
     return protocol.CellDone(request.id, outputs, failed)
 
 

@@ -51,19 +51,30 @@ def _string_map(value, what: str) -> dict:
     return value
 
 
-def _reason(value) -> tuple[str, str]:
-    """A stall's why: (category, message), both strings."""
-    if not (isinstance(value, (tuple, list)) and len(value) == 2):
-        raise MalformedMessage("a stall's reason must be (category, message)")
-    category, message = value
-    if not isinstance(category, str) or not isinstance(message, str):
-        raise MalformedMessage("a stall's reason must be two strings")
-    return category, message[:500]
+def _reasons(value, what: str) -> dict:
+    """{name: a stall's why, (category, message), both strings}."""
+    reasons = {}
+    for name, why in _string_map(value, what).items():
+        if not (isinstance(why, (tuple, list)) and len(why) == 2):
+            raise MalformedMessage("a stall's reason must be (category, message)")
+        category, message = why
+        if not isinstance(category, str) or not isinstance(message, str):
+            raise MalformedMessage("a stall's reason must be two strings")
+        reasons[name] = category, message[:500]
+    return reasons
 
 
-def _request_id(value) -> None:
-    if type(value) is not int:
-        raise MalformedMessage("a message's id must be an int")
+@dataclass(frozen=True)
+class _FromKernel:
+    """A message the kernel sends: its `id` checked first, then its own fields (`_check`)."""
+
+    def __post_init__(self) -> None:
+        if type(self.id) is not int:
+            raise MalformedMessage("a message's id must be an int")
+        self._check()
+
+    def _check(self) -> None:
+        pass
 
 
 # --- setup --------------------------------------------------------------------------------
@@ -121,8 +132,7 @@ class Stall:
     names: dict  # name -> (category, message)
 
     def __post_init__(self) -> None:
-        names = _string_map(self.names, "Stall.names")
-        object.__setattr__(self, "names", {n: _reason(why) for n, why in names.items()})
+        object.__setattr__(self, "names", _reasons(self.names, "Stall.names"))
 
 
 @dataclass(frozen=True)
@@ -149,67 +159,58 @@ REQUESTS = (RunCell, AskNames, Stall, RunCase)
 
 
 @dataclass(frozen=True)
-class CellDone:
+class CellDone(_FromKernel):
     id: int
     outputs: list
     error: bool
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         if not isinstance(self.outputs, list) or type(self.error) is not bool:
             raise MalformedMessage("CellDone carries a list of outputs and a bool")
 
 
 @dataclass(frozen=True)
-class NamesDone:
+class NamesDone(_FromKernel):
     id: int
     defined: tuple[str, ...]
     stalled: dict  # name -> (category, message)
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         object.__setattr__(self, "defined", _strings(self.defined, "NamesDone.defined"))
-        stalled = _string_map(self.stalled, "NamesDone.stalled")
-        object.__setattr__(self, "stalled", {n: _reason(why) for n, why in stalled.items()})
+        object.__setattr__(self, "stalled", _reasons(self.stalled, "NamesDone.stalled"))
 
 
 @dataclass(frozen=True)
-class StallDone:
+class StallDone(_FromKernel):
     id: int
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
-
 
 @dataclass(frozen=True)
-class CaseDone:
+class CaseDone(_FromKernel):
     id: int
     result: Result
     outputs: list
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         if not isinstance(self.result, Result) or not isinstance(self.outputs, list):
             raise MalformedMessage("CaseDone carries a Result and a list of outputs")
 
 
 @dataclass(frozen=True)
-class Interrupted:
+class Interrupted(_FromKernel):
     id: int
     running: tuple[str, ...] = ()
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         object.__setattr__(self, "running", _strings(self.running, "Interrupted.running"))
 
 
 @dataclass(frozen=True)
-class Failed:
+class Failed(_FromKernel):
     id: int
     reason: str
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         if not isinstance(self.reason, str):
             raise MalformedMessage("Failed carries its reason as a string")
         object.__setattr__(self, "reason", self.reason[:500])
@@ -224,7 +225,7 @@ REPLY_TO = {RunCell: CellDone, AskNames: NamesDone, Stall: StallDone, RunCase: C
 
 
 @dataclass(frozen=True)
-class AskLibrary:
+class AskLibrary(_FromKernel):
     id: int
     seq: int
     path: str
@@ -232,8 +233,7 @@ class AskLibrary:
     kwargs: dict = field(default_factory=dict)
     owner: str | None = None  # the innermost graded function on the call's stack
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         if not isinstance(self.path, str) or not isinstance(self.args, tuple):
             raise MalformedMessage("AskLibrary carries a path and a tuple of arguments")
         if self.owner is not None and not isinstance(self.owner, str):
@@ -242,41 +242,37 @@ class AskLibrary:
 
 
 @dataclass(frozen=True)
-class AskRef:
+class AskRef(_FromKernel):
     id: int
     seq: int
     ref: Ref
-    attr: str = ""
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
-        if not isinstance(self.attr, str) or not isinstance(self.args, tuple):
-            raise MalformedMessage("AskRef carries an attribute name and a tuple of arguments")
+    def _check(self) -> None:
+        if not isinstance(self.args, tuple):
+            raise MalformedMessage("AskRef carries a tuple of arguments")
         _string_map(self.kwargs, "AskRef.kwargs")
 
 
 @dataclass(frozen=True)
-class AskTorch:
+class AskTorch(_FromKernel):
     id: int
     seq: int
     path: str
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         if not isinstance(self.path, str):
             raise MalformedMessage("AskTorch carries a path")
 
 
 @dataclass(frozen=True)
-class Note:
+class Note(_FromKernel):
     id: int
     kind: str
     name: str
 
-    def __post_init__(self) -> None:
-        _request_id(self.id)
+    def _check(self) -> None:
         if not isinstance(self.kind, str) or not isinstance(self.name, str):
             raise MalformedMessage("a Note carries a kind and a name")
 
@@ -292,17 +288,6 @@ class Answer:
     error: tuple[str, str] | None = None  # (exception name, message)
 
 
-MESSAGES = (
-    Setup,
-    File,
-    Ready,
-    SetupFailed,
-    *REQUESTS,
-    Bye,
-    *REPLIES,
-    *QUESTIONS,
-    Note,
-    Answer,
-)
 # everything the wire between grader and kernel rebuilds: the messages and what they carry
+MESSAGES = (Setup, File, Ready, SetupFailed, *REQUESTS, Bye, *REPLIES, *QUESTIONS, Note, Answer)
 WIRE_TYPES = {**CASE_TYPES, **{cls.__name__: cls for cls in MESSAGES}}

@@ -31,11 +31,10 @@ class Collector:
     """The outputs of the cell being run, in order, within a size budget."""
 
     def __init__(self) -> None:
-        self.items: list[dict] = []
-        self.budget = MAX_TEXT
+        self.reset()
 
     def reset(self) -> None:
-        self.items = []
+        self.items: list[dict] = []
         self.budget = MAX_TEXT
 
     def _spend(self, text: str) -> str:

@@ -67,11 +67,11 @@ class LibraryFunction(_StandIn):
 class RefProxy:
     """A trusted callable handed to the student's code by a check, living in the grader."""
 
-    def __init__(self, ref, attr: str = "") -> None:
-        self._ref, self._attr = ref, attr
+    def __init__(self, ref) -> None:
+        self._ref = ref
 
     def __call__(self, *args, **kwargs):
-        return ask(protocol.AskRef, ref=self._ref, attr=self._attr, args=args, kwargs=kwargs)
+        return ask(protocol.AskRef, ref=self._ref, args=args, kwargs=kwargs)
 
     def __repr__(self) -> str:
         name = self._ref.name
@@ -190,7 +190,7 @@ class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Serves `packages` (`normlab`, and `torch` unless it is the real one) and their
     submodules as `StandInModule`s."""
 
-    def __init__(self, packages=STAND_IN_PACKAGES) -> None:
+    def __init__(self, packages) -> None:
         self.packages = tuple(packages)
 
     def find_spec(self, fullname, path=None, target=None):

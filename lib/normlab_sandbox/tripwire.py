@@ -101,14 +101,11 @@ def label_for(filename: str, name: str) -> str | None:
             if top in _NORMLAB_EXEMPT:
                 return None
             return f"normlab.{name} (normlab/{relative})"
-    if "/torch/" in path:
-        for (tail, func), label in _TORCH_PY.items():
-            if func == name and path.endswith("/torch/" + tail):
-                return label
-    if "/numpy/" in path:
-        for (tail, func), label in _NUMPY_PY.items():
-            if func == name and path.endswith("/numpy/" + tail):
-                return label
+    for package, table in (("/torch/", _TORCH_PY), ("/numpy/", _NUMPY_PY)):
+        if package in path:
+            for (tail, func), label in table.items():
+                if func == name and path.endswith(package + tail):
+                    return label
     return None
 
 

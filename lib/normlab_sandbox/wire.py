@@ -122,11 +122,6 @@ class FrameReader:
         return payload
 
 
-def send_message(sock, message, registry=None) -> None:
-    """Encode `message` (plain data) and send it as one frame."""
-    sock.sendall(frame(dumps(message, registry)))
-
-
 def recv_message(reader: FrameReader, registry=None, deadline: float | None = None):
     """Read one frame and decode it (see `FrameReader.read` and `loads`)."""
     return loads(reader.read(deadline), registry)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 # jsonschema (imported by nbformat) also imports rfc3987_syntax when it is installed, only to
 # offer an "iri" format check that neither nbformat nor nbgrader uses; building its grammar
@@ -141,8 +142,6 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "points":
-        from pathlib import Path
-
         from .grader.nbgrader_app import load_app
         from .plugins import NormlabGrading
         from .reports.points import sync_course
@@ -164,17 +163,15 @@ def main(argv=None) -> int:
             print(f"python -m normlab.course variant: {exc}", file=sys.stderr)
             return 2
         return 0
-    if args.command in ("student-source", "student-bundle"):
-        from pathlib import Path
+    if args.command == "student-source":
+        from .download.source import write_source
 
-        if args.command == "student-source":
-            from .download.source import write_source
+        print(write_source(Path(args.out)))
+        return 0
+    if args.command == "student-bundle":
+        from .download.bundle import write_bundle
 
-            print(write_source(Path(args.out)))
-        else:
-            from .download.bundle import write_bundle
-
-            print(write_bundle(Path(args.downloads)))
+        print(write_bundle(Path(args.downloads)))
         return 0
     if args.command == "export":
         from .reports.export import write_export
@@ -184,8 +181,7 @@ def main(argv=None) -> int:
     if args.command == "report":
         from .reports.class_report import write_report
 
-        paths = write_report(args.assignment, args.output)
-        for path in paths:
+        for path in write_report(args.assignment, args.output):
             print(path)
         return 0
     from .grader.class_run import grade

@@ -39,6 +39,7 @@ from latex2mathml.converter import convert
 from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
 from nbformat import NotebookNode
+from nbformat.v4 import new_output
 from nbgrader.api import MissingEntry
 from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
@@ -64,14 +65,6 @@ VISIBLE_LABEL = "On an input of the visible check: "
 
 def _nbgrader(cell) -> dict:
     return cell.metadata.get("nbgrader", {})
-
-
-def is_summary_cell(cell) -> bool:
-    return (
-        cell.cell_type == "code"
-        and not _nbgrader(cell).get("grade")
-        and (cell.source.strip().startswith("summary("))
-    )
 
 
 class ConciseErrors(Preprocessor):
@@ -113,20 +106,16 @@ class CheckNotes(Preprocessor):
                     "mark": "✓" if full else "✗",
                     "auto": spec is not None,
                 }
-            if is_check_cell(cell):
-                self._label_inputs(cell)
-        for cell in nb.cells:
-            if is_summary_cell(cell):
-                cell.outputs = [_stream(self._summary(nb))]
-        return nb, resources
-
-    @staticmethod
-    def _label_inputs(cell) -> None:
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error" and output.get("ename") == "AssertionError":
+            errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+            for output in errors if is_check_cell(cell) else []:  # a failed check's input
                 message = output.get("evalue", "")
-                if not message.startswith(HIDDEN_LABEL):
+                if output.get("ename") == "AssertionError" and not message.startswith(HIDDEN_LABEL):
                     output["evalue"] = VISIBLE_LABEL + message
+        for cell in nb.cells:
+            summary = cell.cell_type == "code" and not _nbgrader(cell).get("grade")
+            if summary and cell.source.strip().startswith("summary("):
+                cell.outputs = [new_output("stream", name="stdout", text=self._summary(nb))]
+        return nb, resources
 
     @staticmethod
     def _summary(nb) -> str:
@@ -150,12 +139,6 @@ class CheckNotes(Preprocessor):
             of = points(float(meta.get("points") or 0.0))
             lines.append(f"Graded by hand ({meta.get('grade_id')}): {got} of {of}.")
         return "\n".join(lines) + "\n"
-
-
-def _stream(text: str) -> dict:
-    from nbformat.v4 import new_output
-
-    return new_output("stream", name="stdout", text=text)
 
 
 MATH = re.compile(
@@ -218,8 +201,7 @@ class NormlabGrading(Configurable):
         "normalizations, autograd for a backward, np.var in ps6): 'function' voids every "
         "cell of it (the default), 'cell' its reuse cell alone. `make release` writes it "
         "into the notebooks' setup cells (python -m normlab.course points) for a student's "
-        "own kernel; "
-        "graders read it here.",
+        "own kernel; graders read it here.",
     ).tag(config=True)
 
 
@@ -240,12 +222,6 @@ class ReusePolicy(Preprocessor):
 class RestoreHiddenTests(OverwriteCells):
     """OverwriteCells that takes a released test cell for what it is (see the module)."""
 
-    def released_source(self, source: str) -> str:
-        """`source` as generate_assignment releases it: hidden-test regions removed."""
-        cell = NotebookNode(source=source)  # what ClearHiddenTests edits in place
-        ClearHiddenTests(parent=self)._remove_hidden_test_region(cell)
-        return cell.source
-
     def preprocess_cell(self, cell, resources, cell_index):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id is not None:
@@ -256,7 +232,10 @@ class RestoreHiddenTests(OverwriteCells):
             except MissingEntry:
                 stored = None
             if stored is not None and stored.locked and stored.source != cell.source:
-                if cell.source == self.released_source(stored.source):
+                # the stored source as generate_assignment released it: hidden tests removed
+                released = NotebookNode(source=stored.source)  # ClearHiddenTests edits it
+                ClearHiddenTests(parent=self)._remove_hidden_test_region(released)
+                if cell.source == released.source:
                     cell.source = stored.source  # the hidden tests go back in, silently
         return super().preprocess_cell(cell, resources, cell_index)
 

@@ -41,17 +41,13 @@ The course site's page Exercises > Getting started says more.
 """
 
 
-def released(assignment: str) -> Path:
-    return REPO / "exercises" / assignment / f"{assignment}.ipynb"
-
-
 def write_bundle(downloads: Path) -> Path:
     """downloads/BUNDLE.zip: the one wheel there, the released notebooks and a README.txt, with
     fixed timestamps (the same inputs give the same bytes)."""
     wheels = sorted(downloads.glob("normlab-*.whl"))
     if len(wheels) != 1:
         raise BuildError(f"expected one normlab wheel in {downloads}, found {wheels}")
-    notebooks = [released(a) for a in ASSIGNMENTS]
+    notebooks = [REPO / "exercises" / a / f"{a}.ipynb" for a in ASSIGNMENTS]
     missing = [str(p) for p in notebooks if not p.is_file()]
     if missing:
         raise BuildError(f"released notebooks missing (run `make release`): {missing}")

@@ -160,8 +160,9 @@ def write_source(out: Path) -> Path:
     out = out.resolve()
     shutil.rmtree(out, ignore_errors=True)
     lib = out / "lib"
-    for shipped in SHIPS:
-        for path in _python_files(LIB / shipped):
+    for shipped in map(LIB.joinpath, SHIPS):  # a .py file, or a folder: its .py files
+        found = [shipped] if shipped.is_file() else shipped.rglob("*.py")
+        for path in sorted(p for p in found if "__pycache__" not in p.parts):
             relative = path.relative_to(LIB)
             (lib / relative).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, lib / relative)
@@ -176,13 +177,6 @@ def write_source(out: Path) -> Path:
     _write(out / "README.md", README)
     self_check(lib)
     return out
-
-
-def _python_files(path: Path) -> list[Path]:
-    """`path` itself (a .py file), or the .py files under it (a folder), caches left out."""
-    if path.is_file():
-        return [path]
-    return sorted(p for p in path.rglob("*.py") if "__pycache__" not in p.parts)
 
 
 SELF_CHECK = """

@@ -15,6 +15,7 @@ releases to students. `reports/` is git-ignored.
 
 from __future__ import annotations
 
+import resource
 import shutil
 from pathlib import Path
 
@@ -41,6 +42,12 @@ def staging_step(assignment: str) -> str:
     """The folder, relative to the course root, where the worker has nbgrader write a
     submission's autograded copy before moving it, complete, into `autograded/`."""
     return f"{REPORTS}/{assignment}/autograding"
+
+
+def cpu_seconds(who: int = resource.RUSAGE_SELF) -> float:
+    """User and system CPU seconds of this process (or RUSAGE_CHILDREN: its waited-for ones)."""
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
 
 
 def forget_student(root, assignment: str, student: str) -> None:

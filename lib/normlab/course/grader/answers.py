@@ -42,14 +42,6 @@ def _error(ename: str, message: str) -> tuple[None, tuple[str, str]]:
     return None, (ename, message[:500])
 
 
-def _library_label(path: str, fn) -> str:
-    if isinstance(fn, types.FunctionType):
-        label = label_for(fn.__code__.co_filename, fn.__code__.co_name)
-        if label:
-            return label
-    return path
-
-
 class Answers:
     """Answers one kernel's questions; `begin_case`/`end_case` bracket each check case."""
 
@@ -69,12 +61,10 @@ class Answers:
     def end_case(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple]:
         """(reference calls noted, those delegated to another graded function, probes of the
         case's trusted objects); stop the case."""
-        probes = []
-        for obj in self.made.values():
-            probes.extend(getattr(obj, "probes", lambda: ())())
+        probes = tuple(p for obj in self.made.values() for p in getattr(obj, "probes", tuple)())
         calls, delegated = tuple(self.calls), tuple(self.delegated)
         self.case, self.made, self.objects, self.calls, self.delegated = None, {}, {}, [], []
-        return calls, delegated, tuple(probes)
+        return calls, delegated, probes
 
     def note(self, label: str, owner: str | None = None) -> None:
         """Note a library call of the running case (`owner`: the graded function that made
@@ -89,7 +79,7 @@ class Answers:
         """(value, None), or (None, (exception name, message)) for the kernel to raise; a
         `protocol.Note` is only noted."""
         if isinstance(question, protocol.AskRef):
-            return self._ref(question.ref, question.attr, question.args, question.kwargs)
+            return self._ref(question.ref, question.args, question.kwargs)
         if isinstance(question, protocol.AskLibrary):
             return self._library(question.path, question.args, question.kwargs, question.owner)
         if isinstance(question, protocol.Note):  # no answer goes back
@@ -101,17 +91,12 @@ class Answers:
             self.note(path)
         return _error("Unavailable", f"{path}: torch is not available while grading")
 
-    def _ref(self, ref, attr: str, args, kwargs):
+    def _ref(self, ref, args, kwargs):
         if not isinstance(ref, Ref) or ref not in self.objects:
             name = ref.name if isinstance(ref, Ref) else "?"
             self.note(f"normlab.{name} (a trusted function kept from an earlier check)")
             return _error("Unavailable", "this function belongs to another check")
-        target = self.objects[ref]
-        if attr:
-            if attr.startswith("_"):
-                return _error("Unavailable", f"no attribute {attr!r}")
-            target = getattr(target, attr, None)
-        return _call(target, args, kwargs)
+        return _call(self.objects[ref], args, kwargs)
 
     def _library(self, path: str, args, kwargs, owner: str | None = None):
         parts = path.split(".")
@@ -121,7 +106,9 @@ class Answers:
         if parts[0] != "normlab" or fn is None:
             self.note(path)
             return _error("AttributeError", f"{path} does not exist")
-        self.note(_library_label(path, fn), owner)
+        code = fn.__code__ if isinstance(fn, types.FunctionType) else None
+        label = label_for(code.co_filename, code.co_name) if code else None
+        self.note(label or path, owner)
         if self.case is None:
             return _error(
                 "Unavailable",

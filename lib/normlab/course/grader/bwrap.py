@@ -1,20 +1,14 @@
 """The strict sandbox: a bubblewrap (`bwrap`) command line, and whether bwrap works here.
 
 bubblewrap is the sandbox Flatpak uses (https://github.com/containers/bubblewrap; Debian's
-`bubblewrap` package). `command` builds the bwrap arguments that put one grading kernel in a
-world of its own:
-
-- new IPC, PID, network, UTS and cgroup namespaces: no other process to see or signal, no
-  network but a loopback of its own (bwrap brings `lo` up inside the namespace: 127.0.0.1
-  reaches the sandbox itself, nothing else); a normal user's bwrap also makes a user namespace (and
-  forbids the kernel to make more), root's is privileged and the kernel then takes the
-  grading slot's own uid (see `kernel.become`);
-- a root built from an allow-list, read-only: the operating system's /usr (and the /bin and
-  /lib links), a few files of /etc (the dynamic linker's cache, the time zone, fonts), a
-  minimal /dev, a /proc of its own, and the `expose`d folders (the Python installation, its
-  site-packages, normlab_sandbox); `hide` covers any course path that lies inside those;
-- private, size-limited tmpfs on /tmp (the kernel's home and working folder) and /dev/shm;
-- `--die-with-parent` (a killed grader leaves no kernel running) and `--new-session`.
+`bubblewrap` package). `command` builds the arguments that put one grading kernel in the world
+instructors/threat_model.md describes ("The kernel's world"): new IPC, PID, network, UTS and
+cgroup namespaces (bwrap brings `lo` up in the network one: 127.0.0.1 reaches the sandbox
+itself, nothing else), a normal user's also a user namespace in which the kernel may make no
+more (root's kernel takes the grading slot's uid instead: `kernel.become`); a read-only root
+from an allow-list (`OS_DIRS`, `ETC_ENTRIES`, a minimal /dev, a /proc of its own) and the
+`expose`d folders, `hide` covering any course path inside those; private, size-limited tmpfs
+on /tmp and /dev/shm; `--die-with-parent` and `--new-session`.
 
 Folders that bwrap creates on the way to an exposed one get mode 755 (bwrap's own are 700,
 which the grading slot's uid could not walk through).
@@ -52,19 +46,15 @@ def _mirror(path: str) -> list[str]:
     return ["--ro-bind", path, path] if os.path.exists(path) else []
 
 
-def _os_root() -> list[str]:
-    args = [arg for name in OS_DIRS for arg in _mirror("/" + name)]
-    args += ["--perms", "0755", "--dir", "/etc"]
-    return args + [arg for name in ETC_ENTRIES for arg in _mirror("/etc/" + name)]
-
-
 def command(expose, hide, tmp_bytes: int, privileged: bool) -> list[str]:
     """bwrap's arguments, up to and including `--`, for one kernel (see the module docstring).
     `privileged`: bwrap runs as root (no user namespace; the kernel drops to its uid)."""
     args = ["bwrap", *NAMESPACES, "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
     if not privileged:
         args += ["--unshare-user", "--disable-userns"]
-    args += _os_root()
+    args += [arg for name in OS_DIRS for arg in _mirror("/" + name)]
+    args += ["--perms", "0755", "--dir", "/etc"]
+    args += [arg for name in ETC_ENTRIES for arg in _mirror("/etc/" + name)]
     args += ["--proc", "/proc", "--dev", "/dev"]
     for private in ("/tmp", "/dev/shm"):
         args += ["--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", private]

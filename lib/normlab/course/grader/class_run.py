@@ -25,8 +25,8 @@ from tqdm import tqdm
 
 from normlab.grading import REAL_TORCH
 
+from . import cpu_seconds, run_record
 from . import isolation as iso
-from . import run_record
 from .nbgrader_app import exchange_root, grading_config, load_app, require_assignment
 from .worker import worker_main
 
@@ -79,22 +79,6 @@ def parse_shard(text: str) -> Shard:
 # --- the run ------------------------------------------------------------------------------
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def find_submissions(coursedir, assignment: str) -> list[str]:
-    """Student ids with a submission of `assignment`, sorted."""
-    pattern = coursedir.format_path(coursedir.submitted_directory, "*", assignment)
-    prefix, suffix = pattern.split("*", 1)
-    found = []
-    for path in glob.glob(pattern):
-        if os.path.isdir(path):
-            found.append(path[len(prefix) : len(path) - len(suffix)])
-    return sorted(found)
-
-
 def _save_record(path, outcomes: list[dict], meta: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(f"{path}.lock", "w") as lock:
@@ -128,7 +112,10 @@ def grade(
     coursedir = app.coursedir
     config = grading_config(app)
     require_assignment(config.CourseDirectory.db_url, assignment)
-    found = find_submissions(coursedir, assignment)
+    pattern = coursedir.format_path(coursedir.submitted_directory, "*", assignment)
+    prefix, suffix = pattern.split("*", 1)  # each student id with a submission, sorted
+    folders = [path for path in glob.glob(pattern) if os.path.isdir(path)]
+    found = sorted(path[len(prefix) : len(path) - len(suffix)] for path in folders)
     if students:
         missing = sorted(set(students) - set(found))
         if missing:
@@ -144,7 +131,7 @@ def grade(
     chosen = iso.choose(
         isolation,
         coursedir,
-        exchange_root(app),
+        exchange_root(app.config),
         jobs,
         limits or iso.Limits(),
         uid_base,
@@ -154,7 +141,7 @@ def grade(
     if chosen.real_torch:  # once, here: the workers fork from this process
         importlib.import_module("normlab.answer_key.torch_layer_norms")  # the expectations' torch
         importlib.import_module("normlab_sandbox.module_probes").import_torchs_lazy_parts()
-    started, cpu = time.monotonic(), _children_cpu()
+    started, cpu = time.monotonic(), cpu_seconds(resource.RUSAGE_CHILDREN)
     outcomes = _run_workers(app, config, chosen, assignment, todo, jobs, progress)
     summary = {
         "assignment": assignment,
@@ -166,7 +153,7 @@ def grade(
         "failed": sorted(o["student"] for o in outcomes if o["status"] == "failed"),
         "skipped": skipped,
         "seconds": round(time.monotonic() - started, 3),
-        "cpu_seconds": round(_children_cpu() - cpu, 3),
+        "cpu_seconds": round(cpu_seconds(resource.RUSAGE_CHILDREN) - cpu, 3),
     }
     _save_record(run_record(coursedir.root, assignment), outcomes, summary)
     return summary

@@ -12,12 +12,10 @@ or death and why, each test cell's status, message and seconds, CPU seconds and 
 from __future__ import annotations
 
 import json
-import os
 import time
 
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
-from nbgrader.exchange.default.exchange import Exchange
 from nbgrader.preprocessors import Execute
 from traitlets import Any, Float, Integer, Unicode
 
@@ -59,7 +57,9 @@ class SandboxExecute(Execute):
         budget = self.notebook_budget or max(BUDGET_CELL_TIMEOUTS * timeout, MIN_BUDGET_S)
         started = time.monotonic()
         folder = resources["metadata"]["path"]
-        variant = submitters_variant(info["assignment"], info["student"])
+        # ps1's variant is the submitter's: the student id is nbgrader's, not the STUDENT line's
+        pooled = info["assignment"] in pools.POOLS
+        variant = pools.variant(info["assignment"], info["student"]) if pooled else None
         policy = NormlabGrading(config=self.config).reuse_voids
         session = Session(info["assignment"], policy, variant)
         kernel = KernelSession(
@@ -91,22 +91,17 @@ class SandboxExecute(Execute):
         return nb, resources
 
 
-def submitters_variant(assignment: str, student: str) -> dict | None:
-    """The submitter's own variant, for an assignment with a pool (ps1): the student id is
-    nbgrader's, whatever the notebook's STUDENT line says."""
-    return pools.variant(assignment, student) if assignment in pools.POOLS else None
-
-
 def auto_isolation(config, assignment: str) -> tuple[iso.Isolation, str]:
     """The isolation `python -m normlab.course grade --isolation auto` chooses (strict, or a
     refusal that says why), for one kernel at a time, and the course root for the records:
     what nbgrader's own autograde gets when its config puts this step in place of Execute."""
+    from .nbgrader_app import exchange_root  # it imports this module
+
     coursedir = CourseDirectory(config=config)
-    exchange = Exchange(config=config).root
     chosen = iso.choose(
         "auto",
         coursedir,
-        exchange if os.path.isdir(exchange) else None,
+        exchange_root(config),
         1,
         iso.Limits(),
         real_torch=assignment in REAL_TORCH,

@@ -19,7 +19,7 @@ import os
 import pwd
 import site
 import sys
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -89,14 +89,11 @@ class Isolation:
     def launch(self, slot: int, basic_home: str) -> Launch:
         """How grading slot `slot` starts a kernel; `basic_home` is the empty private folder
         the grader made for it (used under basic isolation; strict has its own /tmp)."""
-        limits = {
-            "memory_bytes": self.limits.memory_bytes,
-            "cpu_seconds": self.limits.cpu_seconds,
-            "file_bytes": self.limits.file_bytes,
-            "open_files": self.limits.open_files,
-        }
+        limits = asdict(self.limits)
+        del limits["tmp_bytes"]  # bwrap's, not the kernel's
         python = [sys.executable, "-I", "-m", KERNEL_MODULE]
         if self.mode == "basic":
+            del limits["processes"]  # it would count the grader's own processes too
             setup = {"uid": None, "workdir": f"{basic_home}/work", "limits": limits}
             setup["torch"] = self.real_torch
             return Launch(python, kernel_env(basic_home), setup, via_bwrap=False)
@@ -105,7 +102,7 @@ class Isolation:
         setup = {
             "uid": self.uid_base + slot if root else None,
             "workdir": f"{STRICT_HOME}/work",
-            "limits": {**limits, "processes": self.limits.processes},
+            "limits": limits,
             "torch": self.real_torch,
         }
         return Launch([*sandbox, *python], kernel_env(STRICT_HOME), setup, via_bwrap=True)

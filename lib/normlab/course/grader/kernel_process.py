@@ -6,13 +6,13 @@ one request at a time, answers and paces the kernel's questions, and enforces th
 SIGINT, then after `GRACE_S` the whole sandbox killed. Any way the kernel stops answering (an
 ignored timeout, `os._exit`, a segfault, a limit, a frame that fails its checksum, a message out
 of turn) kills it and raises `KernelDied` with a reason a student can read; `kernel_session`
-replaces it. The protocol: `normlab_sandbox.protocol`; what it defends:
-instructors/threat_model.md. Every kernel is a fresh interpreter (about 0.2 s of CPU): a zygote
-saved that until the kernels moved into bubblewrap, which can only sandbox a new program.
+replaces it. The protocol: `normlab_sandbox.protocol`; what it defends, and why every kernel
+is a fresh interpreter (Throughput): instructors/threat_model.md.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -159,7 +159,7 @@ class Kernel:
 
     def _send(self, message) -> None:
         self.sock.settimeout(30.0)
-        wire.send_message(self.sock, message, WIRE_TYPES)
+        self.sock.sendall(wire.frame(wire.dumps(message, WIRE_TYPES)))
 
     def _ready(self, setup: dict, files) -> None:
         """Send the setup and the files; wait for the kernel's `Ready`."""
@@ -255,18 +255,14 @@ class Kernel:
             time.sleep(max(0.0, min(wait, deadline - time.monotonic())))
 
     def _signal(self, signum: int) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(self.pid, signum)
-        except (ProcessLookupError, PermissionError):
-            pass
 
     def _fail(self, why: str | None):
         """Kill the kernel, learn how it ended, and raise KernelDied."""
         if why is None:  # it stopped by itself: give it a moment to be reaped
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=5.0)
-            except subprocess.TimeoutExpired:
-                pass
         self.cpu_used, self.peak_memory = cpu_seconds_of(self.pid), peak_memory_of(self.pid)
         self.kill()
         reason = describe_exit(self.proc.wait(), self.via_bwrap, self.cpu_seconds)
@@ -279,23 +275,17 @@ class Kernel:
         """Kill the kernel and everything it started (its sandbox, or its process group)."""
         self._signal(signal.SIGKILL)
         for kill in (os.killpg, os.kill):
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 kill(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
 
     def close(self) -> None:
         """Ask the kernel to exit (kill it if it does not); remove its private folder."""
         if not self.dead:
             self.cpu_used, self.peak_memory = cpu_seconds_of(self.pid), peak_memory_of(self.pid)
-            try:
+            with contextlib.suppress(OSError):
                 self._send(protocol.Bye())
-            except OSError:
-                pass
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=5.0)
-            except subprocess.TimeoutExpired:
-                pass
         self.kill()
         self.proc.wait()
         self.sock.close()

@@ -33,39 +33,35 @@ def load_app() -> AutogradeApp:
     return app
 
 
-def with_busy_timeout(db_url: str) -> str:
-    """An SQLite URL with a busy timeout (unless it sets one); other URLs unchanged."""
-    if not urlsplit(db_url).scheme.startswith("sqlite") or "timeout=" in db_url:
-        return db_url
-    joiner = "&" if "?" in db_url else "?"
-    return f"{db_url}{joiner}timeout={SQLITE_BUSY_TIMEOUT_S}"
-
-
 def grading_config(app: AutogradeApp):
     """The app's config plus the parallel grader's two changes (see the module docstring)."""
     config = copy.deepcopy(app.config)
     config.Autograde.autograde_preprocessors = autograde_preprocessors(config)
-    config.CourseDirectory.db_url = with_busy_timeout(app.coursedir.db_url)
+    db_url = app.coursedir.db_url  # SQLite's gets a busy timeout, unless it sets one
+    if urlsplit(db_url).scheme.startswith("sqlite") and "timeout=" not in db_url:
+        db_url += f"{'&' if '?' in db_url else '?'}timeout={SQLITE_BUSY_TIMEOUT_S}"
+    config.CourseDirectory.db_url = db_url
     return config
 
 
-def exchange_root(app: AutogradeApp) -> str | None:
+def exchange_root(config) -> str | None:
     """The configured exchange folder (nbgrader's default exchange), if it exists."""
     from nbgrader.exchange.default.exchange import Exchange
 
-    root = app.config.get("Exchange", {}).get("root")
-    root = root or Exchange.class_traits()["root"].default()
+    root = Exchange(config=config).root
     return root if root and os.path.isdir(root) else None
+
+
+def require_gradebook(db_url: str, advice: str = "") -> None:
+    """Exit where an SQLite gradebook is missing: opening it would create an empty one."""
+    database = sqlite_path(db_url)
+    if database and not os.path.exists(database):
+        raise SystemExit(f"No gradebook at {database}: run this in the course directory{advice}")
 
 
 def require_assignment(db_url: str, assignment: str) -> list[str]:
     """The assignment's notebook names; exit with nbgrader's advice if it is not released."""
-    database = sqlite_path(db_url)
-    if database and not os.path.exists(database):  # opening it would create an empty one
-        raise SystemExit(
-            f"No gradebook at {database}: run this in the course directory, after "
-            f"'nbgrader generate_assignment {assignment}'"
-        )
+    require_gradebook(db_url, f", after 'nbgrader generate_assignment {assignment}'")
     with Gradebook(db_url) as gb:
         try:
             found = gb.find_assignment(assignment)

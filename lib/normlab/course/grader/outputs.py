@@ -23,12 +23,9 @@ def _bundle(value) -> dict | None:
     for mime, data in value.items():
         if not isinstance(mime, str) or "/" not in mime:
             return None
-        if mime.endswith("json"):
-            out[mime] = data
-        elif isinstance(data, str):
-            out[mime] = data
-        else:
+        if not (mime.endswith("json") or isinstance(data, str)):
             return None
+        out[mime] = data
     return out
 
 

@@ -18,7 +18,6 @@ import io
 import logging
 import os
 import random
-import resource
 import shutil
 import time
 import traceback
@@ -29,37 +28,22 @@ from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 from sqlalchemy.exc import SAWarning
 
-from . import forget_student, nbgrader_costs, staging_step
+from . import cpu_seconds, forget_student, nbgrader_costs, staging_step
 
 LOCK_RETRIES = 8
 
 
-def _cpu_seconds() -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    return own.ru_utime + own.ru_stime
-
-
-class _CapturedLog:
+@contextlib.contextmanager
+def _captured_log(log):
     """nbgrader's log lines for one submission, kept for the record instead of printed."""
-
-    def __init__(self, app) -> None:
-        self.log = app.log
-        self.buffer = io.StringIO()
-        self.handler = logging.StreamHandler(self.buffer)
-        self.handler.setFormatter(logging.Formatter("[%(levelname)s] %(message)s"))
-
-    def __enter__(self):
-        self.saved = list(self.log.handlers), self.log.propagate
-        self.log.handlers = [self.handler]
-        self.log.propagate = False
-        return self
-
-    def __exit__(self, *exc):
-        self.log.handlers, self.log.propagate = self.saved
-        return False
-
-    def text(self) -> str:
-        return self.buffer.getvalue()
+    buffer, saved = io.StringIO(), (list(log.handlers), log.propagate)
+    handler = logging.StreamHandler(buffer)
+    handler.setFormatter(logging.Formatter("[%(levelname)s] %(message)s"))
+    log.handlers, log.propagate = [handler], False
+    try:
+        yield buffer
+    finally:
+        log.handlers, log.propagate = saved
 
 
 def _autograde_once(app, config, assignment: str, student: str) -> str | None:
@@ -70,17 +54,13 @@ def _autograde_once(app, config, assignment: str, student: str) -> str | None:
     converter = Autograde(coursedir=coursedir, config=config, parent=app)
     converter.force = True  # over whatever an interrupted attempt left there
     converter.log = app.log
-    with _CapturedLog(app) as captured:
+    with _captured_log(app.log) as captured:
         try:
             converter.start()
         except Exception:  # noqa: BLE001 (nbgrader's own failures are reported, not raised)
-            return captured.text() + traceback.format_exc()
-    errors = [line for line in captured.text().splitlines() if line.startswith("[ERROR]")]
+            return captured.getvalue() + traceback.format_exc()
+    errors = [line for line in captured.getvalue().splitlines() if line.startswith("[ERROR]")]
     return "\n".join(errors) or None
-
-
-def _is_lock(error: str) -> bool:
-    return "database is locked" in error or "database table is locked" in error
 
 
 def zero_missing(db_url: str, folder: str, assignment: str, student: str) -> list[str]:
@@ -118,7 +98,7 @@ def _publish(staged: str, folder: str) -> None:
 def grade_one(app, config, assignment: str, student: str) -> dict:
     """Autograde one submission (`grade` has decided that it is to be graded, or regraded);
     the outcome as a plain dict for the run record."""
-    started, cpu = time.monotonic(), _cpu_seconds()
+    started, cpu = time.monotonic(), cpu_seconds()
     forget_student(app.coursedir.root, assignment, student)
     coursedir = CourseDirectory(config=config)
     folder = coursedir.format_path(coursedir.autograded_directory, student, assignment)
@@ -126,7 +106,8 @@ def grade_one(app, config, assignment: str, student: str) -> dict:
     error = None
     for attempt in range(LOCK_RETRIES):
         error = _autograde_once(app, config, assignment, student)
-        if error is None or not _is_lock(error):
+        locked = error and ("database is locked" in error or "database table is locked" in error)
+        if not locked:
             break
         time.sleep(0.2 * (attempt + 1) + random.random() * 0.3)
     outcome = {"student": student, "status": "graded", "reason": None}
@@ -140,7 +121,7 @@ def grade_one(app, config, assignment: str, student: str) -> dict:
         outcome.update(status="failed", reason=error[-4000:], zeroed=zeroed)
     outcome.update(
         seconds=round(time.monotonic() - started, 3),
-        worker_cpu_seconds=round(_cpu_seconds() - cpu, 3),
+        worker_cpu_seconds=round(cpu_seconds() - cpu, 3),
     )
     return outcome
 

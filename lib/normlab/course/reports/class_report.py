@@ -27,6 +27,7 @@ from normlab.grading.verdict import CRASHED, NOT_JUDGED, NOT_WRITTEN, PASSED, TI
 
 from ..grader import assignment_folder, student_records
 from ..grader.nbgrader_app import load_app, require_assignment
+from .export import autograded_cells
 
 # the column that counts a lost cell, by its verdict's category (else: a misconception)
 COLUMNS = {
@@ -84,11 +85,8 @@ def class_rows(db_url: str, root: str, assignment: str) -> list[Row]:
     words = {gid: spec.misconception for gid, spec in CHECKS.get(assignment, {}).items()}
     rows: dict[str, Row] = {}
     with Gradebook(db_url) as gb:
-        for notebook in gb.find_assignment(assignment).notebooks:
-            solution_names = {cell.name for cell in notebook.solution_cells}
-            for cell in notebook.grade_cells:
-                if cell.cell_type == "code" and cell.name not in solution_names:
-                    rows[cell.name] = Row(cell.name, words.get(cell.name, ""), cell.max_score)
+        for _, cell in autograded_cells(gb, assignment):
+            rows[cell.name] = Row(cell.name, words.get(cell.name, ""), cell.max_score)
         for submission in gb.assignment_submissions(assignment):
             records = _records(root, assignment, submission.student_id)
             for notebook in submission.notebooks:
@@ -97,16 +95,6 @@ def class_rows(db_url: str, root: str, assignment: str) -> list[Row]:
                         lost = (grade.score or 0.0) < grade.max_score
                         rows[grade.name].add(lost, records.get(grade.name))
     return list(rows.values())
-
-
-def write_csv(rows: list[Row], path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=[f.name for f in fields(Row)])
-        writer.writeheader()
-        for row in rows:
-            writer.writerow(asdict(row))
-    return path
 
 
 def draw(rows: list[Row], title: str):
@@ -135,7 +123,12 @@ def write_report(assignment: str, output: str | None = None) -> list[Path]:
     if not rows or not any(r.students for r in rows):
         raise SystemExit(f"no graded submissions of {assignment} in the gradebook")
     folder = Path(output) if output else assignment_folder(coursedir.root, assignment)
-    csv_path = write_csv(rows, folder / "class_report.csv")
+    csv_path = folder / "class_report.csv"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(csv_path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=[f.name for f in fields(Row)])
+        writer.writeheader()
+        writer.writerows(asdict(row) for row in rows)
     fig = draw(rows, f"{assignment}: misconceptions in the class")
     written = [csv_path, figures.save(fig, folder / "misconceptions.png")]
     if assignment in pools.POOLS:

@@ -97,15 +97,6 @@ def same(typed: np.ndarray, answer) -> bool:
     return all(close(float(a), float(b)) for a, b in zip(typed.ravel(), want.ravel(), strict=True))
 
 
-def notebook_values(path: Path) -> dict[str, np.ndarray]:
-    """Every typed value of a submitted notebook's answer cells."""
-    found: dict[str, np.ndarray] = {}
-    for cell in nbformat.read(path, as_version=4).cells:
-        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
-            found.update(typed_values(cell.source))
-    return found
-
-
 def copied_cells(assignment: str, typed: dict, own: dict, other: dict) -> tuple[str, ...]:
     """The graded cells whose every target was typed as `other`'s answer and is not `own`'s."""
     cells = []
@@ -124,9 +115,12 @@ def flags(assignment: str, submitted: dict[str, list[Path]]) -> list[Flag]:
     answers = {s: describe(assignment, s)["answers"] for s in submitted}
     found = []
     for student, paths in sorted(submitted.items()):
-        typed = {}
+        typed = {}  # every typed value of the student's answer cells
         for path in paths:
-            typed.update(notebook_values(path))
+            for cell in nbformat.read(path, as_version=4).cells:
+                answer = cell.metadata.get("nbgrader", {}).get("solution")
+                if cell.cell_type == "code" and answer:
+                    typed.update(typed_values(cell.source))
         matches = [
             Flag(student, other, copied_cells(assignment, typed, answers[student], answers[other]))
             for other in sorted(answers)

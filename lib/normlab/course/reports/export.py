@@ -1,8 +1,5 @@
-"""Grades out: one row per student of the gradebook, a column per assignment, for an LMS.
-
-    python -m normlab.course export --out grades-per-student.csv      # make export
-    python -m normlab.course export --out FILE.csv --per-check        # plus one column per check
-    python -m normlab.course export --out FILE.csv --lms canvas       # Canvas's layout (`lms`)
+"""Grades out (`python -m normlab.course export`, `make export`): one row per student of the
+gradebook, a column per assignment, for an LMS (`--lms`: `lms`).
 
 `nbgrader export` writes one row per student *and* assignment, scores 0.0 for assignments never
 released and leaves names empty unless a roster was imported; a gradebook upload wants one row
@@ -34,15 +31,15 @@ def submitted_assignments(gb: Gradebook) -> list[str]:
     return sorted(names, key=lambda name: (order.get(name, len(order)), name))
 
 
-def autograded_checks(gb: Gradebook, assignment: str) -> list[tuple[str, str]]:
-    """(notebook, grade_id) of every autograded test cell of `assignment`, in order."""
-    checks = []
+def autograded_cells(gb: Gradebook, assignment: str) -> list[tuple[str, object]]:
+    """(notebook name, grade cell) of every autograded test cell of `assignment`, in order."""
+    cells = []
     for notebook in gb.find_assignment(assignment).notebooks:
         solutions = {cell.name for cell in notebook.solution_cells}
         for cell in notebook.grade_cells:
             if cell.cell_type == "code" and cell.name not in solutions:
-                checks.append((notebook.name, cell.name))
-    return checks
+                cells.append((notebook.name, cell))
+    return cells
 
 
 def after_penalty(gb: Gradebook, assignment: str, student: str) -> float | None:
@@ -66,7 +63,10 @@ def rows(db_url: str, per_check: bool = False) -> tuple[list[str], list[dict[str
     """The header and one row per student (sorted by id) of the gradebook at `db_url`."""
     with Gradebook(db_url) as gb:
         assignments = submitted_assignments(gb)
-        checks = {a: autograded_checks(gb, a) for a in assignments} if per_check else {}
+        checks = {
+            a: [(notebook, cell.name) for notebook, cell in autograded_cells(gb, a)]
+            for a in (assignments if per_check else ())
+        }
         header = [*IDENTITY, *assignments, "total"]
         header += [f"{a}:{gid}" for a in assignments for _, gid in checks.get(a, [])]
         table = []
@@ -93,14 +93,11 @@ def write_export(
 ) -> Path:
     """Read the course's gradebook (cwd, its nbgrader_config.py) and write the CSV to `out`:
     this module's columns, or an LMS's (`lms.lms_rows`)."""
-    from ..grader.isolation import sqlite_path
-    from ..grader.nbgrader_app import load_app
+    from ..grader.nbgrader_app import load_app, require_gradebook
     from .lms import MISSING, lms_rows, possible
 
     app = load_app()
-    database = sqlite_path(app.coursedir.db_url)
-    if database and not Path(database).exists():  # opening it would create an empty one
-        raise SystemExit(f"No gradebook at {database}: run this in the course directory")
+    require_gradebook(app.coursedir.db_url)
     header, table = rows(app.coursedir.db_url, per_check)
     if len(header) == len(IDENTITY) + 1:
         raise SystemExit("no assignment in the gradebook has a submission yet: nothing to export")

@@ -1,7 +1,5 @@
-"""Grades in the layout an LMS imports as it is: Canvas's gradebook CSV, Moodle's grade import.
-
-    python -m normlab.course export --lms canvas --out grades-canvas.csv    # make export LMS=canvas
-    python -m normlab.course export --lms moodle --out grades-moodle.csv    # make export LMS=moodle
+"""Grades in the layout an LMS imports as it is: Canvas's gradebook CSV, Moodle's grade import
+(`python -m normlab.course export --lms canvas|moodle`, `make export LMS=canvas|moodle`).
 
 Both start from `export.rows` (a student's points per assignment after the late penalty) and
 leave out `total`: each LMS adds up its own, and a column it does not know becomes a new
@@ -40,7 +38,6 @@ def points(value: float) -> str:
     return f"{round(value, 4):g}"
 
 
-LAYOUTS = ("canvas", "moodle")
 MISSING = {"blank": "", "zero": "0"}
 CANVAS_IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 MOODLE_IDENTITY = ("First name", "Last name", "Username", "Email address")
@@ -52,16 +49,11 @@ def possible(db_url: str, assignments: list[str]) -> dict[str, str]:
         return {name: points(gb.find_assignment(name).max_score) for name in assignments}
 
 
-def student_name(row: dict[str, str]) -> str:
-    """Canvas's `Student`: "Last, First", or the student id when the roster gave no name."""
-    name = ", ".join(part for part in (row["last_name"], row["first_name"]) if part)
-    return name or row["student_id"]
-
-
 def identity(layout: str, row: dict[str, str]) -> dict[str, str]:
-    if layout == "canvas":
+    if layout == "canvas":  # `Student`: "Last, First", or the id when the roster gave no name
+        name = ", ".join(part for part in (row["last_name"], row["first_name"]) if part)
         return {
-            "Student": student_name(row),
+            "Student": name or row["student_id"],
             "ID": "",
             "SIS User ID": "",
             "SIS Login ID": row["student_id"],
@@ -80,10 +72,6 @@ def lms_rows(
     missing: str = "blank",
 ) -> tuple[list[str], list[dict[str, str]]]:  # fmt: skip
     """The header and rows of `layout` from `export.rows`' table (its `assignments` columns)."""
-    if layout not in LAYOUTS:
-        raise ValueError(f"no LMS layout {layout!r}: choose one of {', '.join(LAYOUTS)}")
-    if missing not in MISSING:
-        raise ValueError(f"--missing must be one of {', '.join(MISSING)}; got {missing!r}")
     names = CANVAS_IDENTITY if layout == "canvas" else MOODLE_IDENTITY
     header = [*names, *assignments]
     out = []

@@ -24,11 +24,6 @@ from normlab.grading.session import POLICIES as REUSE_VOIDS
 TOTAL = re.compile(r"\((\d+(?:\.\d+)?) points?\)")
 
 
-def _grade_points(cell) -> float:
-    meta = cell.metadata.get("nbgrader", {})
-    return float(meta.get("points", 0.0)) if meta.get("grade") or meta.get("task") else 0.0
-
-
 def _set_heading_total(cell, level: str, total: float) -> None:
     lines = cell.source.split("\n")
     for i, line in enumerate(lines):
@@ -80,9 +75,11 @@ def sync_notebook(nb, checks: dict, reuse_voids: str = REUSE_VOIDS[0]) -> None:
             part = index
         elif cell.cell_type == "markdown" and cell.source.lstrip().startswith("## "):
             part = None  # a heading without a total ends the part
+        meta = cell.metadata.get("nbgrader", {})
+        graded = float(meta.get("points", 0.0)) if meta.get("grade") or meta.get("task") else 0.0
         for holder in (part, title):
             if holder is not None:
-                sums[holder] = sums.get(holder, 0.0) + _grade_points(cell)
+                sums[holder] = sums.get(holder, 0.0) + graded
     for index, total in sums.items():
         _set_heading_total(nb.cells[index], _heading_level(nb.cells[index]), total)
 
