@@ -44,16 +44,21 @@ def values_cases(rng, hidden: bool) -> list:
     return cases
 
 
+def _plain_forward_cases(rng, setups, spread, tag: str) -> list:
+    """A forward of a messy x of each (normalized_shape, x's shape), weight 1 and bias 0."""
+    cases = []
+    for normalized_shape, shape in setups:
+        x = messy(rng, shape, spread=spread)
+        weight, bias = _plain(normalized_shape)
+        cases.append(forward_case(normalized_shape, x, weight=weight, bias=bias, tag=tag))
+    return cases
+
+
 def _trailing_cases(rng, hidden: bool) -> list:
     setups = [((3, 4), (2, 3, 4))]
     if hidden:
         setups += [((5, 6), (4, 5, 6)), ((2, 7), (3, 2, 7)), ((6,), (3, 6))]
-    cases = []
-    for normalized_shape, shape in setups:
-        x = messy(rng, shape, spread=(0.5, 5.0))
-        weight, bias = _plain(normalized_shape)
-        cases.append(forward_case(normalized_shape, x, weight=weight, bias=bias, tag="trailing"))
-    return cases
+    return _plain_forward_cases(rng, setups, (0.5, 5.0), "trailing")
 
 
 def _no_affine_cases(rng, hidden: bool) -> list:
@@ -80,12 +85,7 @@ def _spread_cases(rng, hidden: bool) -> list:
     setups = [(8, (3, 8)), (5, (2, 3, 5))]
     if hidden:
         setups += [(12, (4, 12)), ((3, 4), (2, 3, 4))]
-    cases = []
-    for normalized_shape, shape in setups:
-        x = messy(rng, shape, spread=(2.0, 40.0))
-        weight, bias = _plain(normalized_shape)
-        cases.append(forward_case(normalized_shape, x, weight=weight, bias=bias, tag="divisor"))
-    return cases
+    return _plain_forward_cases(rng, setups, (2.0, 40.0), "divisor")
 
 
 def _eps_cases(rng, hidden: bool) -> list:
