@@ -27,7 +27,7 @@ from normlab.grading import REAL_TORCH
 
 from . import cpu_seconds, run_record
 from . import isolation as iso
-from .nbgrader_app import exchange_root, grading_config, load_app, require_assignment
+from .nbgrader_app import grading_config, load_app, require_assignment
 from .worker import worker_main
 
 ISOLATION_LINES = {
@@ -131,7 +131,7 @@ def grade(
     chosen = iso.choose(
         isolation,
         coursedir,
-        exchange_root(app.config),
+        iso.exchange_root(app.config),
         jobs,
         limits or iso.Limits(),
         uid_base,

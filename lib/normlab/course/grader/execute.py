@@ -95,13 +95,11 @@ def auto_isolation(config, assignment: str) -> tuple[iso.Isolation, str]:
     """The isolation `python -m normlab.course grade --isolation auto` chooses (strict, or a
     refusal that says why), for one kernel at a time, and the course root for the records:
     what nbgrader's own autograde gets when its config puts this step in place of Execute."""
-    from .nbgrader_app import exchange_root  # it imports this module
-
     coursedir = CourseDirectory(config=config)
     chosen = iso.choose(
         "auto",
         coursedir,
-        exchange_root(config),
+        iso.exchange_root(config),
         1,
         iso.Limits(),
         real_torch=assignment in REAL_TORCH,

@@ -128,6 +128,15 @@ def sqlite_path(db_url: str) -> str | None:
     return os.path.abspath(path) if path and path != ":memory:" else None
 
 
+def exchange_root(config) -> str | None:
+    """The configured exchange folder (nbgrader's default exchange), if it exists: hidden
+    from every strict kernel (`course_secrets`)."""
+    from nbgrader.exchange.default.exchange import Exchange
+
+    root = Exchange(config=config).root
+    return root if root and os.path.isdir(root) else None
+
+
 def course_secrets(coursedir, exchange_root: str | None) -> list[str]:
     """The paths a kernel must not see for this course (the course root and every nbgrader
     folder that lives outside it, the sqlite gradebook and the exchange)."""

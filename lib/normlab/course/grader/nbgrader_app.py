@@ -44,14 +44,6 @@ def grading_config(app: AutogradeApp):
     return config
 
 
-def exchange_root(config) -> str | None:
-    """The configured exchange folder (nbgrader's default exchange), if it exists."""
-    from nbgrader.exchange.default.exchange import Exchange
-
-    root = Exchange(config=config).root
-    return root if root and os.path.isdir(root) else None
-
-
 def require_gradebook(db_url: str, advice: str = "") -> None:
     """Exit where an SQLite gradebook is missing: opening it would create an empty one."""
     database = sqlite_path(db_url)
