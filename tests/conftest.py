@@ -8,7 +8,7 @@ that records trouble.
   `_build/html`; fails the test with the end of the build log
   (test-artifacts/book-build.log) when the build fails; returns the html folder as a Path.
 - `term_site`: the term build (`make book NORMLAB_TERM=1`'s command) into a folder of its own,
-  once per run, after the default build, whose executed pages it reuses
+  once per run, after the default build, whose executed and read pages it reuses
   (`seed_from_default_build`); its log is test-artifacts/book-term-build.log.
 - The student download and both builds are shared by every pytest-xdist worker of the run
   (run_once.py): one worker builds, the others wait for it.
@@ -54,8 +54,6 @@ STUDENT_DOWNLOADS = REPO / "_build" / "student" / "downloads"
 ARTIFACTS = REPO / "test-artifacts"
 BOOK_LOG = ARTIFACTS / "book-build.log"
 TERM_LOG = ARTIFACTS / "book-term-build.log"
-# the stamp that _ext/normlab_outputs.py keeps in the doctree folder
-OUTPUTS_STAMP = "normlab-source.sha256"
 LOCAL_HOST = "127.0.0.1"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -205,14 +203,16 @@ def built_site(student_downloads, tmp_path_factory) -> Path:
 
 def seed_from_default_build(out: Path) -> None:
     """Hand a second build into `out`/_build what the default build made that a tag cannot
-    change: the executed pages (jupyter-cache matches a page by its code cells, and `{only}`
-    blocks are prose) with the library stamp that keeps that cache valid
-    (_ext/normlab_outputs.py). The student download needs no copy: both builds publish
-    `_build/student` of the sources (html_extra_path). Every page is still read and written."""
+    change, as `make book NORMLAB_TERM=1` after `make book` finds it in _build: the executed
+    pages (jupyter-cache) and the read pages (Sphinx's doctrees, with the library stamp that
+    keeps them valid, _ext/normlab_outputs.py). `{only}` blocks are kept in a doctree and
+    resolved when a page is written, and a new tag makes Sphinx write every page again, so
+    no page is read or executed twice and every page is written with the tag; the pages show
+    the default build's outputs (the speed chapter's timings too). The student download needs
+    no copy: both builds publish `_build/student` of the sources (html_extra_path)."""
     built = REPO / "_build"
-    shutil.copytree(built / ".jupyter_cache", out / "_build" / ".jupyter_cache")
-    (out / "_build" / ".doctrees").mkdir(parents=True)
-    shutil.copy2(built / ".doctrees" / OUTPUTS_STAMP, out / "_build" / ".doctrees" / OUTPUTS_STAMP)
+    for folder in (".jupyter_cache", ".doctrees"):
+        shutil.copytree(built / folder, out / "_build" / folder)
 
 
 def build_term_book(out: Path) -> Path:
@@ -383,7 +383,8 @@ def browser_page(chromium_browser):
 @pytest.fixture(scope="session")
 def site_visits(built_site, site_url, chromium_browser, tmp_path_factory) -> dict:
     """{toc file: site_visit.Visit}: every page of the default build opened once per run, its
-    probes run (`site_visit.probes_for`), a screenshot of each saved under test-artifacts/."""
+    probes run (`site_visit.probes_for`), a screenshot of each one's first screen saved under
+    test-artifacts/."""
 
     import site_visit  # here: the term page's venv (.ci/term-as-users) has no yaml
     from book_pages import toc_files

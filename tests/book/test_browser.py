@@ -1,7 +1,8 @@
 """Chromium visits every page of the TOC once (tests/site_visit.py), on 127.0.0.1: no error, no
 failed or foreign request, every image loaded and described, every formula rendered by MathJax,
 no serious or critical accessibility violation (axe-core, vendored in _vendor/axe-core); a
-screenshot of each page is saved. Each assertion is a test of its own, named by its page."""
+screenshot of each page's first screen is saved. Each assertion is a test of its own, named by
+its page."""
 
 from __future__ import annotations
 
