@@ -35,28 +35,16 @@ _NORMLAB_PREFIXES = tuple({str(NORMLAB_DIR) + os.sep, os.path.realpath(NORMLAB_D
 # A test checks that every other module of normlab is watched.
 _NORMLAB_EXEMPT = ("grading", "answer_key", "course")
 
-_TORCH_PY = {
-    ("nn/functional.py", "layer_norm"): "torch.nn.functional.layer_norm",
-    ("nn/functional.py", "batch_norm"): "torch.nn.functional.batch_norm",
-    ("nn/functional.py", "rms_norm"): "torch.nn.functional.rms_norm",
-    ("nn/functional.py", "group_norm"): "torch.nn.functional.group_norm",
-    ("nn/functional.py", "instance_norm"): "torch.nn.functional.instance_norm",
+_FUNCTIONAL = ("layer_norm", "batch_norm", "rms_norm", "group_norm", "instance_norm")
+_TORCH_PY = {("nn/functional.py", f): f"torch.nn.functional.{f}" for f in _FUNCTIONAL} | {
     ("nn/modules/normalization.py", "forward"): "torch.nn.LayerNorm/RMSNorm.forward",
     ("nn/modules/batchnorm.py", "forward"): "torch.nn.BatchNorm.forward",
     ("_tensor.py", "backward"): "torch.Tensor.backward",
     ("autograd/__init__.py", "backward"): "torch.autograd.backward",
     ("autograd/__init__.py", "grad"): "torch.autograd.grad",
 }
-_TORCH_C = {
-    "layer_norm",
-    "native_layer_norm",
-    "batch_norm",
-    "native_batch_norm",
-    "rms_norm",
-    "group_norm",
-    "native_group_norm",
-    "instance_norm",
-}
+# torch's C functions of the same names, and the native kernels they call
+_TORCH_C = {*_FUNCTIONAL, "native_layer_norm", "native_batch_norm", "native_group_norm"}
 # the same kernels seen from below Python: a dispatch mode sees their aten ops, and the
 # output's autograd graph keeps their backward node, whatever route reached them
 _TORCH_OPS = _TORCH_C | {
