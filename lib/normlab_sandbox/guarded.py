@@ -48,13 +48,6 @@ def _plain(obj):
     return None, _type_name(obj)
 
 
-def _probe(name: str):
-    """ps8's probe `name` (`module_probes` imports torch: loaded only for a probe)."""
-    from .module_probes import PROBES
-
-    return PROBES[name]
-
-
 def _resolve(value, refs: dict, resolve):
     if isinstance(value, Ref):
         return resolve(value, refs)
@@ -105,7 +98,9 @@ def run_case(namespace: dict, case: Case, resolve, owners: dict | None = None) -
         warnings.simplefilter("always")
         try:
             if case.how == "probe":  # ps8: the probe returns plain data itself
-                probe = _probe(case.probe)
+                from .module_probes import PROBES  # imports torch: loaded only for a probe
+
+                probe = PROBES[case.probe]
                 with tripwire.active():
                     output, output_type = probe(target, *args, **kwargs), "dict"
             else:
