@@ -13,7 +13,6 @@ Everything runs on one thread (restored after), so a grading worker stays on its
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from functools import cache
 
 import numpy as np
@@ -23,17 +22,9 @@ from torch.nn import functional as F
 
 from normlab_sandbox import spirals
 
+from .formula_outputs import scale
+
 DETACHABLE = ("mean", "var")
-
-
-@contextmanager
-def _one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
 
 
 def _trailing(normalized_shape) -> tuple[int, ...]:
@@ -51,13 +42,7 @@ def member_output(x, weight, bias, eps, axes, center, divisor, eps_mode, fixed_e
     m2 = (centred * centred).sum(dim=axes, keepdim=True) / {"n": n, "n-1": n - 1, "1": 1}[divisor]
     if "var" in detach:
         m2 = m2.detach()
-    scale = {
-        "inside": lambda: torch.sqrt(m2 + eps),
-        "outside": lambda: torch.sqrt(m2) + eps,
-        "none": lambda: torch.sqrt(m2),
-        "fixed": lambda: torch.sqrt(m2 + fixed_eps),
-    }[eps_mode]()
-    y = centred / scale
+    y = centred / scale(m2, eps_mode, eps, fixed_eps, torch.sqrt)
     if weight is not None:
         y = y * weight
     if bias is not None:
@@ -85,7 +70,7 @@ def layer_norm(
     defaults are nn.LayerNorm's formula; the keywords pick another member of the family."""
     if any(part not in DETACHABLE for part in detach):
         raise ValueError(f"detach names {DETACHABLE}; got {detach!r}")
-    with _one_thread():
+    with spirals.one_thread():
         xt = torch.tensor(np.asarray(x, dtype=np.float64), requires_grad=dy is not None)
         params = [
             None if p is None else torch.tensor(np.asarray(p, dtype=np.float64), requires_grad=True)
