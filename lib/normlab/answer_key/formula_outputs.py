@@ -23,14 +23,15 @@ def _moments(x: np.ndarray, axes, center: bool, divisor: str):
         return xc, total / denominator
 
 
-def _scale(m2: np.ndarray, mode: str, eps: float, fixed: float) -> np.ndarray:
+def scale(m2, mode: str, eps: float, fixed: float, sqrt=np.sqrt):
+    """What a member divides by, from the second moment m2 (`sqrt`: NumPy's, or torch's)."""
     if mode == "inside":
-        return np.sqrt(m2 + eps)
+        return sqrt(m2 + eps)
     if mode == "outside":
-        return np.sqrt(m2) + eps
+        return sqrt(m2) + eps
     if mode == "none":
-        return np.sqrt(m2)
-    return np.sqrt(m2 + fixed)
+        return sqrt(m2)
+    return sqrt(m2 + fixed)
 
 
 def all_outputs(x, eps: float) -> dict[Formula, np.ndarray]:
@@ -43,7 +44,7 @@ def all_outputs(x, eps: float) -> dict[Formula, np.ndarray]:
             moments[v.axes, v.center, v.divisor] = _moments(x, v.axes, v.center, v.divisor)
         xc, m2 = moments[v.axes, v.center, v.divisor]
         with np.errstate(divide="ignore", invalid="ignore"):
-            outputs[v] = xc / _scale(m2, v.eps_mode, eps, v.fixed_eps)
+            outputs[v] = xc / scale(m2, v.eps_mode, eps, v.fixed_eps)
     return outputs
 
 
