@@ -126,30 +126,17 @@ def _one_in_training(rng, hidden: bool) -> list[Case]:
     return cases + ([_forward(rng, (1, 1, 4), 0.1, True, tag="one")] if hidden else [])
 
 
-def _one_in_eval(rng, hidden: bool) -> list[Case]:
-    shapes = [(1, 5)] + ([(1, 1, 4), (1, 3)] if hidden else [])
-    return [_forward(rng, s, 0.1, False, tag="one") for s in shapes]
+def _at_momentum_0_1(tag: str, visible, hidden_too):
+    """make(rng, hidden): one call per (shape, training[, dtype]) at momentum 0.1."""
+
+    def make(rng, hidden: bool) -> list[Case]:
+        setups = visible + (hidden_too if hidden else [])
+        return [_forward(rng, shape, 0.1, *how, tag=tag) for shape, *how in setups]
+
+    return make
 
 
-def _forward_dtypes(rng, hidden: bool) -> list[Case]:
-    setups = [((5, 4), np.float64, True), ((2, 3, 6), np.float32, True)]
-    setups += [((4, 3), np.float32, False)]
-    if hidden:
-        setups += [((3, 3), np.float32, False), ((2, 2, 5), np.float64, False)]
-        setups += [((6, 6), np.float32, True)]
-    return [_forward(rng, s, 0.1, t, dtype, tag="dtype") for s, dtype, t in setups]
-
-
-def _forward_untouched(rng, hidden: bool) -> list[Case]:
-    setups = [((3, 5), True), ((4, 3), False)] + ([((2, 3, 4), True)] if hidden else [])
-    return [_forward(rng, s, 0.1, t, tag="io") for s, t in setups]
-
-
-def _forward_reuse(rng, hidden: bool) -> list[Case]:
-    setups = [((3, 5), True), ((4, 4), False)] + ([((2, 3, 4), True)] if hidden else [])
-    return [_forward(rng, s, 0.1, t, tag="reuse") for s, t in setups]
-
-
+F64, F32 = np.float64, np.float32
 BATTERIES |= {
     CHECKS.cell.bnf_momentum: _forward_cases(*TRAINING, training=True),
     CHECKS.cell.bnf_running_var_unbiased: _forward_cases(*TRAINING, training=True),
@@ -157,8 +144,18 @@ BATTERIES |= {
     CHECKS.cell.bnf_eval_running_stats: _forward_cases(*EVAL, training=False),
     CHECKS.cell.bnf_eval_frozen: _forward_cases(*EVAL, training=False),
     CHECKS.cell.bnf_batch_of_one_training: _one_in_training,
-    CHECKS.cell.bnf_batch_of_one_eval: _one_in_eval,
-    CHECKS.cell.bnf_dtype_and_shape: _forward_dtypes,
-    CHECKS.cell.bnf_input_untouched: _forward_untouched,
-    CHECKS.cell.bnf_reference_reuse: _forward_reuse,
+    CHECKS.cell.bnf_batch_of_one_eval: _at_momentum_0_1(
+        "one", [((1, 5), False)], [((1, 1, 4), False), ((1, 3), False)]
+    ),
+    CHECKS.cell.bnf_dtype_and_shape: _at_momentum_0_1(
+        "dtype",
+        [((5, 4), True, F64), ((2, 3, 6), True, F32), ((4, 3), False, F32)],
+        [((3, 3), False, F32), ((2, 2, 5), False, F64), ((6, 6), True, F32)],
+    ),
+    CHECKS.cell.bnf_input_untouched: _at_momentum_0_1(
+        "io", [((3, 5), True), ((4, 3), False)], [((2, 3, 4), True)]
+    ),
+    CHECKS.cell.bnf_reference_reuse: _at_momentum_0_1(
+        "reuse", [((3, 5), True), ((4, 4), False)], [((2, 3, 4), True)]
+    ),
 }

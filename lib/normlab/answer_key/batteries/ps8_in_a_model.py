@@ -17,9 +17,9 @@ from ..random_inputs import messy
 from .norm import eps_inputs
 
 
-def _affine(rng, normalized_shape):
-    """A weight of size 0.5 to 2 and either sign, and a bias, of normalized_shape."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+def _affine(rng, shape):
+    """A weight of size 0.5 to 2 and either sign, and a bias, of `shape` (a normalized_shape:
+    an int or a tuple, as NumPy takes sizes)."""
     weight = rng.uniform(0.5, 2.0, size=shape) * rng.choice([-1.0, 1.0], size=shape)
     return weight, rng.normal(size=shape)
 
@@ -27,8 +27,7 @@ def _affine(rng, normalized_shape):
 def _plain(normalized_shape):
     """weight 1 and bias 0 of normalized_shape: the cells that read a choice of the formula
     put these in, so that neither the module's own start nor its gain matters there."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
-    return np.ones(shape), np.zeros(shape)
+    return np.ones(normalized_shape), np.zeros(normalized_shape)
 
 
 def values_cases(rng, hidden: bool) -> list:
