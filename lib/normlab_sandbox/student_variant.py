@@ -18,8 +18,15 @@ ASK = (
 )
 
 
-def shown(variant: dict, student: str, claimed: str = "") -> str:
-    """The lines that show a student their variant (and whose it is, when graded as another)."""
+def my_variant(state: dict):
+    """`my_variant()` for `state` ({"variant", "student", "claimed"}): prints the variant (and
+    whose it is, when graded as another's) and returns (r, d_model), the record as a float64
+    array and the width; or asks for the id and returns (None, None)."""
+    variant = state.get("variant")
+    if variant is None:
+        print(ASK)
+        return None, None
+    student, claimed = state["student"], state.get("claimed", "")
     record = ", ".join(f"{v:g}" for v in variant["record"])
     lines = [
         f"Your record: r = [{record}] (d = {len(variant['record'])} features); your d_model = "
@@ -30,20 +37,5 @@ def shown(variant: dict, student: str, claimed: str = "") -> str:
             f"This notebook says STUDENT = {claimed!r}, but it is {student}'s: it is graded "
             f"with {student}'s record."
         )
-    return "\n".join(lines)
-
-
-def values(variant: dict) -> tuple[np.ndarray, int]:
-    """(r, d_model): the record as a float64 array, and the width."""
+    print("\n".join(lines))
     return np.asarray(variant["record"], dtype=np.float64), int(variant["d_model"])
-
-
-def my_variant(state: dict):
-    """`my_variant()` for `state` ({"variant", "student", "claimed"}): prints the variant and
-    returns (r, d_model), or asks for the id and returns (None, None)."""
-    variant = state.get("variant")
-    if variant is None:
-        print(ASK)
-        return None, None
-    print(shown(variant, state["student"], state.get("claimed", "")))
-    return values(variant)
