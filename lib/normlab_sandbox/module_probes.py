@@ -29,7 +29,8 @@ def _error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"[:500]
 
 
-def _sizes(normalized_shape) -> tuple[int, ...]:
+def sizes(normalized_shape) -> tuple[int, ...]:
+    """normalized_shape as a tuple: 8 -> (8,), (3, 4) -> (3, 4)."""
     return (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
 
 
@@ -125,7 +126,7 @@ def _stub(cls, normalized_shape, elementwise_affine=None) -> dict | None:
     every cell says "not written"; else None (a forward that raises is the cells' to judge)."""
     try:
         module = _build(cls, normalized_shape, None, elementwise_affine)
-        returned = module(torch.zeros((2, *_sizes(normalized_shape))))
+        returned = module(torch.zeros((2, *sizes(normalized_shape))))
     except Exception:  # noqa: BLE001
         return None
     return {"y": None, "returned": "NoneType"} if returned is None else None

@@ -21,14 +21,11 @@ from torch import nn
 from torch.nn import functional as F
 
 from normlab_sandbox import spirals
+from normlab_sandbox.module_probes import sizes
 
 from .formula_outputs import scale
 
 DETACHABLE = ("mean", "var")
-
-
-def _trailing(normalized_shape) -> tuple[int, ...]:
-    return (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
 
 
 def member_output(x, weight, bias, eps, axes, center, divisor, eps_mode, fixed_eps, detach):
@@ -76,7 +73,7 @@ def layer_norm(
             None if p is None else torch.tensor(np.asarray(p, dtype=np.float64), requires_grad=True)
             for p in (weight, bias)
         ]
-        shape = _trailing(normalized_shape)
+        shape = sizes(normalized_shape)
         trailing = tuple(range(xt.ndim - len(shape), xt.ndim))
         axes = trailing if axes is None else tuple(axes)
         if axes == trailing and center and divisor == "n" and eps_mode == "inside" and not detach:
