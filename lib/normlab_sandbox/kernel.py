@@ -164,12 +164,12 @@ def _serve_case(shell, link: channel.Channel, request: protocol.RunCase):
 
 
 def _serve_cell(shell, link: channel.Channel, request: protocol.RunCell):
-    standins.in_test_cell(request.test_cell)
+    standins.test_cell = request.test_cell
     try:
         with link.interrupts.student_code():
             outputs, failed = run_cell(shell, request.source)
     finally:
-        standins.in_test_cell(None)
+        standins.test_cell = None
     error = shell.last_execution_result.error_in_exec
     if isinstance(error, KeyboardInterrupt):
         return protocol.Interrupted(request.id, running_functions(error, shell.user_ns))

@@ -91,18 +91,13 @@ class UnreadTestCell(RuntimeError):
     """`check` called in an autograded test cell the grader could not read (see the module)."""
 
 
-_test_cell: list[str | None] = [None]  # the grade_id of the test cell running now, if any
-
-
-def in_test_cell(grade_id: str | None) -> None:
-    """Say which autograded test cell runs now (`RunCell.test_cell`; None: none)."""
-    _test_cell[0] = grade_id
+test_cell: str | None = None  # the grade_id of the test cell running now (`RunCell.test_cell`)
 
 
 def _check(*args, **kwargs) -> None:
-    if _test_cell[0] is not None:
+    if test_cell is not None:
         raise UnreadTestCell(
-            f"test cell {_test_cell[0]!r} calls check in a form the grader does not read "
+            f"test cell {test_cell!r} calls check in a form the grader does not read "
             '(check("<grade_id>", name, ..., hidden=..., seed=...) with names and constants '
             "only): it was not judged and scores 0. This is a bug in the course's notebook: "
             "please report it."
