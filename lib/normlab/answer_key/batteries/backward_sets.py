@@ -1,6 +1,6 @@
 """The batteries the backward problem sets share (ps5's layer_norm_backward, ps7's
-batch_norm_backward): an upstream gradient both correction terms ignore, and the cases of the
-dtype_and_shape and input_untouched cells (`normlab.grading.gradients`)."""
+batch_norm_backward): the cases of the dtype_and_shape and input_untouched cells
+(`normlab.grading.gradients`), and ps5's upstream gradient both correction terms ignore."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from ..live import LIVE
 from ..random_inputs import messy
 
 
-def orthogonal_dy(rng, x, eps: float, axes=None) -> np.ndarray:
-    """A dy orthogonal, over `axes` (default: the last axis), to the constant vector and to
-    x_hat: for it both correction terms of dx vanish, and dx = dy * gamma / sigma."""
-    axes = (np.ndim(x) - 1,) if axes is None else tuple(axes)
+def orthogonal_dy(rng, x, eps: float) -> np.ndarray:
+    """A dy orthogonal, in each record (over the last axis), to the constant vector and to
+    x_hat: for it both correction terms of LayerNorm's dx vanish, and dx = dy * gamma / sigma."""
+    axes = (np.ndim(x) - 1,)
     xh, _ = x_hat(LIVE, x, eps, axes)
     dy = rng.normal(size=np.shape(x))
     dy -= dy.mean(axis=axes, keepdims=True)

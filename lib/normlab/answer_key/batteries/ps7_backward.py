@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...grading.gradients import x_hat
-from ...grading.ps7_backward import DEFAULT_EPS, FUNCTION, _lead, bcall
+from ...grading.ps7_backward import DEFAULT_EPS, FUNCTION, bcall
 from ...grading.ps7_family import CHECKS
 from ..live import LIVE
 from ..random_inputs import messy
@@ -43,13 +43,13 @@ def _cases(visible, hidden_too, dy_for=None):
 def _mean_free(rng, x):
     """dy with mean zero over the batch, feature by feature: the mean term vanishes."""
     dy = rng.normal(size=np.shape(x))
-    return dy - dy.mean(axis=_lead(x), keepdims=True)
+    return dy - dy.mean(axis=tuple(range(np.ndim(x) - 1)), keepdims=True)
 
 
 def _across_x_hat(rng, x):
     """dy with a mean, but orthogonal to x_hat over the batch, feature by feature: the variance
     term vanishes (x_hat has mean zero there, so the mean stays)."""
-    lead = _lead(x)
+    lead = tuple(range(np.ndim(x) - 1))  # every leading axis: the batch
     dy = rng.normal(size=np.shape(x)) + rng.normal(size=np.shape(x)[-1])
     xh, _ = x_hat(LIVE, x, DEFAULT_EPS, lead)
     return dy - xh * (dy * xh).sum(axis=lead, keepdims=True) / (xh * xh).sum(
