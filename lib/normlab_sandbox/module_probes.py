@@ -36,12 +36,8 @@ def sizes(normalized_shape) -> tuple[int, ...]:
 
 def _build(cls, normalized_shape, eps=None, elementwise_affine=None):
     """`cls(normalized_shape)`, passing eps and elementwise_affine only when given."""
-    kwargs = {}
-    if eps is not None:
-        kwargs["eps"] = eps
-    if elementwise_affine is not None:
-        kwargs["elementwise_affine"] = elementwise_affine
-    return cls(normalized_shape, **kwargs)
+    given = {"eps": eps, "elementwise_affine": elementwise_affine}
+    return cls(normalized_shape, **{k: v for k, v in given.items() if v is not None})
 
 
 def held(module, name: str) -> str:
