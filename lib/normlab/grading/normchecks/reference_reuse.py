@@ -15,9 +15,7 @@ LIBRARY_PREFIXES = ("normlab.", "torch.")
 REUSE = "Reference reuse:"
 
 
-def reuse_message(
-    function: str, calls, library: str = "a library implementation", hint: str = ""
-) -> Message | None:
+def reuse_message(function: str, calls, library: str) -> Message | None:
     """The message when a call reached a library normalization, else None; its cause is what
     the function hands its work to (the reuse policy voids the function's other cells:
     `selfcheck.run_check` adds what it costs)."""
@@ -30,18 +28,18 @@ def reuse_message(
     hits = [c for c in calls if c.startswith(LIBRARY_PREFIXES)]
     if not hits:
         return None
-    hint = hint or "write the computation yourself with NumPy"
+    hint = "write the computation yourself with NumPy"
     return Message(f"{REUSE} {function} called {hits[0]}, {library}: {hint}.", cause=hits[0])
 
 
-def no_reuse(read, library: str = "a library implementation", hint: str = ""):
+def no_reuse(read, library: str = "a library implementation"):
     """Reader of a reuse cell: the tripwire's report first, then `read`'s problem if any
     (a function that reaches a library is told so even when the call then fails). A call it
     made only through another of the student's graded functions is that function's reuse,
     not this one's (`Result.delegated`)."""
 
     def read_calls(case, result):
-        message = reuse_message(case.target, result.reference_calls, library, hint)
+        message = reuse_message(case.target, result.reference_calls, library)
         return (None, message) if message else read(case, result)
 
     return read_calls
