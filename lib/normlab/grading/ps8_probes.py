@@ -47,11 +47,7 @@ def forward_case(
     """A `forward` probe: LayerNorm(normalized_shape[, eps][, elementwise_affine]) on x, with
     weight and bias put in (None: the module's own), backward with dy (None: no backward)."""
     x = np.asarray(x)
-    kwargs = {}
-    if eps is not None:
-        kwargs["eps"] = eps
-    if affine is not None:
-        kwargs["elementwise_affine"] = affine
+    kwargs = {k: v for k, v in (("eps", eps), ("elementwise_affine", affine)) if v is not None}
     label = f"{built(normalized_shape, eps, affine)} on x of shape {x.shape}"
     label += f", {x.dtype}" if x.dtype != np.float64 else ""
     meta = {"eps": DEFAULT_EPS if eps is None else float(eps), "eps_passed": eps, **meta}
