@@ -11,7 +11,7 @@ from ..verdict import Message
 from .kind import NormKind
 
 LIBRARY_PREFIXES = ("normlab.", "torch.")
-# how every message of a function handing its work to a library begins (`hands_over` reads it)
+# how every message of a function handing its work to a library begins (`session` reads it)
 REUSE = "Reference reuse:"
 
 
@@ -43,12 +43,6 @@ def no_reuse(read, library: str = "a library implementation"):
         return (None, message) if message else read(case, result)
 
     return read_calls
-
-
-def hands_over(message: str | None) -> bool:
-    """Is this a reuse cell's finding that its function hands its work to a library (not
-    another failure the reuse cell saw on the way, such as a wrong shape)?"""
-    return bool(message) and message.startswith(REUSE)
 
 
 def reuse_spec(
