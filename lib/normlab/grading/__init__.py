@@ -28,11 +28,11 @@ from normlab_sandbox.cases import Case, Ref, Result
 from .catalog import ASSIGNMENTS, CHECKS, MANUAL, REAL_TORCH
 from .runner import run_case, run_cases
 from .selfcheck import (
-    SESSION,
     check,
     my_variant,
     reference_norms,
     run_check,
+    session_of,
     summary,
     try_it,
     use_assignment,
@@ -53,8 +53,7 @@ def cell_verdict(
     battery), under the notebook's session if its setup cell ran in `namespace` (its policy,
     and for ps1 its student's numbers, or `variant`)."""
     spec = CHECKS[assignment][grade_id]
-    own = namespace.get(SESSION)
-    session = own if own is not None and own.assignment == assignment else Session(assignment)
+    session = session_of(namespace, assignment)
     if variant is not None:
         session = Session(assignment, session.policy, variant)
     return session.judge(spec, partial(run_case, namespace), hidden=True, seed=seed)

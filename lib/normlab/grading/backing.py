@@ -30,7 +30,7 @@ def current():
     from . import recorded
 
     if recorded.DATA.is_file():
-        return recorded.RecordedBacking(recorded.load())
+        return recorded.RecordedBacking(recorded.Recording.loads(recorded.DATA.read_bytes()))
     found = list(entry_points(group=GROUP))
     if not found:
         raise NoBacking(

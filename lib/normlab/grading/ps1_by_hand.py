@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .oracle import ASK
+from .oracle import ASK, ask
 from .spec import registry
 from .values import close, looks_rounded, number, value_spec, vector
 
@@ -50,23 +50,16 @@ def right_questions(case) -> list:
     ]
 
 
+# the names of `right_questions`' answers after row_stats' (mu, var), in its order
+_ANSWER_NAMES = ("x_hat", "with_eps", "params_gain_bias", "params_gain_only", "params_rms")
+
+
 def _right(seen) -> dict:
     """The variant (r, d, d_model) and the oracle's right answers."""
     r, d_model = variant_of(seen.case)
-    ask = seen.oracle.reference
-    mean, var = ask("row_stats", r)
-    return {
-        "r": r,
-        "d": r.size,
-        "d_model": d_model,
-        "mu": float(mean),
-        "var": float(var),
-        "x_hat": ask("layer_norm", r, eps=0.0),
-        "with_eps": ask("layer_norm", r, eps=EPS),
-        "params_gain_bias": ask("param_count", "layer_norm", d_model),
-        "params_gain_only": ask("param_count", "layer_norm", d_model, bias=False),
-        "params_rms": ask("param_count", "rms_norm", d_model),
-    }
+    (mean, var), *answers = (ask(seen.oracle, q) for q in right_questions(seen.case))
+    named = dict(zip(_ANSWER_NAMES, answers, strict=True))
+    return {"r": r, "d": r.size, "d_model": d_model, "mu": float(mean), "var": float(var), **named}
 
 
 def _centred(a: dict) -> np.ndarray:

@@ -38,11 +38,6 @@ DEFAULT_EPS = 1e-5
 WORDS = {"momentum": "the momentum"}
 
 
-def _cells(case: Case) -> dict:
-    """The choices a cell may pass apart from, and the cell that reads each (`qualified`)."""
-    return {"momentum": MOMENTUM.grade_id}
-
-
 def call(
     x, gamma, beta, running_mean, running_var, *, momentum, training, eps=None, tag="", label=""
 ) -> Case:
@@ -304,12 +299,12 @@ SPECS = (
     check_spec(
         "bnf_running_var_unbiased",
         FUNCTION,
-        qualified_judge(triple, _running_var, _cells, WORDS),
+        qualified_judge(triple, _running_var, {"momentum": MOMENTUM.grade_id}, WORDS),
         "training: running_var moves toward the batch's unbiased variance",
         misconception="the running variance biased (population variance)",
         points=2,
         questions=questions,
-        apart_from=("bnf_momentum",),
+        apart_from=(MOMENTUM.grade_id,),
     ),
     check_spec(
         "bnf_train_population_variance",

@@ -87,9 +87,7 @@ def _population(seen):
 
 def _dtype(seen):
     case, out, result, x = seen.case, seen.value, seen.result, seen.case.args[0]
-    if result.output_type not in ("numpy.ndarray",) and not result.output_type.startswith(
-        "numpy.float"
-    ):
+    if result.output_type != "numpy.ndarray" and not result.output_type.startswith("numpy.float"):
         return f"stable_variance returned {shown_type(result)}, not a NumPy array."
     out = np.asarray(out)
     if out.shape != x.shape[:-1]:

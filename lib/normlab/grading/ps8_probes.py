@@ -8,6 +8,9 @@ problem. The cells that read a choice of the formula judge as ps2's do
 
 from __future__ import annotations
 
+import dataclasses
+from types import SimpleNamespace
+
 import numpy as np
 
 from normlab_sandbox.cases import Case
@@ -44,11 +47,7 @@ def forward_case(
     """A `forward` probe: LayerNorm(normalized_shape[, eps][, elementwise_affine]) on x, with
     weight and bias put in (None: the module's own), backward with dy (None: no backward)."""
     x = np.asarray(x)
-    kwargs = {}
-    if eps is not None:
-        kwargs["eps"] = eps
-    if affine is not None:
-        kwargs["elementwise_affine"] = affine
+    kwargs = {k: v for k, v in (("eps", eps), ("elementwise_affine", affine)) if v is not None}
     label = f"{built(normalized_shape, eps, affine)} on x of shape {x.shape}"
     label += f", {x.dtype}" if x.dtype != np.float64 else ""
     meta = {"eps": DEFAULT_EPS if eps is None else float(eps), "eps_passed": eps, **meta}
@@ -138,29 +137,16 @@ def members(seen, y: np.ndarray) -> list[formulas.Formula]:
     return formulas.matching(y, outputs, change=lambda z: w * z + b)
 
 
-class _Module:
-    """The student's module as `formula_match` judges it: LayerNorm over the trailing axes
-    normalized_shape names, its output read with the case's weight and bias."""
-
-    who = "your module"
-    center = True
-
-    @staticmethod
-    def x_of(case: Case) -> np.ndarray:
-        return np.asarray(case.args[1], dtype=np.float64)
-
-    axes_of = staticmethod(trailing_axes)
-
-    @staticmethod
-    def matches(seen) -> list:
-        return members(seen, seen.value["y"])
-
-    @staticmethod
-    def fallback(seen) -> None:
-        return None
-
-
-MODULE = _Module()
+# the student's module as `formula_match` judges it (a target): LayerNorm over the trailing axes
+# normalized_shape names, its output read with the case's weight and bias; no fallback verdict
+MODULE = SimpleNamespace(
+    who="your module",
+    center=True,
+    x_of=lambda case: np.asarray(case.args[1], dtype=np.float64),
+    axes_of=trailing_axes,
+    matches=lambda seen: members(seen, seen.value["y"]),
+    fallback=lambda seen: None,
+)
 
 
 # {choice: the cell that reads it}, as registry links ps8's cells, and under "tuple_axes" the
@@ -189,16 +175,8 @@ def reads(choices: set[str], explain):
 
 
 def member_options(v: formulas.Formula | None) -> dict:
-    """The oracle's keywords for member v's torch formula (None: nn.LayerNorm's own)."""
-    if v is None:
-        return {}
-    return {
-        "axes": v.axes,
-        "center": v.center,
-        "divisor": v.divisor,
-        "eps_mode": v.eps_mode,
-        "fixed_eps": v.fixed_eps,
-    }
+    """The oracle's keywords for member v's torch formula, its fields (None: nn.LayerNorm's)."""
+    return {} if v is None else dataclasses.asdict(v)
 
 
 def affine_property(x: np.ndarray, y: np.ndarray, axes: tuple[int, ...]) -> bool:

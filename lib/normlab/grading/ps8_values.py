@@ -12,7 +12,7 @@ from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
 from .evidence import first_beyond, first_index, fmt, record, where, worst
 from .formulas import describe_axes
 from .judges import each_case
-from .normchecks.reference_reuse import REUSE
+from .normchecks.reference_reuse import REUSE, reuse_message
 from .oracle import ASK
 from .ps8_probes import (
     CLASS,
@@ -263,12 +263,8 @@ def _read_reuse(case, result):
     hits = calls + [k for k in kernels if k not in calls]
     if not hits:
         return output(case, result)
-    if TRIPWIRE_REMOVED in hits:
-        return None, Message(
-            f"{REUSE} your module removed the grader's profile hook "
-            "(sys.setprofile), so the grader cannot see what it calls.",
-            cause="a library (it removed the grader's profile hook)",
-        )
+    if TRIPWIRE_REMOVED in hits:  # the message every reuse cell gives
+        return None, reuse_message("your module", hits, "a library normalization")
     return None, Message(
         f"{REUSE} for {where(case)}, your module's forward reached {hits[0]}, a "
         f"library normalization (torch's, or normlab's): build the forward from torch's "

@@ -43,10 +43,9 @@ class Hidden:
     why: str
 
 
-def note(choices, cells: dict, words: dict = WORDS) -> str:
-    """'apart from the axes and the variance: see axis, population_variance'; `choices` are
-    choices, or (choice, its cell) pairs."""
-    pairs = [c if isinstance(c, tuple) else (c, cells.get(c)) for c in choices]
+def note(pairs, words: dict) -> str:
+    """'apart from the axes and the variance: see axis, population_variance', of (choice, its
+    cell) pairs."""
     named = list(dict.fromkeys(words.get(c, c) for c, _ in pairs))
     said = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
     seen = list(dict.fromkeys(cell for _, cell in pairs if cell))
@@ -84,7 +83,7 @@ def qualified_judge(read, rule, cells: dict, words: dict = WORDS):
             fix = cell or words.get(first.choice, first.choice)
             return Verdict(NOT_JUDGED, f"not judged: fix {fix} first: {first.why}")
         if apart:
-            return Verdict(PASSED, note=note(apart, {}, words))
+            return Verdict(PASSED, note=note(apart, words))
         return None
 
     return judge

@@ -195,8 +195,3 @@ def replay_norm(recording: Recording, name: str):
 
     norm_fn.probes = probes
     return norm_fn
-
-
-def load() -> Recording:
-    """The download's recording."""
-    return Recording.loads(DATA.read_bytes())

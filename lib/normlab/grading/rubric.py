@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from .catalog import CHECKS, MANUAL, reuse_cell
 from .selfcheck import points
-from .session import POLICIES as REUSE_VOIDS
 
 RULES = (
     "One cause, said once: when cells of one function fail for one cause that is the "
@@ -39,14 +38,10 @@ class Row:
     not_judged_when: tuple[str, ...]  # the cells whose misconceptions may leave it not judged
 
 
-def rows(assignment: str, reuse_voids: str = REUSE_VOIDS[0]) -> list[Row]:
-    """The rubric of `assignment` under the reuse policy `reuse_voids`."""
+def rows(assignment: str) -> list[Row]:
+    """The rubric of `assignment` under the course's default reuse policy, "function"."""
     specs = CHECKS[assignment]
-    voided_by = {
-        g: reuse_cell(spec).grade_id
-        for g, spec in specs.items()
-        if reuse_voids == "function" and reuse_cell(spec) is not None
-    }
+    voided_by = {g: reuse_cell(s).grade_id for g, s in specs.items() if reuse_cell(s) is not None}
     found = []
     for grade_id, spec in specs.items():
         costs = tuple(g for g, reuse in voided_by.items() if reuse == grade_id)
@@ -80,14 +75,14 @@ def _cells(names) -> str:
     return ", ".join(f"`{name}`" for name in names) or "none"
 
 
-def markdown(assignment: str, reuse_voids: str = REUSE_VOIDS[0]) -> str:
+def markdown(assignment: str) -> str:
     """The rubric of `assignment` as a Markdown table, and the cells graded by hand."""
     lines = [
         "| cell | points | a ✓ certifies | a ✗ names | it also costs | "
         "may pass apart from | not judged when these fail |",
         "|---|---|---|---|---|---|---|",
     ]
-    for row in rows(assignment, reuse_voids):
+    for row in rows(assignment):
         lines.append(
             f"| `{row.grade_id}` | {row.points:g} | {row.certifies} | {row.misconception} | "
             f"{_cells(row.also_costs)} | {_cells(row.apart_from)} | "

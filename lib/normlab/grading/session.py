@@ -25,7 +25,7 @@ from normlab_sandbox import student_variant
 from . import backing
 from .catalog import CHECKS, cells_of, reuse_cell
 from .checkcell import parse_test_cell
-from .normchecks.reference_reuse import hands_over
+from .normchecks.reference_reuse import REUSE
 from .oracle import DeclaredOracle
 from .spec import DEFAULT_SEED, CheckSpec
 from .verdict import NOT_JUDGED, NOT_WRITTEN, Verdict
@@ -164,9 +164,7 @@ class Session:
 
 
 def _hands_over(reuse: CheckSpec, verdict: Verdict) -> bool:
-    """Does a reuse cell's verdict find that its function hands its work to a library?"""
-    return (
-        verdict.category == reuse.category
-        and verdict.cause is not None
-        and hands_over(verdict.message)
-    )
+    """Does a reuse cell's verdict find that its function hands its work to a library (not
+    another failure the reuse cell saw on the way, such as a wrong shape)?"""
+    found = verdict.category == reuse.category and verdict.cause is not None
+    return found and verdict.message.startswith(REUSE)  # a failure: it has a message

@@ -101,8 +101,6 @@ def check_spec(
         return as_verdict(judge(cases, results, oracle), category)
 
     options.setdefault("salt", grade_id)
-    for name in ("apart_from", "hidden_by"):
-        options[name] = tuple(options.get(name, ()))
     return CheckSpec(
         grade_id,
         targets,

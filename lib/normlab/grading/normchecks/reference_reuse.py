@@ -11,13 +11,11 @@ from ..verdict import Message
 from .kind import NormKind
 
 LIBRARY_PREFIXES = ("normlab.", "torch.")
-# how every message of a function handing its work to a library begins (`hands_over` reads it)
+# how every message of a function handing its work to a library begins (`session` reads it)
 REUSE = "Reference reuse:"
 
 
-def reuse_message(
-    function: str, calls, library: str = "a library implementation", hint: str = ""
-) -> Message | None:
+def reuse_message(function: str, calls, library: str) -> Message | None:
     """The message when a call reached a library normalization, else None; its cause is what
     the function hands its work to (the reuse policy voids the function's other cells:
     `selfcheck.run_check` adds what it costs)."""
@@ -30,27 +28,21 @@ def reuse_message(
     hits = [c for c in calls if c.startswith(LIBRARY_PREFIXES)]
     if not hits:
         return None
-    hint = hint or "write the computation yourself with NumPy"
+    hint = "write the computation yourself with NumPy"
     return Message(f"{REUSE} {function} called {hits[0]}, {library}: {hint}.", cause=hits[0])
 
 
-def no_reuse(read, library: str = "a library implementation", hint: str = ""):
+def no_reuse(read, library: str = "a library implementation"):
     """Reader of a reuse cell: the tripwire's report first, then `read`'s problem if any
     (a function that reaches a library is told so even when the call then fails). A call it
     made only through another of the student's graded functions is that function's reuse,
     not this one's (`Result.delegated`)."""
 
     def read_calls(case, result):
-        message = reuse_message(case.target, result.reference_calls, library, hint)
+        message = reuse_message(case.target, result.reference_calls, library)
         return (None, message) if message else read(case, result)
 
     return read_calls
-
-
-def hands_over(message: str | None) -> bool:
-    """Is this a reuse cell's finding that its function hands its work to a library (not
-    another failure the reuse cell saw on the way, such as a wrong shape)?"""
-    return bool(message) and message.startswith(REUSE)
 
 
 def reuse_spec(
