@@ -80,10 +80,8 @@ class ConciseErrors(Preprocessor):
                     line = message
                 elif name == "NotImplementedError" and not message:
                     line = "Not written yet: this cell still raises NotImplementedError"
-                elif name in PLAIN:
-                    line = f"{PLAIN[name]}: {message}"
                 else:
-                    line = f"{name}: {message}"
+                    line = f"{PLAIN.get(name, name)}: {message}"
                 output["traceback"] = [line]
         return cell, resources
 

@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import PurePath
 
 from . import userns
 
@@ -27,16 +28,6 @@ OS_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "fonts", "mime.types")
 NAMESPACES = ("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts")
 PROBE_TIMEOUT_S = 60
-
-
-def _under(path: str, parent: str) -> bool:
-    return path == parent or path.startswith(parent.rstrip("/") + "/")
-
-
-def _ancestors(path: str) -> list[str]:
-    """'/a/b/c' -> ['/a', '/a/b']."""
-    parts = path.strip("/").split("/")[:-1]
-    return ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 def _mirror(path: str) -> list[str]:
@@ -62,16 +53,16 @@ def command(expose, hide, tmp_bytes: int, privileged: bool) -> list[str]:
     bound = ["/" + name for name in OS_DIRS if os.path.isdir("/" + name)]
     made = {"/etc", "/var", "/tmp", "/dev", "/proc"}
     for path in sorted({os.path.abspath(p) for p in expose if os.path.isdir(p)}):
-        if any(_under(os.path.realpath(path), done) for done in bound):
+        if any(PurePath(os.path.realpath(path)).is_relative_to(done) for done in bound):
             continue
-        for folder in _ancestors(path):
+        for folder in [str(p) for p in PurePath(path).parents][-2::-1]:  # '/a/b/c': /a, /a/b
             if folder not in made:
                 args += ["--perms", "0755", "--dir", folder]
                 made.add(folder)
         args += ["--ro-bind", path, path]
         bound.append(path)
     for path in sorted({os.path.abspath(p) for p in hide}):
-        if not any(_under(path, done) and path != done for done in bound):
+        if not any(PurePath(path).is_relative_to(done) and path != done for done in bound):
             continue
         if os.path.isdir(path):
             args += ["--perms", "0000", "--tmpfs", path, "--remount-ro", path]

@@ -4,7 +4,7 @@ Everything else in `nbgrader autograde` stays nbgrader's own (restoring locked c
 scoring from the outputs, late penalties); `autograde_preprocessors(config)` swaps this class in
 for `Execute`, keeping any other step an instructor configured. As a subclass of `Execute`,
 `c.Execute.timeout` applies unchanged. Its own options: `notebook_budget` (default: three cell
-timeouts, at least 60 s) and what the grading worker sets (isolation, slot, records root). For
+timeouts, at least 60 s) and what the grading worker sets (isolation, slot). For
 each notebook it writes a record (`notebook_record`): the isolation, the kernel's replacements
 or death and why, each test cell's status, message and seconds, CPU seconds and peak memory.
 """
@@ -17,7 +17,7 @@ import time
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import Execute
-from traitlets import Any, Float, Integer, Unicode
+from traitlets import Any, Float, Integer
 
 from normlab.grading import REAL_TORCH, pools
 from normlab.grading.session import Session
@@ -44,15 +44,12 @@ class SandboxExecute(Execute):
     ).tag(config=True)
     isolation = Any(None, help="The run's Isolation (set by the grading worker)").tag(config=True)
     slot = Integer(0, help="The grading worker's slot (set by the worker)").tag(config=True)
-    records_root = Unicode("", help="Where the grading records go (the course root)").tag(
-        config=True
-    )
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
-        isolation, records_root = self.isolation, self.records_root
-        if isolation is None:  # nbgrader's own autograde, e.g. the formgrader's (hub/)
-            isolation, records_root = auto_isolation(self.config, info["assignment"])
+        coursedir = CourseDirectory(config=self.config)  # the records go under its root
+        # no isolation set: nbgrader's own autograde, e.g. the formgrader's (hub/)
+        isolation = self.isolation or auto_isolation(self.config, coursedir, info["assignment"])
         timeout = float(self.timeout) if self.timeout else NO_TIMEOUT_CAP_S
         budget = self.notebook_budget or max(BUDGET_CELL_TIMEOUTS * timeout, MIN_BUDGET_S)
         started = time.monotonic()
@@ -80,7 +77,8 @@ class SandboxExecute(Execute):
             kernel_cpu_seconds=kernel.cpu_used,
             kernel_peak_mib=None if kernel.peak_memory is None else kernel.peak_memory >> 20,
         )
-        path = notebook_record(records_root, info["assignment"], info["student"], info["notebook"])
+        student, notebook = info["student"], info["notebook"]
+        path = notebook_record(coursedir.root, info["assignment"], student, notebook)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(record, indent=1))
         # the formgrader's Autograde shows this line (issue 46): which grader, how isolated
@@ -91,12 +89,11 @@ class SandboxExecute(Execute):
         return nb, resources
 
 
-def auto_isolation(config, assignment: str) -> tuple[iso.Isolation, str]:
+def auto_isolation(config, coursedir, assignment: str) -> iso.Isolation:
     """The isolation `python -m normlab.course grade --isolation auto` chooses (strict, or a
-    refusal that says why), for one kernel at a time, and the course root for the records:
-    what nbgrader's own autograde gets when its config puts this step in place of Execute."""
-    coursedir = CourseDirectory(config=config)
-    chosen = iso.choose(
+    refusal that says why), for one kernel at a time: what nbgrader's own autograde gets when
+    its config puts this step in place of Execute."""
+    return iso.choose(
         "auto",
         coursedir,
         iso.exchange_root(config),
@@ -104,7 +101,6 @@ def auto_isolation(config, assignment: str) -> tuple[iso.Isolation, str]:
         iso.Limits(),
         real_torch=assignment in REAL_TORCH,
     )
-    return chosen, coursedir.root
 
 
 def autograde_preprocessors(config) -> list:

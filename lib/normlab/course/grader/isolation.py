@@ -92,20 +92,16 @@ class Isolation:
         limits = asdict(self.limits)
         del limits["tmp_bytes"]  # bwrap's, not the kernel's
         python = [sys.executable, "-I", "-m", KERNEL_MODULE]
-        if self.mode == "basic":
+        strict, root = self.mode != "basic", os.geteuid() == 0
+        if not strict:
             del limits["processes"]  # it would count the grader's own processes too
-            setup = {"uid": None, "workdir": f"{basic_home}/work", "limits": limits}
-            setup["torch"] = self.real_torch
-            return Launch(python, kernel_env(basic_home), setup, via_bwrap=False)
-        root = os.geteuid() == 0
+        home = STRICT_HOME if strict else basic_home
+        uid = self.uid_base + slot if strict and root else None
+        setup = {"uid": uid, "workdir": f"{home}/work", "limits": limits, "torch": self.real_torch}
+        if not strict:
+            return Launch(python, kernel_env(home), setup, via_bwrap=False)
         sandbox = bwrap.command(self.expose, self.hide, self.limits.tmp_bytes, privileged=root)
-        setup = {
-            "uid": self.uid_base + slot if root else None,
-            "workdir": f"{STRICT_HOME}/work",
-            "limits": limits,
-            "torch": self.real_torch,
-        }
-        return Launch([*sandbox, *python], kernel_env(STRICT_HOME), setup, via_bwrap=True)
+        return Launch([*sandbox, *python], kernel_env(home), setup, via_bwrap=True)
 
 
 def python_paths() -> list[str]:

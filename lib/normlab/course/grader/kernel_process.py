@@ -42,6 +42,14 @@ SIGNAL_HINTS = {
     "SIGABRT": "it aborted (often a failed allocation under the memory limit)",
     "SIGKILL": "it was killed (the grader stopped it, or it ran out of memory)",
     "SIGXFSZ": "it wrote a file larger than the file size limit",
+    "SIGXCPU": "it used up its CPU time limit ({cpu_seconds} s)",
+}
+EXIT_REASONS = {  # the kernel's own exit statuses (normlab_sandbox.wire)
+    SETUP_FAILED: "the grader could not set up the sandbox for this kernel (see --isolation)",
+    LOST_SYNC: "the kernel's channel to the grader broke: the notebook's code cut one of the "
+    "kernel's own messages (for example by replacing its SIGINT handler)",
+    HARNESS_FAILED: "the kernel's grading harness failed: the notebook's code broke the "
+    "kernel's own machinery (for example by patching builtins)",
 }
 
 
@@ -74,23 +82,9 @@ def describe_exit(code: int | None, via_bwrap: bool, cpu_seconds=None) -> str:
     signum = -code if code < 0 else code - 128 if via_bwrap and code > 128 else None
     if signum is not None:
         name = signal.Signals(signum).name if signum in signal.valid_signals() else str(signum)
-        hint = SIGNAL_HINTS.get(name, "killed by a signal")
-        if name == "SIGXCPU":
-            hint = f"it used up its CPU time limit ({cpu_seconds} s)"
+        hint = SIGNAL_HINTS.get(name, "killed by a signal").format(cpu_seconds=cpu_seconds)
         return f"the kernel died with {name}: {hint}"
-    if code == SETUP_FAILED:
-        return "the grader could not set up the sandbox for this kernel (see --isolation)"
-    if code == LOST_SYNC:
-        return (
-            "the kernel's channel to the grader broke: the notebook's code cut one of the "
-            "kernel's own messages (for example by replacing its SIGINT handler)"
-        )
-    if code == HARNESS_FAILED:
-        return (
-            "the kernel's grading harness failed: the notebook's code broke the kernel's own "
-            "machinery (for example by patching builtins)"
-        )
-    return f"the kernel exited with code {code} (os._exit or a fatal error)"
+    return EXIT_REASONS.get(code, f"the kernel exited with code {code} (os._exit or a fatal error)")
 
 
 def read_files(folder: str) -> list[tuple[str, bytes]]:

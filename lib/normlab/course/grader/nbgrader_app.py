@@ -51,15 +51,14 @@ def require_gradebook(db_url: str, advice: str = "") -> None:
         raise SystemExit(f"No gradebook at {database}: run this in the course directory{advice}")
 
 
-def require_assignment(db_url: str, assignment: str) -> list[str]:
-    """The assignment's notebook names; exit with nbgrader's advice if it is not released."""
+def require_assignment(db_url: str, assignment: str) -> None:
+    """Exit with nbgrader's advice if the assignment is not released."""
     require_gradebook(db_url, f", after 'nbgrader generate_assignment {assignment}'")
     with Gradebook(db_url) as gb:
         try:
-            found = gb.find_assignment(assignment)
+            gb.find_assignment(assignment)
         except MissingEntry:
             raise SystemExit(
                 f"No assignment with ID {assignment!r} exists in the gradebook: "
                 f"did you forget to run 'nbgrader generate_assignment {assignment}'?"
             ) from None
-        return [nb.name for nb in found.notebooks]

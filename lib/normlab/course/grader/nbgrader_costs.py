@@ -20,13 +20,7 @@ from jsonschema import exceptions, validators
 from nbgrader import api
 from nbgrader.nbgraderformat import common
 
-
-@functools.cache
-def _engine(db_url: str, **options):
-    return _CREATE_ENGINE(db_url, **options)
-
-
-_CREATE_ENGINE = api.create_engine
+_engine = functools.cache(api.create_engine)  # one engine per (URL, options)
 
 
 class _SchemaCheckedOnce:

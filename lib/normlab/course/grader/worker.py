@@ -132,7 +132,6 @@ def worker_main(slot: int, app, config, isolation, assignment, tasks, results) -
     nbgrader_costs.reuse_in_this_process()  # here, after the fork: an engine is the process's
     config.SandboxExecute.isolation = isolation
     config.SandboxExecute.slot = slot
-    config.SandboxExecute.records_root = app.coursedir.root
     while True:
         student = tasks.get()
         if student is None:

@@ -102,15 +102,14 @@ def write_export(
     if len(header) == len(IDENTITY) + 1:
         raise SystemExit("no assignment in the gradebook has a submission yet: nothing to export")
     assignments = header[len(IDENTITY) : header.index("total")]
-    if lms is None:
-        for row in table:
-            row.update({a: row[a] or MISSING[missing] for a in assignments})
-    elif per_check:
+    if lms and per_check:
         raise SystemExit(f"--per-check has no place in {lms}'s layout (each column would become "
                          "an assignment there): export it without --lms")  # fmt: skip
-    else:
+    for row in table:  # a missing submission: blank, or 0 (--missing zero), in every layout
+        row.update({a: row[a] or MISSING[missing] for a in assignments})
+    if lms:
         maxima = possible(app.coursedir.db_url, assignments)
-        header, table = lms_rows(lms, assignments, table, maxima, missing)
+        header, table = lms_rows(lms, assignments, table, maxima)
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as handle:

@@ -68,16 +68,15 @@ def identity(layout: str, row: dict[str, str]) -> dict[str, str]:
 
 
 def lms_rows(
-    layout: str, assignments: list[str], table: list[dict[str, str]], maxima: dict[str, str],
-    missing: str = "blank",
-) -> tuple[list[str], list[dict[str, str]]]:  # fmt: skip
-    """The header and rows of `layout` from `export.rows`' table (its `assignments` columns)."""
+    layout: str, assignments: list[str], table: list[dict[str, str]], maxima: dict[str, str]
+) -> tuple[list[str], list[dict[str, str]]]:
+    """The header and rows of `layout` from `export.rows`' table (its `assignments` columns,
+    a missing submission already filled as `--missing` says)."""
     names = CANVAS_IDENTITY if layout == "canvas" else MOODLE_IDENTITY
     header = [*names, *assignments]
     out = []
     if layout == "canvas":  # the second row of Canvas's own export
         out.append({**dict.fromkeys(names, ""), "Student": "Points Possible", **maxima})
     for row in table:
-        scores = {a: row[a] if row[a] != "" else MISSING[missing] for a in assignments}
-        out.append({**identity(layout, row), **scores})
+        out.append({**identity(layout, row), **{a: row[a] for a in assignments}})
     return header, out
