@@ -3,8 +3,9 @@ the one-node cluster `make slurm-up` starts: the array's gradebook equals one pl
 for cell, before and after a task is cancelled mid-run and submitted again.
 
 `.ci/slurm` (run by CI as root) starts the cluster, runs this file with NORMLAB_SLURM=1 and
-stops the cluster. A class of 24 ps2 submissions (tests/demo_course.py: one misconception per
-student, some correct, some blank) is copied three times: one is graded by one plain
+stops the cluster. A class of 12 ps2 submissions, one of each answer of tests/demo_course.py's
+PS2_ANSWERS (a misconception each, some correct, some blank; 3, 4 and 5 to the three tasks), is
+copied three times: one is graded by one plain
 `python -m normlab.course grade`, one by a 3-task array, one by a second array one of whose
 tasks is cancelled (`scancel`, SIGTERM then SIGKILL, as at a time limit) while a kernel runs
 and then submitted alone again. The tasks ask for one CPU each, so two run at once on this
@@ -22,14 +23,14 @@ import time
 from pathlib import Path
 
 import pytest
-from demo_course import PS2, build_course, course_env, demo_class, gradebook_scores
+from demo_course import PS2, PS2_ANSWERS, build_course, course_env, demo_class, gradebook_scores
 
 from normlab.course.grader import staging_step
 from normlab.course.grader.class_run import Shard
 
 REPO = Path(__file__).resolve().parents[2]
 SBATCH = REPO / "scripts" / "slurm" / "grade.sbatch"
-SIZE, SHARDS = 24, 3
+SIZE, SHARDS = len(PS2_ANSWERS), 3
 PLAIN_UID_BASE, ARRAY_UID_BASE = 64700, 64800  # kernel uids no other grading of CI takes
 WAIT_S = 600
 SUMMARY = re.compile(r"\(shard (\d+)/\d+\): (\d+) graded, (\d+) failed, (\d+) skipped")
