@@ -15,8 +15,10 @@ PORT   ?= 8000
 .PHONY: hub-demo hub hub-clean hub-root hub-roster
 .PHONY: slurm-up slurm-down
 
-$(STAMP): pyproject.toml constraints.txt scripts/venv-install
-	scripts/venv-install $(PYTHON) $(VENV) -e ".[dev]"
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 
 install: $(STAMP)
