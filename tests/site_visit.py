@@ -46,6 +46,8 @@ BROKEN_IMAGES = """Array.from(document.images)
     .filter(img => !(img.complete && img.naturalWidth > 0))
     .map(img => img.getAttribute("src"))"""
 
+IMAGES_SETTLED = "() => Array.from(document.images).every(img => img.complete)"
+
 IMAGES_WITHOUT_ALT = """Array.from(document.querySelectorAll("article img, main img"))
     .filter(img => !(img.getAttribute("alt") || "").trim())
     .map(img => img.getAttribute("src"))"""
@@ -136,7 +138,10 @@ def mathjax(page) -> dict:
 
 
 def images(page) -> dict:
-    page.wait_for_load_state("networkidle")
+    """Broken and alt-less images, once every image has loaded or failed. Waits on the images
+    themselves, not on a quiet network (already awaited by `goto`): a second wait for a quiet
+    network, after MathJax had run, timed out at 30 s on chapter 10 in one CI run."""
+    page.wait_for_function(IMAGES_SETTLED)
     broken, without_alt = page.evaluate(BROKEN_IMAGES), page.evaluate(IMAGES_WITHOUT_ALT)
     return {"broken": broken, "without_alt": without_alt}
 

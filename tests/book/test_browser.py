@@ -68,3 +68,21 @@ def test_the_width_check_flags_a_formula_wider_than_its_column(site_visits):
     found = value(site_visits, WIDTH_CHECKED, "width_check_teeth")
     assert found["before"] == []
     assert len(found["after"]) == 1
+
+
+def test_the_image_probe_names_a_broken_image_and_one_without_alt(tmp_path, serve_folder, browser_page):
+    """The images probe has teeth: on a page with a loaded, a missing and an undescribed
+    image it waits for all three to settle and names the missing and the undescribed."""
+    from site_visit import images
+
+    pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+    (tmp_path / "dot.png").write_bytes(__import__("base64").b64decode(pixel))
+    (tmp_path / "index.html").write_text(
+        '<main><img src="dot.png" alt="a dot"><img src="missing.png" alt="gone">'
+        '<img src="dot.png"></main>',
+        encoding="utf-8",
+    )
+    with serve_folder(tmp_path) as url:
+        browser_page.page.goto(url + "index.html")
+        found = images(browser_page.page)
+    assert found == {"broken": ["missing.png"], "without_alt": ["dot.png"]}
