@@ -56,6 +56,7 @@ BOOK_LOG = ARTIFACTS / "book-build.log"
 TERM_LOG = ARTIFACTS / "book-term-build.log"
 LOCAL_HOST = "127.0.0.1"
 CHROMIUM = "/usr/bin/chromium"
+WAIT_MS = 90_000
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -336,10 +337,25 @@ def chromium_browser():
             browser.close()
 
 
+def waiting_context(browser, **options):
+    """`browser.new_context(**options)` whose waits (a load, a selector, a quiet network) allow
+    WAIT_MS: in CI the browser shares two cores with two pytest workers and the other accounts'
+    passes, and Playwright's 30 s default once ran out on a page that was merely slow."""
+    context = browser.new_context(**options)
+    context.set_default_timeout(WAIT_MS)
+    return context
+
+
+@pytest.fixture(scope="session")
+def new_context(chromium_browser):
+    """`waiting_context` on the session's browser: `new_context(viewport=...)`."""
+    return functools.partial(waiting_context, chromium_browser)
+
+
 @contextlib.contextmanager
 def open_page(browser):
     """A fresh context and page on `browser`; problems are recorded on the `BrowserPage`."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = waiting_context(browser, viewport={"width": 1280, "height": 900})
     page = context.new_page()
     found = BrowserPage(page)
 

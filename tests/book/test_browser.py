@@ -6,13 +6,18 @@ its page."""
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 from book_pages import part_files, toc_files
-from site_visit import WIDTH_CHECKED, serious, value
+from site_visit import WIDTH_CHECKED, images, serious, value
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 PAGES = toc_files()
+ONE_PIXEL_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+)
 
 
 @pytest.mark.parametrize("toc_file", PAGES)
@@ -70,13 +75,12 @@ def test_the_width_check_flags_a_formula_wider_than_its_column(site_visits):
     assert len(found["after"]) == 1
 
 
-def test_the_image_probe_names_a_broken_image_and_one_without_alt(tmp_path, serve_folder, browser_page):
+def test_the_image_probe_names_the_broken_image_and_the_undescribed(
+    tmp_path, serve_folder, browser_page
+):
     """The images probe has teeth: on a page with a loaded, a missing and an undescribed
     image it waits for all three to settle and names the missing and the undescribed."""
-    from site_visit import images
-
-    pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
-    (tmp_path / "dot.png").write_bytes(__import__("base64").b64decode(pixel))
+    (tmp_path / "dot.png").write_bytes(base64.b64decode(ONE_PIXEL_PNG))
     (tmp_path / "index.html").write_text(
         '<main><img src="dot.png" alt="a dot"><img src="missing.png" alt="gone">'
         '<img src="dot.png"></main>',

@@ -319,11 +319,11 @@ def student_reads_feedback(page, steps: Steps, student: str) -> str:
     return text
 
 
-def test_a_term_on_the_hub(hub, chromium_browser):
+def test_a_term_on_the_hub(hub, new_context):
     """The walk: release, fetch, validate, submit, collect, autograde, feedback, export."""
     steps = Steps()
     contexts = {
-        user: chromium_browser.new_context(viewport={"width": 1280, "height": 900})
+        user: new_context(viewport={"width": 1280, "height": 900})
         for user in ("instructor", *STUDENTS)
     }
     instructor = log_in(contexts["instructor"], hub.url, "instructor", hub.password)

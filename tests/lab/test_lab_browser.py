@@ -249,9 +249,9 @@ def test_misconception_cards_set_up_the_panel(browser_page, site_url):
     assert not browser_page.problems()
 
 
-def test_runs_from_file_without_a_server(chromium_browser, built_site):
+def test_runs_from_file_without_a_server(new_context, built_site):
     """Opened as file://, the inline module still runs and nothing is fetched from a network."""
-    context = chromium_browser.new_context()
+    context = new_context()
     page = context.new_page()
     errors, remote = [], []
     page.on("pageerror", lambda error: errors.append(str(error)))
