@@ -176,11 +176,11 @@ def self_checks(page) -> dict:
         return found
     first = solutions.first
     first.locator(".admonition-title").click()
-    first.locator("section#solution-content").wait_for(state="visible", timeout=5000)
+    first.locator("section#solution-content").wait_for(state="visible")
     found["expanded"] = first.locator("button.toggle-button").get_attribute("aria-expanded")
     found["second_visible"] = solutions.nth(1).locator("section#solution-content").is_visible()
     first.locator(".admonition-title").click()
-    first.locator("section#solution-content").wait_for(state="hidden", timeout=5000)
+    first.locator("section#solution-content").wait_for(state="hidden")
     found["closed_again"] = True
     return found
 
