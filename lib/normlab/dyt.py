@@ -1,7 +1,8 @@
 """Dynamic Tanh (DyT): a normalization layer's place, without its statistics.
 
 Zhu, Chen, He, LeCun and Liu, "Transformers without Normalization" (CVPR 2025,
-arXiv:2503.10622), replace every LayerNorm of a transformer by an elementwise map,
+arXiv:2503.10622), replace every normalization layer of a transformer (LayerNorm, or RMSNorm in
+their LLaMA models) by an elementwise map,
 
     DyT(x)_k = gamma_k * tanh(alpha * x_k) + beta_k
 
