@@ -83,8 +83,9 @@ def gb_per_s_figure(records: list[dict], device: str, dtype: str, *, ax=None, ti
 
 # -- the roofline (Williams, Waterman and Patterson, 2009): the speed chapter's first figure ----
 
-# LayerNorm forward, per element: two additions into sums, a subtraction, a square, the scaling
-# by 1/sigma, the gain and the bias; about eight floating-point operations (the chapter counts them)
+# LayerNorm forward, per element: the shift by one member of the record (the reference's), two
+# additions into sums, the subtraction of the mean, a square, the scaling by 1/sigma, the gain and
+# the bias: eight floating-point operations (the chapter counts them)
 FLOPS_PER_ELEMENT = 8
 # the large matmul the roofline marks at the other end: n x n by n x n, in this dtype
 MATMUL_MARK = (4096, "float16")
