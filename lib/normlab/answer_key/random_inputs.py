@@ -1,4 +1,5 @@
-"""The random inputs every check draws from: one stream per check, records on many scales."""
+"""The random inputs every check draws from: one stream per check, records on many scales, and
+`each`, the battery of a list of setups."""
 
 from __future__ import annotations
 
@@ -22,3 +23,27 @@ def messy(rng, shape, *, spread=(0.5, 50.0), offset=3.0) -> np.ndarray:
     shift = scale * rng.uniform(-offset, offset, size=lead)
     feature_scale = 10.0 ** rng.uniform(-0.3, 0.3, size=shape[-1])
     return shift + scale * feature_scale * rng.standard_normal(shape)
+
+
+def signed_gain(rng, size, high: float = 2.0) -> np.ndarray:
+    """A gain of 0.5 to `high` in size and of either sign (`size` as NumPy takes sizes)."""
+    return rng.uniform(0.5, high, size) * rng.choice([-1.0, 1.0], size)
+
+
+def signed_affine(rng, size, high: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
+    """A `signed_gain`, then a standard normal bias."""
+    return signed_gain(rng, size, high), rng.normal(size=size)
+
+
+def each(build, visible: list, hidden_too: list = (), **fixed):
+    """The battery make(rng, hidden) of `build(rng, setup, **fixed)` (a case or a list of them)
+    for each setup: the visible ones, then, in the hidden battery, those of hidden_too."""
+
+    def make(rng, hidden: bool) -> list:
+        cases = []
+        for setup in [*visible, *(hidden_too if hidden else [])]:
+            made = build(rng, setup, **fixed)
+            cases += made if isinstance(made, list) else [made]
+        return cases
+
+    return make

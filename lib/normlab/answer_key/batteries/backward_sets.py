@@ -8,7 +8,7 @@ import numpy as np
 
 from ...grading.gradients import call, x_hat
 from ..live import LIVE
-from ..random_inputs import messy
+from ..random_inputs import each, messy
 
 
 def orthogonal_dy(rng, x, eps: float) -> np.ndarray:
@@ -31,34 +31,22 @@ UNTOUCHED_SHAPES = ([(3, 5)], [(2, 3, 4)])
 
 
 def dtypes(function: str, cases=DTYPE_CASES):
-    """make(rng, hidden) for a backward's dtype_and_shape cell; cases is (visible, hidden too),
-    lists of (shape, dtype)."""
+    """A backward's dtype_and_shape battery; cases: (visible, hidden too), lists of (shape,
+    dtype)."""
+    return each(_dtype_case, *cases, function=function)
 
-    def make(rng, hidden):
-        specs = cases[0] + (cases[1] if hidden else [])
-        return [
-            call(
-                function,
-                rng.normal(size=s).astype(t),
-                messy(rng, s, spread=(0.5, 5)).astype(t),
-                None,
-                tag="dt",
-            )
-            for s, t in specs
-        ]
 
-    return make
+def _dtype_case(rng, setup, function: str):
+    shape, dtype = setup
+    dy, x = rng.normal(size=shape), messy(rng, shape, spread=(0.5, 5))
+    return call(function, dy.astype(dtype), x.astype(dtype), None, tag="dt")
 
 
 def untouched(function: str, shapes=UNTOUCHED_SHAPES):
-    """make(rng, hidden) for a backward's input_untouched cell; shapes is (visible, hidden
-    too)."""
+    """A backward's input_untouched battery; shapes: (visible, hidden too)."""
+    return each(_untouched_case, *shapes, function=function)
 
-    def make(rng, hidden):
-        shapes_now = shapes[0] + (shapes[1] if hidden else [])
-        return [
-            call(function, rng.normal(size=s), messy(rng, s), rng.uniform(0.5, 2, s[-1]), tag="io")
-            for s in shapes_now
-        ]
 
-    return make
+def _untouched_case(rng, shape, function: str):
+    dy, x, gamma = rng.normal(size=shape), messy(rng, shape), rng.uniform(0.5, 2, shape[-1])
+    return call(function, dy, x, gamma, tag="io")

@@ -5,19 +5,18 @@ from __future__ import annotations
 import numpy as np
 
 from ...grading.ps5_backward import CHECKS, FUNCTION, bcall
-from ..random_inputs import messy
+from ..random_inputs import each, messy, signed_gain
 from . import backward_sets
 from .backward_sets import orthogonal_dy
 
 
-def _standard(rng, hidden):
-    shapes = [(3, 5), (2, 3, 6)] + ([(6, 6), (2, 2, 3, 4)] if hidden else [])
-    cases = []
-    for shape in shapes:
-        x = messy(rng, shape, spread=(2.0, 40.0))
-        g = rng.uniform(0.5, 2.0, shape[-1]) * rng.choice([-1.0, 1.0], shape[-1])
-        cases.append(bcall(rng.normal(size=shape), x, g, tag="standard"))
-    return cases
+def _standard_case(rng, shape):
+    x = messy(rng, shape, spread=(2.0, 40.0))
+    gamma = signed_gain(rng, shape[-1])
+    return bcall(rng.normal(size=shape), x, gamma, tag="standard")
+
+
+_standard = each(_standard_case, [(3, 5), (2, 3, 6)], [(6, 6), (2, 2, 3, 4)])
 
 
 def _gamma_cases(rng, hidden):
@@ -29,13 +28,9 @@ def _gamma_cases(rng, hidden):
     return cases
 
 
-def _scale_cases(rng, hidden):
-    shapes = [(3, 5), (2, 3, 6)] + ([(5, 5), (2, 2, 2, 7)] if hidden else [])
-    cases = []
-    for shape in shapes:
-        x = messy(rng, shape, spread=(2.0, 40.0))
-        cases.append(bcall(orthogonal_dy(rng, x, 1e-5), x, None, tag="scale"))
-    return cases
+def _scale_case(rng, shape):
+    x = messy(rng, shape, spread=(2.0, 40.0))
+    return bcall(orthogonal_dy(rng, x, 1e-5), x, None, tag="scale")
 
 
 def _eps_cases(rng, hidden):
@@ -75,7 +70,7 @@ BATTERIES = {
     CHECKS.cell.dx_mean_term: _standard,
     CHECKS.cell.dx_variance_term: _standard,
     CHECKS.cell.dx_gamma: _gamma_cases,
-    CHECKS.cell.dx_scale: _scale_cases,
+    CHECKS.cell.dx_scale: each(_scale_case, [(3, 5), (2, 3, 6)], [(5, 5), (2, 2, 2, 7)]),
     CHECKS.cell.eps_placement: _eps_cases,
     CHECKS.cell.independence: _independence_cases,
     CHECKS.cell.dtype_and_shape: backward_sets.dtypes(FUNCTION),

@@ -13,31 +13,15 @@ from ...grading.gradients import x_hat
 from ...grading.ps7_backward import DEFAULT_EPS, FUNCTION, bcall
 from ...grading.ps7_family import CHECKS
 from ..live import LIVE
-from ..random_inputs import messy
+from ..random_inputs import each, messy, signed_gain
 from . import backward_sets
 
 
-def _x(rng, shape):
-    return messy(rng, shape, spread=(2.0, 40.0))
-
-
-def _gamma(rng, d):
-    return rng.uniform(0.5, 2.0, d) * rng.choice([-1.0, 1.0], d)
-
-
-def _cases(visible, hidden_too, dy_for=None):
-    """make(rng, hidden): one call per shape, x messy, gamma of both signs; dy random, or
-    dy_for(rng, x) when given."""
-
-    def make(rng, hidden: bool):
-        cases = []
-        for shape in visible + (hidden_too if hidden else []):
-            x = _x(rng, shape)
-            dy = rng.normal(size=shape) if dy_for is None else dy_for(rng, x)
-            cases.append(bcall(dy, x, _gamma(rng, shape[-1]), tag="grad"))
-        return cases
-
-    return make
+def _grad(rng, shape, dy_for=None):
+    """A call on messy x, gamma of both signs, and dy random, or dy_for(rng, x) when given."""
+    x = messy(rng, shape, spread=(2.0, 40.0))
+    dy = rng.normal(size=shape) if dy_for is None else dy_for(rng, x)
+    return bcall(dy, x, signed_gain(rng, shape[-1]), tag="grad")
 
 
 def _mean_free(rng, x):
@@ -63,11 +47,11 @@ RANK_3_AND_MORE = ([(4, 3, 5), (3, 4, 2)], ([(3, 2, 2, 4), (3, 2, 2, 2, 3), (5, 
 
 
 BATTERIES = {
-    CHECKS.cell.bnb_axis: _cases(*TWO_D),
-    CHECKS.cell.bnb_mean_term: _cases(*TWO_D, _across_x_hat),
-    CHECKS.cell.bnb_variance_term: _cases(*TWO_D, _mean_free),
-    CHECKS.cell.bnb_dgamma_dbeta: _cases(*TWO_D),
-    CHECKS.cell.bnb_every_leading_axis: _cases(*RANK_3_AND_MORE),
+    CHECKS.cell.bnb_axis: each(_grad, *TWO_D),
+    CHECKS.cell.bnb_mean_term: each(_grad, *TWO_D, dy_for=_across_x_hat),
+    CHECKS.cell.bnb_variance_term: each(_grad, *TWO_D, dy_for=_mean_free),
+    CHECKS.cell.bnb_dgamma_dbeta: each(_grad, *TWO_D),
+    CHECKS.cell.bnb_every_leading_axis: each(_grad, *RANK_3_AND_MORE),
     CHECKS.cell.bnb_dtype_and_shape: backward_sets.dtypes(
         FUNCTION,
         (
@@ -76,5 +60,5 @@ BATTERIES = {
         ),
     ),
     CHECKS.cell.bnb_input_untouched: backward_sets.untouched(FUNCTION, ([(3, 5)], [(6, 4)])),
-    CHECKS.cell.bnb_reference_reuse: _cases([(6, 5)], [(8, 4)]),
+    CHECKS.cell.bnb_reference_reuse: each(_grad, [(6, 5)], [(8, 4)]),
 }
