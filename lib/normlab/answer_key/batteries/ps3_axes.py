@@ -14,7 +14,7 @@ from normlab_sandbox.cases import Case, Ref
 
 from ...grading.ps3_axes import CATCHES, CHECKS
 from ...grading.ps3_running import call as forward_call
-from ..random_inputs import messy
+from ..random_inputs import each, messy, signed_affine
 
 _PLANTED_WORDS = {
     "red_team.wrong_axis": "normalizes down the token axis",
@@ -88,8 +88,7 @@ def _forward(rng, shape, momentum, training, dtype=np.float64, tag=""):
     statistics unlike the batch's (so eval with the batch's own shows)."""
     d = shape[-1]
     x = messy(rng, shape, spread=(0.5, 5.0)).astype(dtype)
-    gamma = (rng.uniform(0.5, 2.0, d) * rng.choice([-1.0, 1.0], d)).astype(dtype)
-    beta = rng.normal(size=d).astype(dtype)
+    gamma, beta = (p.astype(dtype) for p in signed_affine(rng, d))
     running_mean = rng.normal(scale=3.0, size=d).astype(dtype)
     running_var = rng.uniform(0.3, 4.0, d).astype(dtype)
     return forward_call(
@@ -97,15 +96,10 @@ def _forward(rng, shape, momentum, training, dtype=np.float64, tag=""):
     )
 
 
-def _forward_cases(visible, hidden_too, training):
-    """make(rng, hidden): one call per (shape, momentum); momentum never 0.5, where both
-    conventions agree."""
-
-    def make(rng, hidden: bool) -> list[Case]:
-        setups = visible + (hidden_too if hidden else [])
-        return [_forward(rng, s, m, training, tag="forward") for s, m in setups]
-
-    return make
+def _at_momentum(rng, setup, training: bool):
+    """A call on (shape, momentum); momentum never 0.5, where both conventions agree."""
+    shape, momentum = setup
+    return _forward(rng, shape, momentum, training, tag="forward")
 
 
 TRAINING = (
@@ -126,36 +120,33 @@ def _one_in_training(rng, hidden: bool) -> list[Case]:
     return cases + ([_forward(rng, (1, 1, 4), 0.1, True, tag="one")] if hidden else [])
 
 
-def _at_momentum_0_1(tag: str, visible, hidden_too):
-    """make(rng, hidden): one call per (shape, training[, dtype]) at momentum 0.1."""
-
-    def make(rng, hidden: bool) -> list[Case]:
-        setups = visible + (hidden_too if hidden else [])
-        return [_forward(rng, shape, 0.1, *how, tag=tag) for shape, *how in setups]
-
-    return make
+def _at_0_1(rng, setup, tag: str):
+    """A call on (shape, training[, dtype]) at momentum 0.1."""
+    shape, *how = setup
+    return _forward(rng, shape, 0.1, *how, tag=tag)
 
 
 F64, F32 = np.float64, np.float32
 BATTERIES |= {
-    CHECKS.cell.bnf_momentum: _forward_cases(*TRAINING, training=True),
-    CHECKS.cell.bnf_running_var_unbiased: _forward_cases(*TRAINING, training=True),
-    CHECKS.cell.bnf_train_population_variance: _forward_cases(*TRAINING, training=True),
-    CHECKS.cell.bnf_eval_running_stats: _forward_cases(*EVAL, training=False),
-    CHECKS.cell.bnf_eval_frozen: _forward_cases(*EVAL, training=False),
+    CHECKS.cell.bnf_momentum: each(_at_momentum, *TRAINING, training=True),
+    CHECKS.cell.bnf_running_var_unbiased: each(_at_momentum, *TRAINING, training=True),
+    CHECKS.cell.bnf_train_population_variance: each(_at_momentum, *TRAINING, training=True),
+    CHECKS.cell.bnf_eval_running_stats: each(_at_momentum, *EVAL, training=False),
+    CHECKS.cell.bnf_eval_frozen: each(_at_momentum, *EVAL, training=False),
     CHECKS.cell.bnf_batch_of_one_training: _one_in_training,
-    CHECKS.cell.bnf_batch_of_one_eval: _at_momentum_0_1(
-        "one", [((1, 5), False)], [((1, 1, 4), False), ((1, 3), False)]
+    CHECKS.cell.bnf_batch_of_one_eval: each(
+        _at_0_1, [((1, 5), False)], [((1, 1, 4), False), ((1, 3), False)], tag="one"
     ),
-    CHECKS.cell.bnf_dtype_and_shape: _at_momentum_0_1(
-        "dtype",
+    CHECKS.cell.bnf_dtype_and_shape: each(
+        _at_0_1,
         [((5, 4), True, F64), ((2, 3, 6), True, F32), ((4, 3), False, F32)],
         [((3, 3), False, F32), ((2, 2, 5), False, F64), ((6, 6), True, F32)],
+        tag="dtype",
     ),
-    CHECKS.cell.bnf_input_untouched: _at_momentum_0_1(
-        "io", [((3, 5), True), ((4, 3), False)], [((2, 3, 4), True)]
+    CHECKS.cell.bnf_input_untouched: each(
+        _at_0_1, [((3, 5), True), ((4, 3), False)], [((2, 3, 4), True)], tag="io"
     ),
-    CHECKS.cell.bnf_reference_reuse: _at_momentum_0_1(
-        "reuse", [((3, 5), True), ((4, 4), False)], [((2, 3, 4), True)]
+    CHECKS.cell.bnf_reference_reuse: each(
+        _at_0_1, [((3, 5), True), ((4, 4), False)], [((2, 3, 4), True)], tag="reuse"
     ),
 }

@@ -8,6 +8,7 @@ lengths, tells (see `normlab.grading.ps7_group_norm`).
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from normlab_sandbox.cases import Case
 
 from ...grading.ps7_family import CHECKS
 from ...grading.ps7_group_norm import DEFAULT_EPS, FUNCTION, SCALE
-from ..random_inputs import messy
+from ..random_inputs import each, messy, signed_affine
 
 
 def gcall(x, groups: int, gamma=None, beta=None, eps=None, *, tag="", label="", **meta) -> Case:
@@ -37,21 +38,15 @@ def gcall(x, groups: int, gamma=None, beta=None, eps=None, *, tag="", label="", 
 F64, F32 = np.float64, np.float32
 
 
-def _plain_cases(visible, hidden_too, *, spread=(0.5, 50.0), params=False):
-    """make(rng, hidden): one call per (shape, num_groups, dtype), gamma = 1 and beta = 0
-    unless `params` (then random ones)."""
-
-    def make(rng, hidden: bool) -> list[Case]:
-        cases = []
-        for shape, groups, dtype in visible + (hidden_too if hidden else []):
-            c = shape[1]
-            gamma = rng.uniform(0.5, 2.0, size=c) if params else None
-            beta = rng.normal(size=c) if params else None
-            x = messy(rng, shape, spread=spread).astype(dtype)
-            cases.append(gcall(x, groups, gamma, beta, tag="plain"))
-        return cases
-
-    return make
+def _plain(rng, setup, *, spread=(0.5, 50.0), params=False):
+    """A call on (shape, num_groups, dtype), gamma = 1 and beta = 0 unless `params` (then
+    random ones)."""
+    shape, groups, dtype = setup
+    c = shape[1]
+    gamma = rng.uniform(0.5, 2.0, size=c) if params else None
+    beta = rng.normal(size=c) if params else None
+    x = messy(rng, shape, spread=spread).astype(dtype)
+    return gcall(x, groups, gamma, beta, tag="plain")
 
 
 def _gain_pairs(setups):
@@ -79,8 +74,7 @@ def _affine_setups(rng, hidden: bool):
         shapes += [((2, 6, 2, 6), 3), ((2, 4, 4), 4), ((1, 6, 1, 1, 6), 1)]
     for shape, groups in shapes:
         c = shape[1]
-        gamma = rng.uniform(0.5, 3.0, size=c) * rng.choice([-1.0, 1.0], size=c)
-        yield shape, groups, gamma, rng.normal(size=c)
+        yield shape, groups, *signed_affine(rng, c, 3.0)
 
 
 def _channel_setups(rng, hidden: bool):
@@ -150,6 +144,7 @@ def _indivisible_cases(rng, hidden: bool) -> list[Case]:
     return [gcall(messy(rng, shape), groups, tag=tag) for shape, groups, tag in setups]
 
 
+_plain_cases = partial(each, _plain)  # make(rng, hidden) of (visible, hidden too) setups
 # one call with random gamma and beta (two in the hidden battery)
 _WITH_PARAMETERS = _plain_cases([((2, 6, 6), 3, F64)], [((2, 4, 3, 4), 2, F64)], params=True)
 BATTERIES = {
