@@ -14,7 +14,7 @@ from course_helpers import read, run_in_process, source_path, with_bug
 
 import normlab
 from normlab.answer_key import wrong_implementations as vf
-from normlab.answer_key.batteries.ps7_group_norm import gcall
+from normlab.answer_key.batteries.ps7_family import gcall
 from normlab.answer_key.live import LIVE
 from normlab.grading import CHECKS, DEFAULT_SEED, cell_verdict, gradients, run_case, run_cases
 from normlab.grading.evidence import fmt

@@ -1,7 +1,244 @@
-"""ps7_family's batteries: group norm's (`ps7_group_norm`) and batch-norm's backward's."""
+"""ps7_family's batteries: group norm's (Wu and He, 2018, arXiv:1803.08494) and batch-norm's
+backward's (Ioffe and Szegedy, 2015, arXiv:1502.03167).
+
+Every group norm input of rank 3 or more has its last axis of length C, so that a function that
+reads its channels from the last axis runs and only the channel-axis cell, whose inputs also
+have other lengths, tells (see `normlab.grading.ps7_group_norm`). Every backward cell runs on
+(n, d) inputs but the leading-axes cell, on ranks 3 to 5 (see `normlab.grading.ps7_backward`);
+the term cells get an upstream gradient for which the other term vanishes.
+"""
 
 from __future__ import annotations
 
-from . import ps7_backward, ps7_group_norm
+from dataclasses import replace
+from functools import partial
 
-BATTERIES = {**ps7_group_norm.BATTERIES, **ps7_backward.BATTERIES}
+import numpy as np
+
+from normlab_sandbox.cases import Case
+
+from ...grading import ps7_backward
+from ...grading.gradients import x_hat
+from ...grading.ps7_family import CHECKS
+from ...grading.ps7_group_norm import DEFAULT_EPS, FUNCTION, SCALE
+from ..live import LIVE
+from ..random_inputs import each, messy, signed_affine, signed_gain
+from . import backward_sets
+
+
+def gcall(x, groups: int, gamma=None, beta=None, eps=None, *, tag="", label="", **meta) -> Case:
+    """A call of the student's group_norm; gamma = 1 and beta = 0 unless given, eps passed
+    only when given."""
+    x = np.asarray(x)
+    c = x.shape[1]
+    gamma = np.ones(c, dtype=x.dtype) if gamma is None else np.asarray(gamma)
+    beta = np.zeros(c, dtype=x.dtype) if beta is None else np.asarray(beta)
+    args = (x, groups, gamma, beta) + ((eps,) if eps is not None else ())
+    if not label:
+        label = f"a {x.ndim}-D input of shape {x.shape}, num_groups = {groups}"
+        label += f", eps = {eps:g}" if eps is not None else ""
+        label += f", {x.dtype}" if x.dtype != np.float64 else ""
+    meta = {"eps": DEFAULT_EPS if eps is None else float(eps), **meta}
+    return Case(FUNCTION, "call", args, tag=tag, label=label, meta=meta)
+
+
+F64, F32 = np.float64, np.float32
+
+
+def _plain(rng, setup, *, spread=(0.5, 50.0), params=False):
+    """A call on (shape, num_groups, dtype), gamma = 1 and beta = 0 unless `params` (then
+    random ones)."""
+    shape, groups, dtype = setup
+    c = shape[1]
+    gamma = rng.uniform(0.5, 2.0, size=c) if params else None
+    beta = rng.normal(size=c) if params else None
+    x = messy(rng, shape, spread=spread).astype(dtype)
+    return gcall(x, groups, gamma, beta, tag="plain")
+
+
+def _gain_pairs(setups):
+    """make(rng, hidden): for each setup, the call with gamma = 1 and beta = 0, then the call
+    with the setup's gamma and beta, on the same x."""
+
+    def make(rng, hidden: bool) -> list[Case]:
+        cases = []
+        for pair, (shape, groups, gamma, beta) in enumerate(setups(rng, hidden)):
+            x = messy(rng, shape)
+            cases.append(gcall(x, groups, tag="plain", pair=pair))
+            cases.append(gcall(x, groups, gamma, beta, tag="affine", pair=pair))
+        return cases
+
+    return make
+
+
+def _affine_setups(rng, hidden: bool):
+    """(shape, num_groups, gamma, beta), one at a time (the visible ones first, so that the
+    hidden battery starts with the visible cases)."""
+    # the first: gamma_0 = 2 doubles channel 0 only, beta_3 = 0.5 shifts channel 3 only
+    yield (3, 4), 2, np.array([2.0, 1.0, 1.0, 1.0]), np.array([0.0, 0.0, 0.0, 0.5])
+    shapes = [((2, 4, 4), 2)]
+    if hidden:
+        shapes += [((2, 6, 2, 6), 3), ((2, 4, 4), 4), ((1, 6, 1, 1, 6), 1)]
+    for shape, groups in shapes:
+        c = shape[1]
+        yield shape, groups, *signed_affine(rng, c, 3.0)
+
+
+def _channel_setups(rng, hidden: bool):
+    """(shape, num_groups, gamma, beta), one at a time, the visible ones first."""
+    shapes = [((2, 6, 6), 3), ((2, 4, 6), 2)]
+    if hidden:
+        shapes += [((2, 4, 3, 4), 2), ((1, 6, 2, 2, 6), 3), ((2, 8, 5), 4)]
+    for shape, groups in shapes:
+        c = shape[1]
+        yield shape, groups, rng.uniform(0.5, 2.0, size=c), rng.normal(size=c)
+
+
+def _tiny_groups(rng, shape, groups: int) -> np.ndarray:
+    """An input whose groups alternate: variance about 1e-6, zero (a constant), ordinary."""
+    n, c = shape[:2]
+    x = messy(rng, shape, spread=(0.5, 5.0)).reshape(n, groups, -1)
+    for index in range(n * groups):
+        kind = index % 3
+        i, g = divmod(index, groups)
+        if kind == 0:
+            x[i, g] = rng.uniform(-5, 5) + 1e-3 * rng.standard_normal(x.shape[-1])
+        elif kind == 1:
+            x[i, g] = 3.0
+    return x.reshape(shape)
+
+
+def _eps_cases(rng, hidden: bool) -> list[Case]:
+    setups = [
+        (_tiny_groups(rng, (2, 4, 4), 2), 2, None, "groups of variance 1e-6 and 0"),
+        (messy(rng, (3, 6), spread=(0.05, 0.2)), 3, 0.1, ""),
+    ]
+    if hidden:
+        setups += [
+            (_tiny_groups(rng, (2, 6, 2, 6), 3), 3, 1e-3, "groups of variance 1e-6 and 0"),
+            (_tiny_groups(rng, (1, 4, 4), 1), 1, None, "one group of variance 1e-6"),
+            (_tiny_groups(rng, (1, 4, 2, 1, 4), 2), 2, None, "groups of variance 1e-6 and 0"),
+        ]
+    cases = []
+    for pair, (x, groups, eps, words) in enumerate(setups):
+        first = gcall(x, groups, eps=eps, tag="eps", pair=pair)
+        label = f"{first.label} ({words})" if words else first.label
+        scaled_eps = SCALE**2 * first.meta["eps"]
+        cases.append(replace(first, label=label))
+        cases.append(
+            gcall(
+                SCALE * x,
+                groups,
+                eps=scaled_eps,
+                tag="scaled",
+                label=f"that input times {SCALE:g} with eps = {scaled_eps:g}",
+                pair=pair,
+                first=label,
+            )
+        )
+    return cases
+
+
+def _indivisible_cases(rng, hidden: bool) -> list[Case]:
+    setups = [
+        ((2, 6, 6), 4, "indivisible"),
+        ((3, 6), 4, "indivisible"),
+        ((2, 6, 6), 3, "divisible"),
+    ]
+    if hidden:
+        setups += [((2, 4, 4), 8, "indivisible"), ((2, 10, 3, 10), 4, "indivisible")]
+        setups += [((1, 9, 2, 2, 9), 2, "indivisible")]
+    return [gcall(messy(rng, shape), groups, tag=tag) for shape, groups, tag in setups]
+
+
+_plain_cases = partial(each, _plain)  # make(rng, hidden) of (visible, hidden too) setups
+# one call with random gamma and beta (two in the hidden battery)
+_WITH_PARAMETERS = _plain_cases([((2, 6, 6), 3, F64)], [((2, 4, 3, 4), 2, F64)], params=True)
+BATTERIES = {
+    CHECKS.cell.gn_contiguous_groups: _plain_cases(
+        [((2, 6, 6), 3, F64), ((3, 8), 4, F64)],
+        [
+            ((2, 6, 2, 6), 2, F64),
+            ((1, 8, 2, 2, 8), 4, F64),
+            ((2, 4, 4), 1, F64),
+            ((2, 4, 4), 4, F64),
+            ((2, 6, 6), 3, F32),
+        ],
+    ),
+    CHECKS.cell.gn_instance_norm: _plain_cases(
+        [((2, 6, 6), 2, F64), ((2, 4, 3, 4), 2, F64)],
+        [((2, 6, 6), 1, F64), ((3, 6), 3, F64), ((1, 8, 2, 1, 8), 2, F64)],
+    ),
+    CHECKS.cell.gn_layer_norm: _plain_cases(
+        [((2, 6, 6), 3, F64), ((4, 8), 2, F64)],
+        [((2, 4, 4), 4, F64), ((2, 6, 3, 6), 2, F64), ((1, 6, 2, 2, 6), 3, F64)],
+    ),
+    CHECKS.cell.gn_population_variance: _plain_cases(
+        [((2, 4, 4), 2, F64), ((3, 6), 3, F64)],
+        [((2, 6, 2, 6), 3, F64), ((2, 4, 4), 4, F64), ((1, 4, 1, 2, 4), 1, F64)],
+        spread=(2.0, 40.0),  # eps is negligible: only the divisor shows
+    ),
+    CHECKS.cell.gn_gain_and_bias: _gain_pairs(_affine_setups),
+    CHECKS.cell.gn_eps_placement: _eps_cases,
+    CHECKS.cell.gn_channel_axis: _gain_pairs(_channel_setups),
+    CHECKS.cell.gn_indivisible_groups: _indivisible_cases,
+    CHECKS.cell.gn_dtype_and_shape: _plain_cases(
+        [((2, 6, 6), 3, F64), ((2, 4, 3, 4), 2, F32)],
+        [((3, 8), 4, F32), ((1, 6, 2, 2, 6), 3, F64), ((2, 4, 4), 4, F32)],
+        spread=(0.5, 5.0),
+    ),
+    CHECKS.cell.gn_input_untouched: _WITH_PARAMETERS,
+    CHECKS.cell.gn_reference_reuse: _WITH_PARAMETERS,
+}
+
+
+# -- batch_norm_backward (`normlab.grading.ps7_backward`) ------------------------------------
+
+
+def _grad(rng, shape, dy_for=None):
+    """A call on messy x, gamma of both signs, and dy random, or dy_for(rng, x) when given."""
+    x = messy(rng, shape, spread=(2.0, 40.0))
+    dy = rng.normal(size=shape) if dy_for is None else dy_for(rng, x)
+    return ps7_backward.bcall(dy, x, signed_gain(rng, shape[-1]), tag="grad")
+
+
+def _mean_free(rng, x):
+    """dy with mean zero over the batch, feature by feature: the mean term vanishes."""
+    dy = rng.normal(size=np.shape(x))
+    return dy - dy.mean(axis=tuple(range(np.ndim(x) - 1)), keepdims=True)
+
+
+def _across_x_hat(rng, x):
+    """dy with a mean, but orthogonal to x_hat over the batch, feature by feature: the variance
+    term vanishes (x_hat has mean zero there, so the mean stays)."""
+    lead = tuple(range(np.ndim(x) - 1))  # every leading axis: the batch
+    dy = rng.normal(size=np.shape(x)) + rng.normal(size=np.shape(x)[-1])
+    xh, _ = x_hat(LIVE, x, ps7_backward.DEFAULT_EPS, lead)
+    return dy - xh * (dy * xh).sum(axis=lead, keepdims=True) / (xh * xh).sum(
+        axis=lead, keepdims=True
+    )
+
+
+# (visible, hidden too): (n, d) inputs but for the leading-axes cell (see the docstring)
+TWO_D = ([(6, 5), (8, 3)], [(8, 8), (12, 4), (5, 7)])
+RANK_3_AND_MORE = ([(4, 3, 5), (3, 4, 2)], ([(3, 2, 2, 4), (3, 2, 2, 2, 3), (5, 2, 6)]))
+
+
+BATTERIES |= {
+    CHECKS.cell.bnb_axis: each(_grad, *TWO_D),
+    CHECKS.cell.bnb_mean_term: each(_grad, *TWO_D, dy_for=_across_x_hat),
+    CHECKS.cell.bnb_variance_term: each(_grad, *TWO_D, dy_for=_mean_free),
+    CHECKS.cell.bnb_dgamma_dbeta: each(_grad, *TWO_D),
+    CHECKS.cell.bnb_every_leading_axis: each(_grad, *RANK_3_AND_MORE),
+    CHECKS.cell.bnb_dtype_and_shape: backward_sets.dtypes(
+        ps7_backward.FUNCTION,
+        (
+            [((4, 6), np.float64), ((5, 3), np.float32)],
+            [((6, 6), np.float64), ((5, 5), np.float32), ((9, 2), np.float32)],
+        ),
+    ),
+    CHECKS.cell.bnb_input_untouched: backward_sets.untouched(
+        ps7_backward.FUNCTION, ([(3, 5)], [(6, 4)])
+    ),
+    CHECKS.cell.bnb_reference_reuse: each(_grad, [(6, 5)], [(8, 4)]),
+}
