@@ -50,15 +50,12 @@ def _dtype_cases(rng, hidden):
 
 
 def _tcase(durations, *, repeats=None, warmup=None, tag="", **meta) -> Case:
-    kwargs = {"clock": Ref("scripted_timer.clock", "t", tuple(durations))}
-    if repeats is not None:
-        kwargs["repeats"] = repeats
-    if warmup is not None:
-        kwargs["warmup"] = warmup
+    given = {k: v for k, v in {"repeats": repeats, "warmup": warmup}.items() if v is not None}
+    kwargs = {"clock": Ref("scripted_timer.clock", "t", tuple(durations)), **given}
+    shown = {"repeats": 7, "warmup": 2} | given  # time_median's defaults
     label = (
-        f"time_median(fn, repeats={repeats if repeats is not None else 7}, "
-        f"warmup={warmup if warmup is not None else 2}) with runs taking "
-        f"{', '.join(f'{d:g}' for d in durations)} s"
+        f"time_median(fn, repeats={shown['repeats']}, warmup={shown['warmup']}) with runs "
+        f"taking {', '.join(f'{d:g}' for d in durations)} s"
     )
     workload = Ref("scripted_timer.workload", "t", tuple(durations))
     return Case("time_median", "call", (workload,), kwargs, tag=tag, label=label, meta=meta)

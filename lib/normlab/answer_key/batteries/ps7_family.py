@@ -17,8 +17,10 @@ import numpy as np
 
 from normlab_sandbox.cases import Case
 
-from ...grading import ps7_backward
 from ...grading.gradients import x_hat
+from ...grading.ps7_backward import DEFAULT_EPS as BACKWARD_EPS
+from ...grading.ps7_backward import FUNCTION as BACKWARD
+from ...grading.ps7_backward import bcall
 from ...grading.ps7_family import CHECKS
 from ...grading.ps7_group_norm import DEFAULT_EPS, FUNCTION, SCALE
 from ..live import LIVE
@@ -199,7 +201,7 @@ def _grad(rng, shape, dy_for=None):
     """A call on messy x, gamma of both signs, and dy random, or dy_for(rng, x) when given."""
     x = messy(rng, shape, spread=(2.0, 40.0))
     dy = rng.normal(size=shape) if dy_for is None else dy_for(rng, x)
-    return ps7_backward.bcall(dy, x, signed_gain(rng, shape[-1]), tag="grad")
+    return bcall(dy, x, signed_gain(rng, shape[-1]), tag="grad")
 
 
 def _mean_free(rng, x):
@@ -213,10 +215,9 @@ def _across_x_hat(rng, x):
     term vanishes (x_hat has mean zero there, so the mean stays)."""
     lead = tuple(range(np.ndim(x) - 1))  # every leading axis: the batch
     dy = rng.normal(size=np.shape(x)) + rng.normal(size=np.shape(x)[-1])
-    xh, _ = x_hat(LIVE, x, ps7_backward.DEFAULT_EPS, lead)
-    return dy - xh * (dy * xh).sum(axis=lead, keepdims=True) / (xh * xh).sum(
-        axis=lead, keepdims=True
-    )
+    xh, _ = x_hat(LIVE, x, BACKWARD_EPS, lead)
+    along = (dy * xh).sum(axis=lead, keepdims=True)
+    return dy - xh * along / (xh * xh).sum(axis=lead, keepdims=True)
 
 
 # (visible, hidden too): (n, d) inputs but for the leading-axes cell (see the docstring)
@@ -231,14 +232,8 @@ BATTERIES |= {
     CHECKS.cell.bnb_dgamma_dbeta: each(_grad, *TWO_D),
     CHECKS.cell.bnb_every_leading_axis: each(_grad, *RANK_3_AND_MORE),
     CHECKS.cell.bnb_dtype_and_shape: backward_sets.dtypes(
-        ps7_backward.FUNCTION,
-        (
-            [((4, 6), np.float64), ((5, 3), np.float32)],
-            [((6, 6), np.float64), ((5, 5), np.float32), ((9, 2), np.float32)],
-        ),
+        BACKWARD, ([((4, 6), F64), ((5, 3), F32)], [((6, 6), F64), ((5, 5), F32), ((9, 2), F32)])
     ),
-    CHECKS.cell.bnb_input_untouched: backward_sets.untouched(
-        ps7_backward.FUNCTION, ([(3, 5)], [(6, 4)])
-    ),
+    CHECKS.cell.bnb_input_untouched: backward_sets.untouched(BACKWARD, ([(3, 5)], [(6, 4)])),
     CHECKS.cell.bnb_reference_reuse: each(_grad, [(6, 5)], [(8, 4)]),
 }
