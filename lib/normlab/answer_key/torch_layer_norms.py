@@ -26,6 +26,8 @@ from normlab_sandbox.module_probes import sizes
 from .formula_outputs import scale
 
 DETACHABLE = ("mean", "var")
+# nn.LayerNorm's choices in the family (`normlab.grading.formulas`), over the trailing axes
+LAYER_NORM = {"center": True, "divisor": "n", "eps_mode": "inside", "fixed_eps": 0.0, "detach": ()}
 
 
 def member_output(x, weight, bias, eps, axes, center, divisor, eps_mode, fixed_eps, detach):
@@ -48,25 +50,16 @@ def member_output(x, weight, bias, eps, axes, center, divisor, eps_mode, fixed_e
 
 
 def layer_norm(
-    x,
-    normalized_shape,
-    weight=None,
-    bias=None,
-    *,
-    eps=1e-5,
-    dy=None,
-    axes=None,
-    center=True,
-    divisor="n",
-    eps_mode="inside",
-    fixed_eps=0.0,
-    detach=(),
+    x, normalized_shape, weight=None, bias=None, *, eps=1e-5, dy=None, axes=None, **member
 ) -> dict:
     """{"y", "dx", "dweight", "dbias"} as float64 arrays (gradients None without dy; weight
-    and bias None: no gain and bias, as nn.LayerNorm(elementwise_affine=False)). The
-    defaults are nn.LayerNorm's formula; the keywords pick another member of the family."""
-    if any(part not in DETACHABLE for part in detach):
-        raise ValueError(f"detach names {DETACHABLE}; got {detach!r}")
+    and bias None: no gain and bias, as nn.LayerNorm(elementwise_affine=False)). By default
+    nn.LayerNorm's formula; `member`, keywords of `LAYER_NORM`, picks another of the family."""
+    choices = LAYER_NORM | member
+    if unknown := sorted(choices.keys() - LAYER_NORM.keys()):
+        raise TypeError(f"layer_norm takes the choices {list(LAYER_NORM)}; got {unknown}")
+    if any(part not in DETACHABLE for part in choices["detach"]):
+        raise ValueError(f"detach names {DETACHABLE}; got {choices['detach']!r}")
     with spirals.one_thread():
         xt = torch.tensor(np.asarray(x, dtype=np.float64), requires_grad=dy is not None)
         params = [
@@ -76,10 +69,11 @@ def layer_norm(
         shape = sizes(normalized_shape)
         trailing = tuple(range(xt.ndim - len(shape), xt.ndim))
         axes = trailing if axes is None else tuple(axes)
-        if axes == trailing and center and divisor == "n" and eps_mode == "inside" and not detach:
+        own = (choices["center"], choices["divisor"], choices["eps_mode"]) == (True, "n", "inside")
+        if axes == trailing and own and not choices["detach"]:
             y = F.layer_norm(xt, shape, *params, eps=eps)
         else:
-            y = member_output(xt, *params, eps, axes, center, divisor, eps_mode, fixed_eps, detach)
+            y = member_output(xt, *params, eps, axes, **choices)
         found = {"y": y.detach().numpy(), "dx": None, "dweight": None, "dbias": None}
         if dy is not None:
             y.backward(torch.tensor(np.asarray(dy, dtype=np.float64)))
@@ -119,8 +113,7 @@ def _losses(run: tuple, member: tuple, frozen: bool) -> np.ndarray:
     if not member and not frozen:
         norm = nn.LayerNorm
     else:
-        choices = {"axes": (1,), "center": True, "divisor": "n", "eps_mode": "inside"}
-        choices.update({"fixed_eps": 0.0, "detach": ()}, **dict(member))
+        choices = {"axes": (1,), **LAYER_NORM, **dict(member)}
 
         def norm(width):
             return FamilyLayerNorm(width, member=choices, frozen=frozen)
