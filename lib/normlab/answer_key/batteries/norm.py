@@ -121,10 +121,7 @@ def dtype_and_shape(kind: NormKind, rng, hidden: bool) -> list[Case]:
     specs = [((5, 7), np.float64), ((2, 3, 6), np.float32)]
     if hidden:
         specs += [((2, 3, 2, 5), np.float64), ((6, 6), np.float32), ((4, 3, 5), np.float64)]
-    return [
-        call(kind, messy(rng, shape, spread=(0.5, 5.0)).astype(dtype), tag="dtype")
-        for shape, dtype in specs
-    ]
+    return [call(kind, messy(rng, s, spread=(0.5, 5.0)).astype(t), tag="dtype") for s, t in specs]
 
 
 def input_untouched(kind: NormKind, rng, hidden: bool) -> list[Case]:
@@ -133,9 +130,8 @@ def input_untouched(kind: NormKind, rng, hidden: bool) -> list[Case]:
     for shape in shapes:
         d = shape[-1]
         beta = rng.normal(size=d) if kind.has_beta else None
-        cases.append(
-            call(kind, messy(rng, shape), gamma=rng.uniform(0.5, 2, d), beta=beta, tag="io")
-        )
+        x, gamma = messy(rng, shape), rng.uniform(0.5, 2, d)
+        cases.append(call(kind, x, gamma=gamma, beta=beta, tag="io"))
     return cases
 
 
@@ -159,13 +155,8 @@ def reference_reuse(kind: NormKind, rng, hidden: bool) -> list[Case]:
 
 
 def batch_of_one(kind: NormKind, rng, hidden: bool) -> list[Case]:
-    cases = [
-        call(kind, messy(rng, (1, 5)), tag="one"),
-        call(kind, messy(rng, (2, 5)), tag="two"),
-    ]
-    if hidden:
-        cases += [call(kind, messy(rng, (1, 1, 4)), tag="one")]
-    return cases
+    setups = [((1, 5), "one"), ((2, 5), "two")] + ([((1, 1, 4), "one")] if hidden else [])
+    return [call(kind, messy(rng, shape), tag=tag) for shape, tag in setups]
 
 
 # the battery of each builder's cells, for the kind it builds for

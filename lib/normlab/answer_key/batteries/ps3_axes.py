@@ -89,11 +89,8 @@ def _forward(rng, shape, momentum, training, dtype=np.float64, tag=""):
     d = shape[-1]
     x = messy(rng, shape, spread=(0.5, 5.0)).astype(dtype)
     gamma, beta = (p.astype(dtype) for p in signed_affine(rng, d))
-    running_mean = rng.normal(scale=3.0, size=d).astype(dtype)
-    running_var = rng.uniform(0.3, 4.0, d).astype(dtype)
-    return forward_call(
-        x, gamma, beta, running_mean, running_var, momentum=momentum, training=training, tag=tag
-    )
+    running = rng.normal(scale=3.0, size=d).astype(dtype), rng.uniform(0.3, 4.0, d).astype(dtype)
+    return forward_call(x, gamma, beta, *running, momentum=momentum, training=training, tag=tag)
 
 
 def _at_momentum(rng, setup, training: bool):
@@ -113,11 +110,8 @@ EVAL = (
 
 
 def _one_in_training(rng, hidden: bool) -> list[Case]:
-    cases = [
-        _forward(rng, (1, 5), 0.1, True, tag="one"),
-        _forward(rng, (2, 5), 0.1, True, tag="two"),
-    ]
-    return cases + ([_forward(rng, (1, 1, 4), 0.1, True, tag="one")] if hidden else [])
+    setups = [((1, 5), "one"), ((2, 5), "two")] + ([((1, 1, 4), "one")] if hidden else [])
+    return [_forward(rng, shape, 0.1, True, tag=tag) for shape, tag in setups]
 
 
 def _at_0_1(rng, setup, tag: str):

@@ -126,18 +126,9 @@ def _eps_cases(rng, hidden: bool) -> list[Case]:
         first = gcall(x, groups, eps=eps, tag="eps", pair=pair)
         label = f"{first.label} ({words})" if words else first.label
         scaled_eps = SCALE**2 * first.meta["eps"]
+        again = gcall(SCALE * x, groups, eps=scaled_eps, tag="scaled", pair=pair, first=label)
         cases.append(replace(first, label=label))
-        cases.append(
-            gcall(
-                SCALE * x,
-                groups,
-                eps=scaled_eps,
-                tag="scaled",
-                label=f"that input times {SCALE:g} with eps = {scaled_eps:g}",
-                pair=pair,
-                first=label,
-            )
-        )
+        cases.append(replace(again, label=f"that input times {SCALE:g} with eps = {scaled_eps:g}"))
     return cases
 
 
