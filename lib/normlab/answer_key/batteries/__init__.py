@@ -1,10 +1,11 @@
 """Every check's battery: the cases it runs on, visible and hidden. Never shipped.
 
 A battery is `make(rng, hidden) -> [Case]` (`make(rng, hidden, variant)` for a check that
-varies), its visible cases first, so the hidden battery starts with the visible one. A set's
-own checks are mapped to theirs by the module here named as the assignment (`BATTERIES`, keyed
-by the check objects); a cell a shared builder made runs on that builder's battery (`SHARED`).
-`cases` draws it from a random stream of its own (`random_inputs.rng_for(seed, spec.salt)`).
+varies), its visible cases first, so the hidden battery starts with the visible one. A set's own
+checks are mapped to theirs by the module here named as the assignment (`BATTERIES`, keyed by
+the check objects); a cell a shared builder made runs on that builder's battery (`norm.SHARED`,
+`values`). `cases` draws it from a random stream of its own (`random_inputs.rng_for(seed,
+spec.salt)`).
 """
 
 from __future__ import annotations
@@ -34,14 +35,6 @@ def values(spec):
     return make
 
 
-def _for_kind(make):
-    return lambda spec: partial(make, spec.kind)
-
-
-# builder -> the battery of a cell it made, from the cell
-SHARED = {builder: _for_kind(make) for builder, make in norm.SHARED.items()} | {value_spec: values}
-
-
 @cache
 def _own(assignment: str) -> dict:
     """The BATTERIES of the assignment's module here ({} when it has none)."""
@@ -56,8 +49,10 @@ def battery(spec: CheckSpec):
     own = _own(spec.assignment)
     if spec in own:
         return own[spec]
-    if spec.builder in SHARED:
-        return SHARED[spec.builder](spec)
+    if spec.builder in norm.SHARED:
+        return partial(norm.SHARED[spec.builder], spec.kind)
+    if spec.builder is value_spec:
+        return values(spec)
     raise LookupError(f"no battery for {spec.assignment}'s check {spec.grade_id}")
 
 
