@@ -4,8 +4,7 @@ A battery is `make(rng, hidden) -> [Case]` (`make(rng, hidden, variant)` for a c
 varies), its visible cases first, so the hidden battery starts with the visible one. A set's own
 checks are mapped to theirs by the module here named as the assignment (`BATTERIES`, keyed by
 the check objects); a cell a shared builder made runs on that builder's battery (`norm.SHARED`,
-`values`). `cases` draws it from a random stream of its own (`random_inputs.rng_for(seed,
-spec.salt)`).
+`values`). `cases` draws it from a random stream of its own (`random_inputs.rng_for(seed, salt)`).
 """
 
 from __future__ import annotations
