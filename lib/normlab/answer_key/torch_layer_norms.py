@@ -13,7 +13,7 @@ Everything runs on one thread (restored after), so a grading worker stays on its
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, partial
 
 import numpy as np
 import torch
@@ -98,10 +98,9 @@ class FamilyLayerNorm(nn.Module):
         super().__init__()
         self.member = member
         weight, bias = torch.ones(width), torch.zeros(width)
-        if frozen:
-            self.weight, self.bias = weight, bias
-        else:
-            self.weight, self.bias = nn.Parameter(weight), nn.Parameter(bias)
+        if not frozen:
+            weight, bias = nn.Parameter(weight), nn.Parameter(bias)
+        self.weight, self.bias = weight, bias
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         weight, bias = self.weight.to(x.dtype), self.bias.to(x.dtype)
@@ -114,9 +113,7 @@ def _losses(run: tuple, member: tuple, frozen: bool) -> np.ndarray:
         norm = nn.LayerNorm
     else:
         choices = {"axes": (1,), **LAYER_NORM, **dict(member)}
-
-        def norm(width):
-            return FamilyLayerNorm(width, member=choices, frozen=frozen)
+        norm = partial(FamilyLayerNorm, member=choices, frozen=frozen)
 
     losses = spirals.train_losses(norm, **dict(run))  # on one thread
     losses.flags.writeable = False
