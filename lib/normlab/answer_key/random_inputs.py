@@ -35,14 +35,15 @@ def signed_affine(rng, size, high: float = 2.0) -> tuple[np.ndarray, np.ndarray]
     return signed_gain(rng, size, high), rng.normal(size=size)
 
 
-def each(build, visible: list, hidden_too: list = (), **fixed):
+def each(build, visible: list, hidden_too: list = (), *, number: str = "", **fixed):
     """The battery make(rng, hidden) of `build(rng, setup, **fixed)` (a case or a list of them)
-    for each setup: the visible ones, then, in the hidden battery, those of hidden_too."""
+    for each setup: the visible ones, then, in the hidden battery, those of hidden_too; the
+    keyword `number` names, if given, gets the setup's index (a pair's, a block's)."""
 
     def make(rng, hidden: bool) -> list:
         cases = []
-        for setup in [*visible, *(hidden_too if hidden else [])]:
-            made = build(rng, setup, **fixed)
+        for index, setup in enumerate([*visible, *(hidden_too if hidden else [])]):
+            made = build(rng, setup, **fixed, **({number: index} if number else {}))
             cases += made if isinstance(made, list) else [made]
         return cases
 

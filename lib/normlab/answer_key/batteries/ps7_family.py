@@ -58,42 +58,16 @@ def _plain(rng, setup, *, spread=(0.5, 50.0), params=False):
     return gcall(x, groups, gamma, beta, tag="plain")
 
 
-def _gain_pairs(setups):
-    """make(rng, hidden): for each setup, the call with gamma = 1 and beta = 0, then the call
-    with the setup's gamma and beta, on the same x."""
-
-    def make(rng, hidden: bool) -> list[Case]:
-        cases = []
-        for pair, (shape, groups, gamma, beta) in enumerate(setups(rng, hidden)):
-            x = messy(rng, shape)
-            cases.append(gcall(x, groups, tag="plain", pair=pair))
-            cases.append(gcall(x, groups, gamma, beta, tag="affine", pair=pair))
-        return cases
-
-    return make
-
-
-def _affine_setups(rng, hidden: bool):
-    """(shape, num_groups, gamma, beta), one at a time (the visible ones first, so that the
-    hidden battery starts with the visible cases)."""
-    # the first: gamma_0 = 2 doubles channel 0 only, beta_3 = 0.5 shifts channel 3 only
-    yield (3, 4), 2, np.array([2.0, 1.0, 1.0, 1.0]), np.array([0.0, 0.0, 0.0, 0.5])
-    shapes = [((2, 4, 4), 2)]
-    if hidden:
-        shapes += [((2, 6, 2, 6), 3), ((2, 4, 4), 4), ((1, 6, 1, 1, 6), 1)]
-    for shape, groups in shapes:
-        c = shape[1]
-        yield shape, groups, *signed_affine(rng, c, 3.0)
-
-
-def _channel_setups(rng, hidden: bool):
-    """(shape, num_groups, gamma, beta), one at a time, the visible ones first."""
-    shapes = [((2, 6, 6), 3), ((2, 4, 6), 2)]
-    if hidden:
-        shapes += [((2, 4, 3, 4), 2), ((1, 6, 2, 2, 6), 3), ((2, 8, 5), 4)]
-    for shape, groups in shapes:
-        c = shape[1]
-        yield shape, groups, rng.uniform(0.5, 2.0, size=c), rng.normal(size=c)
+def _gain_pair(rng, setup, pair: int, draw) -> list[Case]:
+    """The call with gamma = 1 and beta = 0, then the call with the setup's gamma and beta (or
+    `draw(rng, C)`'s), on the same x."""
+    shape, groups, *given = setup
+    gamma, beta = given or draw(rng, shape[1])
+    x = messy(rng, shape)
+    return [
+        gcall(x, groups, tag="plain", pair=pair),
+        gcall(x, groups, gamma, beta, tag="affine", pair=pair),
+    ]
 
 
 def _tiny_groups(rng, shape, groups: int) -> np.ndarray:
@@ -171,9 +145,25 @@ BATTERIES = {
         [((2, 6, 2, 6), 3, F64), ((2, 4, 4), 4, F64), ((1, 4, 1, 2, 4), 1, F64)],
         spread=(2.0, 40.0),  # eps is negligible: only the divisor shows
     ),
-    CHECKS.cell.gn_gain_and_bias: _gain_pairs(_affine_setups),
+    CHECKS.cell.gn_gain_and_bias: each(
+        _gain_pair,
+        # the first: gamma_0 = 2 doubles channel 0 only, beta_3 = 0.5 shifts channel 3 only
+        [
+            ((3, 4), 2, np.array([2.0, 1.0, 1.0, 1.0]), np.array([0.0, 0.0, 0.0, 0.5])),
+            ((2, 4, 4), 2),
+        ],
+        [((2, 6, 2, 6), 3), ((2, 4, 4), 4), ((1, 6, 1, 1, 6), 1)],
+        number="pair",
+        draw=partial(signed_affine, high=3.0),
+    ),
     CHECKS.cell.gn_eps_placement: _eps_cases,
-    CHECKS.cell.gn_channel_axis: _gain_pairs(_channel_setups),
+    CHECKS.cell.gn_channel_axis: each(
+        _gain_pair,
+        [((2, 6, 6), 3), ((2, 4, 6), 2)],
+        [((2, 4, 3, 4), 2), ((1, 6, 2, 2, 6), 3), ((2, 8, 5), 4)],
+        number="pair",
+        draw=lambda rng, c: (rng.uniform(0.5, 2.0, size=c), rng.normal(size=c)),
+    ),
     CHECKS.cell.gn_indivisible_groups: _indivisible_cases,
     CHECKS.cell.gn_dtype_and_shape: _plain_cases(
         [((2, 6, 6), 3, F64), ((2, 4, 3, 4), 2, F32)],
