@@ -28,7 +28,7 @@ from ..random_inputs import each, messy, signed_affine, signed_gain
 from . import backward_sets
 
 
-def gcall(x, groups: int, gamma=None, beta=None, eps=None, *, tag="", label="", **meta) -> Case:
+def gcall(x, groups: int, gamma=None, beta=None, eps=None, *, tag="", **meta) -> Case:
     """A call of the student's group_norm; gamma = 1 and beta = 0 unless given, eps passed
     only when given."""
     x = np.asarray(x)
@@ -36,10 +36,9 @@ def gcall(x, groups: int, gamma=None, beta=None, eps=None, *, tag="", label="", 
     gamma = np.ones(c, dtype=x.dtype) if gamma is None else np.asarray(gamma)
     beta = np.zeros(c, dtype=x.dtype) if beta is None else np.asarray(beta)
     args = (x, groups, gamma, beta) + ((eps,) if eps is not None else ())
-    if not label:
-        label = f"a {x.ndim}-D input of shape {x.shape}, num_groups = {groups}"
-        label += f", eps = {eps:g}" if eps is not None else ""
-        label += f", {x.dtype}" if x.dtype != np.float64 else ""
+    label = f"a {x.ndim}-D input of shape {x.shape}, num_groups = {groups}"
+    label += f", eps = {eps:g}" if eps is not None else ""
+    label += f", {x.dtype}" if x.dtype != np.float64 else ""
     meta = {"eps": DEFAULT_EPS if eps is None else float(eps), **meta}
     return Case(FUNCTION, "call", args, tag=tag, label=label, meta=meta)
 
