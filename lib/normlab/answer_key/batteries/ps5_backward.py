@@ -1,13 +1,40 @@
-"""ps5_backward's batteries: layer_norm_backward's cases (Ba, Kiros and Hinton, 2016)."""
+"""ps5_backward's batteries: layer_norm_backward's cases (Ba, Kiros and Hinton, 2016), and the
+cases of the dtype_and_shape and input_untouched cells (`normlab.grading.gradients`) that ps7's
+batch_norm_backward shares."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...grading.gradients import call, x_hat
 from ...grading.ps5_backward import CHECKS, FUNCTION, bcall
+from ..live import LIVE
 from ..random_inputs import each, messy, signed_gain
-from . import backward_sets
-from .backward_sets import orthogonal_dy
+
+
+def orthogonal_dy(rng, x, eps: float) -> np.ndarray:
+    """A dy orthogonal, in each record (over the last axis), to the constant vector and to
+    x_hat: for it both correction terms of LayerNorm's dx vanish, and dx = dy * gamma / sigma."""
+    axes = (np.ndim(x) - 1,)
+    xh, _ = x_hat(LIVE, x, eps, axes)
+    dy = rng.normal(size=np.shape(x))
+    dy -= dy.mean(axis=axes, keepdims=True)
+    unit = xh - xh.mean(axis=axes, keepdims=True)
+    unit /= np.sqrt((unit * unit).sum(axis=axes, keepdims=True))
+    return dy - unit * (dy * unit).sum(axis=axes, keepdims=True)
+
+
+def dtype_case(rng, setup, function: str):
+    """A call of a backward's dtype_and_shape cell on a (shape, dtype) setup."""
+    shape, dtype = setup
+    dy, x = rng.normal(size=shape), messy(rng, shape, spread=(0.5, 5))
+    return call(function, dy.astype(dtype), x.astype(dtype), None, tag="dt")
+
+
+def untouched_case(rng, shape, function: str):
+    """A call of a backward's input_untouched cell."""
+    dy, x, gamma = rng.normal(size=shape), messy(rng, shape), rng.uniform(0.5, 2, shape[-1])
+    return call(function, dy, x, gamma, tag="io")
 
 
 def _standard_case(rng, shape):
@@ -73,7 +100,12 @@ BATTERIES = {
     CHECKS.cell.dx_scale: each(_scale_case, [(3, 5), (2, 3, 6)], [(5, 5), (2, 2, 2, 7)]),
     CHECKS.cell.eps_placement: _eps_cases,
     CHECKS.cell.independence: _independence_cases,
-    CHECKS.cell.dtype_and_shape: backward_sets.dtypes(FUNCTION),
-    CHECKS.cell.input_untouched: backward_sets.untouched(FUNCTION),
+    CHECKS.cell.dtype_and_shape: each(
+        dtype_case,
+        [((4, 6), np.float64), ((2, 3, 5), np.float32)],
+        [((2, 2, 2, 4), np.float64), ((5, 5), np.float32)],
+        function=FUNCTION,
+    ),
+    CHECKS.cell.input_untouched: each(untouched_case, [(3, 5)], [(2, 3, 4)], function=FUNCTION),
     CHECKS.cell.reference_reuse: _standard,
 }

@@ -25,7 +25,7 @@ from ...grading.ps7_family import CHECKS
 from ...grading.ps7_group_norm import DEFAULT_EPS, FUNCTION, SCALE
 from ..live import LIVE
 from ..random_inputs import each, messy, signed_affine, signed_gain
-from . import backward_sets
+from .ps5_backward import dtype_case, untouched_case
 
 
 def gcall(x, groups: int, gamma=None, beta=None, eps=None, *, tag="", **meta) -> Case:
@@ -211,9 +211,12 @@ BATTERIES |= {
     CHECKS.cell.bnb_variance_term: each(_grad, *TWO_D, dy_for=_mean_free),
     CHECKS.cell.bnb_dgamma_dbeta: each(_grad, *TWO_D),
     CHECKS.cell.bnb_every_leading_axis: each(_grad, *RANK_3_AND_MORE),
-    CHECKS.cell.bnb_dtype_and_shape: backward_sets.dtypes(
-        BACKWARD, ([((4, 6), F64), ((5, 3), F32)], [((6, 6), F64), ((5, 5), F32), ((9, 2), F32)])
+    CHECKS.cell.bnb_dtype_and_shape: each(
+        dtype_case,
+        [((4, 6), F64), ((5, 3), F32)],
+        [((6, 6), F64), ((5, 5), F32), ((9, 2), F32)],
+        function=BACKWARD,
     ),
-    CHECKS.cell.bnb_input_untouched: backward_sets.untouched(BACKWARD, ([(3, 5)], [(6, 4)])),
+    CHECKS.cell.bnb_input_untouched: each(untouched_case, [(3, 5)], [(6, 4)], function=BACKWARD),
     CHECKS.cell.bnb_reference_reuse: each(_grad, [(6, 5)], [(8, 4)]),
 }
