@@ -74,11 +74,10 @@ def _tiny_groups(rng, shape, groups: int) -> np.ndarray:
     n, c = shape[:2]
     x = messy(rng, shape, spread=(0.5, 5.0)).reshape(n, groups, -1)
     for index in range(n * groups):
-        kind = index % 3
         i, g = divmod(index, groups)
-        if kind == 0:
+        if index % 3 == 0:
             x[i, g] = rng.uniform(-5, 5) + 1e-3 * rng.standard_normal(x.shape[-1])
-        elif kind == 1:
+        elif index % 3 == 1:
             x[i, g] = 3.0
     return x.reshape(shape)
 
