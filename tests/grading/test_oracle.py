@@ -19,7 +19,7 @@ import pytest
 from course_helpers import variant_for
 
 from normlab.answer_key import wrong_implementations as wrong
-from normlab.answer_key.live import LIVE, wrong_implementations
+from normlab.answer_key.live import LIVE, WRONG
 from normlab.grading import CHECKS, DEFAULT_SEED, formulas, ps1_by_hand
 from normlab.grading.formulas import Formula
 from normlab.grading.oracle import ASK, DeclaredOracle, Question, UndeclaredQuestion, key
@@ -57,9 +57,7 @@ def test_nothing_in_the_checks_reaches_the_answer_key_or_torch_but_through_recor
 def test_the_oracle_answers_ps7s_wrong_implementations_by_name():
     x = np.random.default_rng(0).normal(size=(2, 6, 3))
     assert np.array_equal(LIVE.wrong("strided_groups", x, 3), wrong.strided_groups(x, 3))
-    assert set(wrong_implementations()) == {
-        f.__name__ for f in wrong.GROUP_NORM + wrong.BATCH_NORM_BACKWARD
-    }
+    assert set(WRONG) == {f.__name__ for f in wrong.GROUP_NORM + wrong.BATCH_NORM_BACKWARD}
 
 
 def test_a_judge_gets_what_its_check_declared_and_nothing_else():

@@ -10,8 +10,6 @@ callables (`trusted`).
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 
 from ..grading.oracle import Answering, Question, ask, key
@@ -20,12 +18,8 @@ from . import formula_outputs as outputs
 from .wrong_implementations import BATCH_NORM_BACKWARD, GROUP_NORM
 
 MEMO_SIZE = 1024  # answers kept: more than every battery of an assignment asks
-
-
-@cache
-def wrong_implementations() -> dict:
-    """ps7's wrong group norms and batch-norm backwards, by function name."""
-    return {f.__name__: f for f in GROUP_NORM + BATCH_NORM_BACKWARD}
+# ps7's wrong group norms and batch-norm backwards, by function name
+WRONG = {f.__name__: f for f in GROUP_NORM + BATCH_NORM_BACKWARD}
 
 
 class LiveBacking(Answering):
@@ -69,7 +63,7 @@ class LiveBacking(Answering):
     statistics = staticmethod(outputs.statistics)
 
     def wrong(self, name: str, *args, **kwargs):
-        return wrong_implementations()[name](*args, **kwargs)
+        return WRONG[name](*args, **kwargs)
 
     def torch_layer_norm(self, x, normalized_shape, weight=None, bias=None, **options) -> dict:
         from .torch_layer_norms import layer_norm

@@ -42,11 +42,8 @@ def member_output(x, weight, bias, eps, axes, center, divisor, eps_mode, fixed_e
     if "var" in detach:
         m2 = m2.detach()
     y = centred / scale(m2, eps_mode, eps, fixed_eps, torch.sqrt)
-    if weight is not None:
-        y = y * weight
-    if bias is not None:
-        y = y + bias
-    return y
+    y = y if weight is None else y * weight
+    return y if bias is None else y + bias
 
 
 def layer_norm(

@@ -27,8 +27,7 @@ def _as_float(x) -> np.ndarray:
 
 def _layer_norm_alt(x, eps=1e-5):
     x = np.asarray(x, dtype=np.float64)
-    out = (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps)
-    return out.astype(np.asarray(x).dtype)
+    return (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps)
 
 
 def _first_axis(x, eps=1e-5):

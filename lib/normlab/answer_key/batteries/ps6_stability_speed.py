@@ -15,7 +15,6 @@ from ..random_inputs import messy
 
 
 def _vcase(x, tag, label="", **meta) -> Case:
-    x = np.asarray(x)
     label = label or f"x of shape {x.shape}, {x.dtype}"
     return Case("stable_variance", "call", (x,), tag=tag, label=label, meta=meta)
 
