@@ -83,7 +83,7 @@ BATTERIES = {
 # -- Part C: batch_norm_forward, running statistics (`normlab.grading.ps3_running`) -----------
 
 
-def _forward(rng, shape, momentum, training, dtype=np.float64, tag=""):
+def _forward(rng, shape, momentum, training, dtype=np.float64, tag="forward"):
     """A call of batch_norm_forward on messy records, gamma of both signs, and running
     statistics unlike the batch's (so eval with the batch's own shows)."""
     d = shape[-1]
@@ -93,10 +93,10 @@ def _forward(rng, shape, momentum, training, dtype=np.float64, tag=""):
     return forward_call(x, gamma, beta, *running, momentum=momentum, training=training, tag=tag)
 
 
-def _at_momentum(rng, setup, training: bool):
-    """A call on (shape, momentum); momentum never 0.5, where both conventions agree."""
-    shape, momentum = setup
-    return _forward(rng, shape, momentum, training, tag="forward")
+def _setup(rng, setup, **how):
+    """`_forward` on a setup (shape, momentum[, training[, dtype]]); momentum never 0.5, where
+    both conventions agree."""
+    return _forward(rng, *setup, **how)
 
 
 TRAINING = (
@@ -114,33 +114,27 @@ def _one_in_training(rng, hidden: bool) -> list[Case]:
     return [_forward(rng, shape, 0.1, True, tag=tag) for shape, tag in setups]
 
 
-def _at_0_1(rng, setup, tag: str):
-    """A call on (shape, training[, dtype]) at momentum 0.1."""
-    shape, *how = setup
-    return _forward(rng, shape, 0.1, *how, tag=tag)
-
-
 F64, F32 = np.float64, np.float32
 BATTERIES |= {
-    CHECKS.cell.bnf_momentum: each(_at_momentum, *TRAINING, training=True),
-    CHECKS.cell.bnf_running_var_unbiased: each(_at_momentum, *TRAINING, training=True),
-    CHECKS.cell.bnf_train_population_variance: each(_at_momentum, *TRAINING, training=True),
-    CHECKS.cell.bnf_eval_running_stats: each(_at_momentum, *EVAL, training=False),
-    CHECKS.cell.bnf_eval_frozen: each(_at_momentum, *EVAL, training=False),
+    CHECKS.cell.bnf_momentum: each(_setup, *TRAINING, training=True),
+    CHECKS.cell.bnf_running_var_unbiased: each(_setup, *TRAINING, training=True),
+    CHECKS.cell.bnf_train_population_variance: each(_setup, *TRAINING, training=True),
+    CHECKS.cell.bnf_eval_running_stats: each(_setup, *EVAL, training=False),
+    CHECKS.cell.bnf_eval_frozen: each(_setup, *EVAL, training=False),
     CHECKS.cell.bnf_batch_of_one_training: _one_in_training,
     CHECKS.cell.bnf_batch_of_one_eval: each(
-        _at_0_1, [((1, 5), False)], [((1, 1, 4), False), ((1, 3), False)], tag="one"
+        _setup, [((1, 5), 0.1, False)], [((1, 1, 4), 0.1, False), ((1, 3), 0.1, False)], tag="one"
     ),
     CHECKS.cell.bnf_dtype_and_shape: each(
-        _at_0_1,
-        [((5, 4), True, F64), ((2, 3, 6), True, F32), ((4, 3), False, F32)],
-        [((3, 3), False, F32), ((2, 2, 5), False, F64), ((6, 6), True, F32)],
+        _setup,
+        [((5, 4), 0.1, True, F64), ((2, 3, 6), 0.1, True, F32), ((4, 3), 0.1, False, F32)],
+        [((3, 3), 0.1, False, F32), ((2, 2, 5), 0.1, False, F64), ((6, 6), 0.1, True, F32)],
         tag="dtype",
     ),
     CHECKS.cell.bnf_input_untouched: each(
-        _at_0_1, [((3, 5), True), ((4, 3), False)], [((2, 3, 4), True)], tag="io"
+        _setup, [((3, 5), 0.1, True), ((4, 3), 0.1, False)], [((2, 3, 4), 0.1, True)], tag="io"
     ),
     CHECKS.cell.bnf_reference_reuse: each(
-        _at_0_1, [((3, 5), True), ((4, 4), False)], [((2, 3, 4), True)], tag="reuse"
+        _setup, [((3, 5), 0.1, True), ((4, 4), 0.1, False)], [((2, 3, 4), 0.1, True)], tag="reuse"
     ),
 }
