@@ -33,16 +33,7 @@ def built(normalized_shape, eps=None, affine=None) -> str:
 
 
 def forward_case(
-    normalized_shape,
-    x,
-    *,
-    weight=None,
-    bias=None,
-    dy=None,
-    eps=None,
-    affine=None,
-    tag: str,
-    **meta,
+    normalized_shape, x, *, weight=None, bias=None, dy=None, eps=None, affine=None, tag: str, **meta
 ) -> Case:
     """A `forward` probe: LayerNorm(normalized_shape[, eps][, elementwise_affine]) on x, with
     weight and bias put in (None: the module's own), backward with dy (None: no backward)."""

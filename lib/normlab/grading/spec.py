@@ -102,15 +102,7 @@ def check_spec(
 
     options.setdefault("salt", grade_id)
     return CheckSpec(
-        grade_id,
-        targets,
-        judged,
-        summary,
-        misconception,
-        points,
-        category,
-        questions,
-        **options,
+        grade_id, targets, judged, summary, misconception, points, category, questions, **options
     )
 
 
