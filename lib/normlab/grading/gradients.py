@@ -13,8 +13,7 @@ from normlab_sandbox.cases import Case
 
 from .evidence import THREE_ARRAYS, arrays_output, shown_type, where
 from .judges import each_case, returned
-from .normchecks.input_untouched import untouched, untouched_spec
-from .normchecks.reference_reuse import reuse_spec
+from .normchecks.cells import reuse_spec, untouched, untouched_spec
 from .oracle import ASK
 from .spec import CheckSpec, check_spec
 

@@ -12,7 +12,7 @@ from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
 from .evidence import first_beyond, first_index, fmt, record, where, worst
 from .formulas import describe_axes
 from .judges import each_case
-from .normchecks.reference_reuse import REUSE, reuse_message
+from .normchecks.cells import REUSE, reuse_message
 from .oracle import ASK
 from .ps8_probes import (
     CLASS,
