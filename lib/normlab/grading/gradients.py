@@ -49,6 +49,20 @@ def x_hat(oracle, x, eps: float, axes=None) -> tuple[np.ndarray, np.ndarray]:
     return (x - np.expand_dims(mean, axes)) / sigma, sigma
 
 
+def sums(dx: np.ndarray, axes) -> tuple[np.ndarray, np.ndarray]:
+    """(dx summed over `axes`, the most a right zero can be off by rounding)."""
+    count = int(np.prod([dx.shape[a] for a in axes]))
+    return dx.sum(axis=axes), 1e-8 * (1.0 + np.abs(dx).max()) * count
+
+
+def dots(seen, dx: np.ndarray, axes) -> tuple[np.ndarray, np.ndarray]:
+    """(dx . x_hat over `axes`, the most a right zero can be: 1e-4 of |dx| |x_hat|)."""
+    xh, _ = x_hat(seen.oracle, seen.case.args[1], seen.case.meta["eps"], axes)
+    dot = (dx * xh).sum(axis=axes)
+    size = np.sqrt((dx * dx).sum(axis=axes) * (xh * xh).sum(axis=axes))
+    return dot, 1e-4 * size + 1e-12
+
+
 def x_hat_questions(case: Case) -> list:
     """The question `x_hat` asks about a case's x (its second argument): its statistics."""
     return [ASK.statistics(np.asarray(case.args[1], dtype=np.float64))]
