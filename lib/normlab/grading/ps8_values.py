@@ -1,6 +1,6 @@
 """ps8's cells on what the module computes: values, axes, no affine, divisor, eps, dtype, reuse,
 against `torch.nn.LayerNorm` in float64 (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, eqs.
-3-4); the cells that read one choice of the formula judge by `ps8_probes.reads`.
+3-4); the cells that read one choice of the formula judge by `ps8_probes.choice_spec`.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from .ps8_probes import (
     CLASS,
     DEFAULT_EPS,
     affine_property,
+    choice_spec,
     formula_questions,
     members,
     output,
     probed,
-    reads,
     trailing_axes,
 )
 from .spec import check_spec
@@ -60,15 +60,14 @@ def _explain_values(seen, y, closest):
     )
 
 
-VALUES = check_spec(
+VALUES = choice_spec(
     "values",
-    CLASS,
-    reads({"axes", "center"}, _explain_values),
+    ("axes", "center"),
+    _explain_values,
     "LayerNorm(d) computes nn.LayerNorm(d)'s values (float64, weight and bias)",
     misconception="the values are not nn.LayerNorm's (axes, centring, weight and bias)",
     points=3,
     questions=_values_questions,
-    reads=("axes", "center"),
 )
 
 
@@ -93,15 +92,13 @@ def _explain_trailing(seen, y, closest):
     )
 
 
-TRAILING_AXES = check_spec(
+TRAILING_AXES = choice_spec(
     "trailing_axes",
-    CLASS,
-    reads({"axes"}, _explain_trailing),
+    ("axes",),
+    _explain_trailing,
     "a tuple normalized_shape: statistics over those trailing axes together",
     misconception="a tuple normalized_shape not normalized over all its axes",
     points=2,
-    questions=formula_questions,
-    reads=("axes",),
 )
 
 
@@ -169,15 +166,13 @@ def _explain_divisor(seen, y, closest):
     )
 
 
-POPULATION_VARIANCE = check_spec(
+POPULATION_VARIANCE = choice_spec(
     "population_variance",
-    CLASS,
-    reads({"divisor"}, _explain_divisor),
+    ("divisor",),
+    _explain_divisor,
     "population variance: divide by n, not n - 1 (torch.var's default)",
     misconception="the sample variance (n - 1), or a sum of squares",
     points=2,
-    questions=formula_questions,
-    reads=("divisor",),
 )
 
 
@@ -213,15 +208,13 @@ def _explain_eps(seen, y, closest):
     )
 
 
-EPS_PLACEMENT = check_spec(
+EPS_PLACEMENT = choice_spec(
     "eps_placement",
-    CLASS,
-    reads({"eps"}, _explain_eps),
+    ("eps",),
+    _explain_eps,
     "eps inside the square root, the argument kept and used",
     misconception="eps outside the square root, missing or ignored",
     points=2,
-    questions=formula_questions,
-    reads=("eps",),
 )
 
 
