@@ -13,7 +13,7 @@ from normlab_sandbox.cases import Case
 
 from .evidence import THREE_ARRAYS, arrays_output, shown_type, where
 from .judges import each_case, returned
-from .normchecks.cells import reuse_spec, untouched, untouched_spec
+from .normchecks.cells import reuse_spec, untouched_spec
 from .oracle import ASK
 from .spec import CheckSpec, check_spec
 
@@ -109,10 +109,9 @@ def input_untouched_spec(
     function: str, grade_id: str = "input_untouched", *, points: float
 ) -> CheckSpec:
     """None of dy, x and gamma written into."""
-    rule = untouched(NAMES, "; in-place updates such as `{name} *= ...` change the caller's array.")
-    return untouched_spec(
-        grade_id, function, rule, points=points, summary="arguments not written into"
-    )
+    advice = "; in-place updates such as `{name} *= ...` change the caller's array."
+    summary = "arguments not written into"
+    return untouched_spec(grade_id, function, NAMES, advice=advice, summary=summary, points=points)
 
 
 def gradient_reuse_spec(grade_id: str, function: str, *, points: float, read=triple) -> CheckSpec:

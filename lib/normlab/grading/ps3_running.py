@@ -359,7 +359,7 @@ SPECS = (
     normchecks.untouched_spec(
         "bnf_input_untouched",
         FUNCTION,
-        normchecks.untouched(NAMES),
+        NAMES,
         points=1,
         summary="does not write into its arguments (the running statistics included)",
     ),

@@ -455,9 +455,7 @@ SPECS = (
         points=1,
     ),
     normchecks.like_the_input_spec("gn_dtype_and_shape", FUNCTION, points=1),
-    normchecks.untouched_spec(
-        "gn_input_untouched", FUNCTION, normchecks.untouched(PARAMS), points=1
-    ),
+    normchecks.untouched_spec("gn_input_untouched", FUNCTION, PARAMS, points=1),
     normchecks.reuse_spec(
         "gn_reference_reuse",
         FUNCTION,

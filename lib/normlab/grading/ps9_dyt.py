@@ -369,7 +369,7 @@ CHECKS = registry(
     normchecks.untouched_spec(
         "dyt_input_untouched",
         FORWARD,
-        normchecks.untouched(("x", "alpha", "gamma", "beta")),
+        ("x", "alpha", "gamma", "beta"),
         points=1,
     ),
     normchecks.reuse_spec(
@@ -428,7 +428,7 @@ CHECKS = registry(
     normchecks.untouched_spec(
         "dyt_backward_input_untouched",
         BACKWARD,
-        normchecks.untouched(("dy", "x", "alpha", "gamma")),
+        ("dy", "x", "alpha", "gamma"),
         points=1,
     ),
     gradients.gradient_reuse_spec("dyt_backward_reference_reuse", BACKWARD, points=1, read=_parts),

@@ -21,7 +21,6 @@ from .cells import (
     reference_reuse_spec,
     refuses_one_record,
     reuse_spec,
-    untouched,
     untouched_spec,
 )
 from .formula_match import axis_spec, centering_spec, eps_placement_spec, population_variance_spec
@@ -46,6 +45,5 @@ __all__ = [
     "population_variance_spec",
     "reference_reuse_spec",
     "reuse_spec",
-    "untouched",
     "untouched_spec",
 ]

@@ -312,45 +312,38 @@ IN_PLACE = (
 )
 
 
-def untouched(param_names: tuple[str, ...], advice: str = IN_PLACE):
-    """Rule: the call wrote into none of its array arguments (named by `param_names`); the
-    message ends with `advice` (formatted with the argument's name)."""
+def untouched_spec(
+    grade_id: str,
+    function: str,
+    names: tuple[str, ...],
+    *,
+    advice: str = IN_PLACE,
+    summary: str = "does not write into its arguments",
+    **fields,
+) -> CheckSpec:
+    """The cell of `function` whose call must write into none of its array arguments, `names`
+    (`Result.modified_inputs`); the message ends with `advice` (formatted with the argument's
+    name)."""
 
     def rule(seen):
         if not seen.result.modified_inputs:
             return None
         key = seen.result.modified_inputs[0]
-        name = param_names[key] if isinstance(key, int) else key
+        name = names[key] if isinstance(key, int) else key
         return (
             f"Input modified: {seen.case.target} wrote into its argument {name} "
             f"({where(seen.case)}){advice.format(name=name)}"
         )
 
-    return rule
-
-
-def untouched_spec(
-    grade_id: str,
-    function: str,
-    rule,
-    *,
-    points: float,
-    summary: str = "does not write into its arguments",
-    **fields,
-) -> CheckSpec:
-    """The cell of `function` whose rule(seen) reads what the call wrote into
-    (`Result.modified_inputs`: `untouched(names)`, or a function's own words)."""
-    fields |= {"misconception": "writes into its arguments", "points": points}
+    fields["misconception"] = "writes into its arguments"
     return check_spec(grade_id, function, each_case(returned, rule), summary, **fields)
 
 
 def input_untouched_spec(
     kind: NormKind, grade_id: str = "input_untouched", *, points: float
 ) -> CheckSpec:
-    rule = untouched(kind.param_names)
-    return untouched_spec(
-        grade_id, kind.function, rule, points=points, builder=input_untouched_spec, kind=kind
-    )
+    names, builder = kind.param_names, input_untouched_spec
+    return untouched_spec(grade_id, kind.function, names, points=points, builder=builder, kind=kind)
 
 
 LIBRARY_PREFIXES = ("normlab.", "torch.")
