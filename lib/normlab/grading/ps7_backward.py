@@ -65,9 +65,6 @@ def _lead(x) -> tuple[int, ...]:
     return tuple(range(np.ndim(x) - 1))
 
 
-# -- the rules ---------------------------------------------------------------------------------
-
-
 def _axis(seen):
     case, dx = seen.case, seen.value[0]
     if means_over(seen, dx) != FEATURES:
@@ -208,8 +205,6 @@ def _dgamma_dbeta(seen):
         f"batch."
     )
 
-
-# -- the cells ---------------------------------------------------------------------------------
 
 SPECS = (
     check_spec(

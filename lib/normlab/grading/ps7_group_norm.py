@@ -379,9 +379,6 @@ def _indivisible(seen):
     return None
 
 
-# -- the cells -------------------------------------------------------------------------------
-
-
 SPECS = (
     check_spec(
         "gn_contiguous_groups",
