@@ -107,9 +107,6 @@ def _read_by_hand(case, result):
     return normchecks.no_reuse(_read_variance)(case, result)
 
 
-# timing --------------------------------------------------------------------------
-
-
 def _read_seconds(case, result) -> tuple[float | None, str | None]:
     """Reader: the seconds time_median returned, timed with the clock it was given."""
     problem = failure_of_call("time_median", case, result)

@@ -63,9 +63,6 @@ def _at(got: np.ndarray, want: np.ndarray) -> str:
     return f"at {record(index)} you returned {fmt(got[index])}, expected {fmt(want[index])}"
 
 
-# --- dyt ------------------------------------------------------------------------------------
-
-
 def _values(seen):
     want = seen.oracle.reference(FORWARD, seen.case.args[0], 1.0)
     if _close(seen.value, want, 1e-4):
@@ -136,9 +133,6 @@ def _gain_and_bias(seen):
         f"Gain and bias: for {where(case)}, dyt(x, alpha, gamma, beta) is not gamma * dyt(x, "
         f"alpha, 1, 0) + beta: {_at(y, want)}; {why}"
     )
-
-
-# --- dyt_backward ---------------------------------------------------------------------------
 
 
 def _parts(case: Case, result):
