@@ -28,7 +28,7 @@ import numpy as np
 from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
 
 from . import formulas
-from .evidence import first_beyond, first_index, fmt, record, where, worst
+from .evidence import first_beyond, first_index, fmt, near, record, where, worst
 from .formulas import describe_axes
 from .judges import each_case
 from .normchecks.cells import REUSE, reuse_message
@@ -314,10 +314,7 @@ DETACHED_WORDS = {
 
 
 def _close(got: np.ndarray, want: np.ndarray) -> bool:
-    scale = 1.0 + np.abs(want).max(initial=0.0)
-    return (
-        got.size == want.size and worst(got.reshape(want.shape), want, 1e-6, 1e-9 * scale) is None
-    )
+    return got.size == want.size and near(got.reshape(want.shape), want, 1e-6, 1e-9)
 
 
 def _expected(seen, member=None, **extra) -> dict:

@@ -40,8 +40,7 @@ def gain_and_bias_spec(
         gamma = np.asarray(seen.case.args[1], dtype=np.float64)
         beta = np.asarray(seen.case.args[2], dtype=np.float64) if kind.has_beta else 0.0
         expected = gamma * y1 + beta
-        scale = 1.0 + np.abs(expected).max()
-        index = worst(yg, expected, 1e-6, 1e-8 * scale)
+        index = worst(yg, expected, 1e-6, 1e-8 * (1.0 + np.abs(expected).max()))
         if index is None:
             return None
         return _affine_message(kind, seen.case, y1, yg, gamma, beta, expected, index)
@@ -120,17 +119,12 @@ def independence_spec(
         outputs, problem = read_all(an_array, cases, results)
         if problem:
             return problem
-        base = {
-            c.meta["block"]: (np.asarray(c.args[0]), y)
-            for c, y in zip(cases, outputs, strict=True)
-            if c.tag == "base"
-        }
-        for rank in range(2, 5):
-            for case, y in zip(cases, outputs, strict=True):
-                if order[case.tag] == rank:
-                    message = _independence_message(kind, case, y, *base[case.meta["block"]])
-                    if message:
-                        return message
+        read = list(zip(cases, outputs, strict=True))
+        base = {c.meta["block"]: (np.asarray(c.args[0]), y) for c, y in read if c.tag == "base"}
+        for case, y in sorted(read, key=lambda pair: order[pair[0].tag]):  # stable: in order
+            message = _independence_message(kind, case, y, *base[case.meta["block"]])
+            if message:
+                return message
         return None
 
     return norm_cell(
