@@ -25,7 +25,7 @@ from normlab_sandbox.cases import Case
 
 from . import gradients, normchecks
 from .evidence import arrays_output, fmt, near, record, shown_type, where, worst
-from .judges import an_array, each_case, each_pair, returned
+from .judges import an_array, each_case, each_pair, read_all, returned
 from .oracle import ASK, ask
 from .spec import check_spec, registry
 from .verdict import PASSED, Verdict
@@ -76,12 +76,10 @@ def _values(seen):
 
 def _alpha(cases, results, oracle):
     """Triples on records of one feature: (x, alpha), (alpha x, 1) and (x, 1)."""
-    outputs = {}
-    for case, result in zip(cases, results, strict=True):
-        y, problem = an_array(case, result)
-        if problem:
-            return problem
-        outputs[case.meta["group"], case.tag] = (case, y)
+    ys, problem = read_all(an_array, cases, results)
+    if problem:
+        return problem
+    outputs = {(c.meta["group"], c.tag): (c, y) for c, y in zip(cases, ys, strict=True)}
     for group in sorted({g for g, _ in outputs}):
         case, y = outputs[group, "x_a"]
         inside, plain = outputs[group, "ax_1"][1], outputs[group, "x_1"][1]
