@@ -45,7 +45,6 @@ COINCIDENT = {
     "lib/normlab/grading/gradients.py": {"dgamma", "dbeta"},  # the gradient's parts' names
     "lib/normlab/grading/ps7_backward.py": {"dgamma", "dbeta", "mean", "variance"},  # terms
     "lib/normlab/grading/ps2_layer_norm.py": {"mean"},  # row_stats' output, (mean, var)
-    "lib/normlab/grading/ps8_gradients.py": {"mean"},  # a statistic cut from the graph
     "lib/normlab/answer_key/torch_layer_norms.py": {"mean"},  # the same statistic
     "lib/normlab/grading/normchecks/kind.py": {"variance"},  # the statistic's name
     "lib/normlab/grading/ps3_running.py": {"training"},  # batch_norm_forward's argument
@@ -53,8 +52,8 @@ COINCIDENT = {
     "lib/normlab/answer_key/batteries/norm.py": {"float32"},  # a dtype's name
     "lib/normlab/answer_key/batteries/ps6_stability_speed.py": {"float32"},
     "lib/normlab/answer_key/batteries/ps8_in_a_model.py": {"float32", "state_dict", "training"},
-    "lib/normlab/grading/ps8_values.py": {"float32", "state_dict", "axis"},  # torch's, words
-    "lib/normlab/grading/ps8_in_a_model.py": {"mean"},  # a statistic cut from the graph
+    # torch's names, words, and a statistic cut from the graph
+    "lib/normlab/grading/ps8_in_a_model.py": {"float32", "state_dict", "axis", "mean"},
     "lib/normlab/grading/ps9_dyt.py": {"dgamma", "dbeta"},  # the gradient's parts' names
 }
 

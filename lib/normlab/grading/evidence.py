@@ -66,10 +66,7 @@ def failure_of_call(name: str, case: Case, result: Result) -> Verdict | None:
     message = f"{name} raised {kind}: {text.strip() if hint else text} ({where(case)}).{hint}"
     if undefined(case, result):
         return Verdict(NOT_WRITTEN, message)
-    if hint:
-        cause = keepdims_cause(name)
-    else:
-        cause = f"{name} raised {kind}: {generic(text.strip())[:200]}"
+    cause = keepdims_cause(name) if hint else f"{name} raised {kind}: {generic(text.strip())[:200]}"
     return Verdict(CRASHED, message, cause=cause)
 
 
@@ -153,9 +150,8 @@ def shown_type(result: Result) -> str:
     return brief_type(result.output_type)
 
 
-def array_output(name: str, case: Case, result: Result, shape=None):
-    """(the output as a float array of `shape` (default: the first argument's), None), or
-    (None, the problem)."""
+def array_output(name: str, case: Case, result: Result):
+    """(the output as a float array of the first argument's shape, None), or (None, the problem)."""
     problem = failure_of_call(name, case, result)
     if problem:
         return None, problem
@@ -168,8 +164,8 @@ def array_output(name: str, case: Case, result: Result, shape=None):
     if arr.dtype.kind not in "biuf":
         text = f"{name} returned an array of dtype {arr.dtype}, not numbers ({where(case)})."
         return None, Message(text, cause=f"{name} returns an array of {arr.dtype}, not numbers")
-    want = np.shape(case.args[0]) if shape is None else shape
-    if arr.shape != tuple(want):
+    want = np.shape(case.args[0])
+    if arr.shape != want:
         text = (
             f"{name} returned shape {arr.shape} for an input of shape {tuple(want)} "
             f"({where(case)}); the output must have the input's shape."
@@ -221,12 +217,10 @@ def worst(actual: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
     with np.errstate(invalid="ignore"):
         gap = np.abs(actual - expected)
         bad = ~(gap <= atol + rtol * np.abs(expected))
-    both_nan = np.isnan(actual) & np.isnan(expected)
-    bad &= ~both_nan
+    bad &= ~(np.isnan(actual) & np.isnan(expected))
     if not bad.any():
         return None
-    gap = np.where(np.isnan(gap), np.inf, gap)
-    gap = np.where(bad, gap, -1.0)
+    gap = np.where(bad, np.where(np.isnan(gap), np.inf, gap), -1.0)
     return np.unravel_index(int(np.argmax(gap)), gap.shape)
 
 

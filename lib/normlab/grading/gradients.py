@@ -13,8 +13,7 @@ from normlab_sandbox.cases import Case
 
 from .evidence import THREE_ARRAYS, arrays_output, shown_type, where
 from .judges import each_case, returned
-from .normchecks.input_untouched import untouched, untouched_spec
-from .normchecks.reference_reuse import reuse_spec
+from .normchecks.cells import reuse_spec, untouched_spec
 from .oracle import ASK
 from .spec import CheckSpec, check_spec
 
@@ -48,6 +47,20 @@ def x_hat(oracle, x, eps: float, axes=None) -> tuple[np.ndarray, np.ndarray]:
     mean, var = oracle.statistics(x)[axes, 0]
     sigma = np.sqrt(np.expand_dims(var, axes) + eps)
     return (x - np.expand_dims(mean, axes)) / sigma, sigma
+
+
+def sums(dx: np.ndarray, axes) -> tuple[np.ndarray, np.ndarray]:
+    """(dx summed over `axes`, the most a right zero can be off by rounding)."""
+    count = int(np.prod([dx.shape[a] for a in axes]))
+    return dx.sum(axis=axes), 1e-8 * (1.0 + np.abs(dx).max()) * count
+
+
+def dots(seen, dx: np.ndarray, axes) -> tuple[np.ndarray, np.ndarray]:
+    """(dx . x_hat over `axes`, the most a right zero can be: 1e-4 of |dx| |x_hat|)."""
+    xh, _ = x_hat(seen.oracle, seen.case.args[1], seen.case.meta["eps"], axes)
+    dot = (dx * xh).sum(axis=axes)
+    size = np.sqrt((dx * dx).sum(axis=axes) * (xh * xh).sum(axis=axes))
+    return dot, 1e-4 * size + 1e-12
 
 
 def x_hat_questions(case: Case) -> list:
@@ -96,10 +109,9 @@ def input_untouched_spec(
     function: str, grade_id: str = "input_untouched", *, points: float
 ) -> CheckSpec:
     """None of dy, x and gamma written into."""
-    rule = untouched(NAMES, "; in-place updates such as `{name} *= ...` change the caller's array.")
-    return untouched_spec(
-        grade_id, function, rule, points=points, summary="arguments not written into"
-    )
+    advice = "; in-place updates such as `{name} *= ...` change the caller's array."
+    summary = "arguments not written into"
+    return untouched_spec(grade_id, function, NAMES, advice=advice, summary=summary, points=points)
 
 
 def gradient_reuse_spec(grade_id: str, function: str, *, points: float, read=triple) -> CheckSpec:

@@ -25,9 +25,8 @@ EPS = 1e-5
 
 @dataclass(frozen=True)
 class Mistake:
-    """A typical wrong answer: its name, its value from the right answers, the message."""
+    """A typical wrong answer: its value from the right answers, the message."""
 
-    name: str
     value: Callable  # value(right: dict) -> the wrong answer, `right` as `_right` makes it
     message: str
 
@@ -74,18 +73,15 @@ ROUNDED = "{name} looks rounded: keep every digit (let Python compute it, or typ
 
 MEAN_MISTAKES = (
     Mistake(
-        "the sum divided by d - 1",
         lambda a: a["mu"] * a["d"] / (a["d"] - 1),
         "mean_r divides the sum by d - 1. The mean divides the sum of the d features by d; "
         "d - 1 belongs only to the sample variance, which LayerNorm does not use.",
     ),
     Mistake(
-        "the sum, not divided",
         lambda a: a["mu"] * a["d"],
         "mean_r is the sum of the features: divide it by how many there are, d.",
     ),
     Mistake(
-        "the mean of the squares",
         lambda a: a["var"] + a["mu"] ** 2,
         "mean_r averages the squares of the features: average the features themselves.",
     ),
@@ -93,48 +89,40 @@ MEAN_MISTAKES = (
 
 VARIANCE_MISTAKES = (
     Mistake(
-        "the sample variance",
         _sample_var,
         "var_r divides the squared deviations by d - 1 (the sample variance, np.var(ddof=1), "
         "torch.var's default). LayerNorm describes the record itself: the population "
         "variance divides by d.",
     ),
     Mistake(
-        "the standard deviation",
         lambda a: np.sqrt(a["var"]),
         "var_r is a standard deviation (a square root was taken). The variance is the mean "
         "of the squared deviations, before any square root.",
     ),
     Mistake(
-        "the sample standard deviation",
         lambda a: np.sqrt(_sample_var(a)),
         "var_r is the sample standard deviation: two steps too far. Average the squared "
         "deviations over d (not d - 1) and take no square root.",
     ),
     Mistake(
-        "the uncentred mean of squares",
         lambda a: a["var"] + a["mu"] ** 2,
         "var_r is the mean of the squares of r itself: subtract the mean from every feature "
         "first, then average the squares of those deviations.",
     ),
     Mistake(
-        "the sum of squared deviations",
         lambda a: a["var"] * a["d"],
         "var_r is the sum of the squared deviations: average them, divide by d.",
     ),
     Mistake(
-        "the mean absolute deviation",
         lambda a: float(np.abs(_centred(a)).mean()),
         "var_r averages the absolute deviations: square the deviations instead.",
     ),
     Mistake(
-        "the square of the mean deviation",
         lambda a: 0.0,
         "var_r is 0: the deviations from the mean always sum to zero. Square each deviation "
         "first, then average the squares.",
     ),
     Mistake(
-        "eps added to the variance",
         lambda a: a["var"] + EPS,
         "var_r has eps added: eps is no part of the record's variance; it enters in Part B.",
     ),
@@ -142,34 +130,28 @@ VARIANCE_MISTAKES = (
 
 NORMALIZED_MISTAKES = (
     Mistake(
-        "divided by the sample standard deviation",
         lambda a: _centred(a) / np.sqrt(_sample_var(a)),
         "normalized_r divides by the sample standard deviation (d - 1): LayerNorm divides by "
         "the square root of the population variance.",
     ),
     Mistake(
-        "divided by the variance",
         lambda a: _centred(a) / a["var"],
         "normalized_r divides by the variance: divide by its square root, the standard deviation.",
     ),
     Mistake(
-        "not centred",
         lambda a: a["r"] / np.sqrt(a["var"]),
         "normalized_r does not subtract the mean: subtract it from every feature first.",
     ),
     Mistake(
-        "centred, not scaled",
         _centred,
         "normalized_r is centred but not scaled: divide the deviations by the standard deviation.",
     ),
     Mistake(
-        "divided by the uncentred root mean square",
         lambda a: _centred(a) / np.sqrt(a["var"] + a["mu"] ** 2),
         "normalized_r divides by the root mean square of r itself: the scale is the standard "
         "deviation, from the squares of the deviations.",
     ),
     Mistake(
-        "eps already in",
         lambda a: a["with_eps"],
         "normalized_r already has eps in it: this answer ignores eps (the next one adds it).",
     ),
@@ -177,26 +159,22 @@ NORMALIZED_MISTAKES = (
 
 EPS_MISTAKES = (
     Mistake(
-        "no effect of eps",
         lambda a: a["x_hat"],
         "normalized_r_eps is the record normalized without eps (to 1e-9): add eps = 1e-5 "
         "where the formula at the top of the notebook adds it, and keep every digit (compute "
         "it in Python): its effect shows only far down the digits.",
     ),
     Mistake(
-        "eps outside the square root",
         lambda a: _centred(a) / (np.sqrt(a["var"]) + EPS),
         "eps outside the square root: you added eps to the standard deviation. LayerNorm adds "
         "eps to the variance, under the square root.",
     ),
     Mistake(
-        "eps added to the output",
         lambda a: a["x_hat"] + EPS,
         "eps added to the output: LayerNorm adds eps to the variance, before the square root "
         "and the division, not to the result.",
     ),
     Mistake(
-        "eps with the sample variance",
         lambda a: _centred(a) / np.sqrt(_sample_var(a) + EPS),
         "normalized_r_eps uses the sample variance (d - 1): use the population variance, "
         "then add eps.",

@@ -12,7 +12,7 @@ import numpy as np
 from normlab_sandbox.cases import Case
 
 from . import formulas, normchecks
-from .evidence import arrays_output, fmt, record, where
+from .evidence import arrays_output, fmt, near, record, where
 from .judges import each_case
 from .normchecks import LAYER_NORM
 from .oracle import ASK
@@ -33,11 +33,7 @@ def _read_stats(case: Case, result):
 
 def _same(got: np.ndarray, want: np.ndarray) -> bool:
     """Equal values, reading `got` in `want`'s shape when only the shape differs."""
-    if got.size != want.size:
-        return False
-    got = got.reshape(want.shape)
-    scale = 1.0 + np.abs(want).max(initial=0.0)
-    return bool(np.all(np.abs(got - want) <= 1e-9 * scale))
+    return got.size == want.size and near(got.reshape(want.shape), want, 0.0, 1e-9)
 
 
 def _mean_axes(stats: dict, x: np.ndarray, mean: np.ndarray):

@@ -69,10 +69,9 @@ def _read_verdict(case: Case, result) -> tuple[bool | None, str | None]:
             advice = " A witness reports what it sees: return False instead of raising."
             problem = replace(problem, message=problem.message + advice)
         return None, problem
-    out = result.output
     if result.output_type not in ("bool", "numpy.bool", "numpy.bool_"):
         return None, f"witness must return True or False; it returned {shown_type(result)}."
-    return bool(out), None
+    return bool(result.output), None
 
 
 def _accepts(seen):

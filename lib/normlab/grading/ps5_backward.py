@@ -23,7 +23,7 @@ import numpy as np
 
 from . import gradients
 from .evidence import amount, first_beyond, fmt, record, where, worst
-from .gradients import triple, x_hat, x_hat_questions
+from .gradients import dots, sums, triple, x_hat, x_hat_questions
 from .judges import each_case, each_pair
 from .spec import check_spec, registry
 
@@ -66,8 +66,8 @@ def _dgamma(seen):
 
 def _mean_term(seen):
     case, dx = seen.case, seen.value[0]
-    total = dx.sum(axis=-1)
-    r = first_beyond(total, 1e-8 * (1 + np.abs(dx).max()) * dx.shape[-1])
+    total, limit = sums(dx, (dx.ndim - 1,))
+    r = first_beyond(total, limit)
     if r is None:
         return None
     return (
@@ -80,10 +80,8 @@ def _mean_term(seen):
 
 def _variance_term(seen):
     case, dx = seen.case, seen.value[0]
-    xh, _ = x_hat(seen.oracle, case.args[1], case.meta["eps"])
-    dot = (dx * xh).sum(axis=-1)
-    size = np.linalg.norm(dx, axis=-1) * np.linalg.norm(xh, axis=-1)
-    r = first_beyond(dot, 1e-4 * size + 1e-12)
+    dot, limit = dots(seen, dx, (dx.ndim - 1,))
+    r = first_beyond(dot, limit)
     if r is None:
         return None
     return (

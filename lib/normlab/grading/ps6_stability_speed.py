@@ -15,17 +15,9 @@ import numpy as np
 from normlab_sandbox.cases import Case
 
 from . import normchecks
-from .evidence import (
-    failure_of_call,
-    first_beyond,
-    first_index,
-    fmt,
-    record,
-    shown_type,
-    where,
-)
+from .evidence import failure_of_call, first_beyond, first_index, fmt, record, shown_type, where
 from .judges import each_case, each_pair, returned
-from .normchecks.reference_reuse import REUSE
+from .normchecks.cells import REUSE
 from .oracle import ASK
 from .spec import check_spec, registry
 from .verdict import Message
@@ -113,9 +105,6 @@ def _read_by_hand(case, result):
         )
         return None, Message(text, cause=hits[0])
     return normchecks.no_reuse(_read_variance)(case, result)
-
-
-# timing --------------------------------------------------------------------------
 
 
 def _read_seconds(case, result) -> tuple[float | None, str | None]:

@@ -26,7 +26,7 @@ import numpy as np
 
 from . import gradients
 from .evidence import arrays_output, first_beyond, fmt, near, record, where, worst
-from .gradients import triple, x_hat, x_hat_questions
+from .gradients import dots, sums, triple, x_hat, x_hat_questions
 from .judges import each_case
 from .spec import check_spec
 
@@ -46,20 +46,6 @@ def _candidates(ndim: int) -> list[tuple[str, tuple[int, ...]]]:
     return [*first, (FEATURES, (ndim - 1,)), (LEADING, tuple(range(ndim - 1)))]
 
 
-def _sums(dx: np.ndarray, axes) -> tuple[np.ndarray, np.ndarray]:
-    """(dx summed over `axes`, the most a right zero can be off by rounding)."""
-    count = int(np.prod([dx.shape[a] for a in axes]))
-    return dx.sum(axis=axes), 1e-8 * (1.0 + np.abs(dx).max()) * count
-
-
-def _dots(seen, dx: np.ndarray, axes) -> tuple[np.ndarray, np.ndarray]:
-    """(dx . x_hat over `axes`, the most a right zero can be: 1e-4 of |dx| |x_hat|)."""
-    xh, _ = x_hat(seen.oracle, seen.case.args[1], seen.case.meta["eps"], axes)
-    dot = (dx * xh).sum(axis=axes)
-    size = np.sqrt((dx * dx).sum(axis=axes) * (xh * xh).sum(axis=axes))
-    return dot, 1e-4 * size + 1e-12
-
-
 def _zero(values, limit) -> bool:
     return bool(np.all(np.abs(values) <= limit))
 
@@ -70,16 +56,13 @@ def means_over(seen, dx: np.ndarray) -> str | None:
     if not np.abs(dx).max() > 1e-12:
         return None
     for name, axes in _candidates(dx.ndim):
-        if _zero(*_sums(dx, axes)) or _zero(*_dots(seen, dx, axes)):
+        if _zero(*sums(dx, axes)) or _zero(*dots(seen, dx, axes)):
             return name
     return None
 
 
 def _lead(x) -> tuple[int, ...]:
     return tuple(range(np.ndim(x) - 1))
-
-
-# -- the rules ---------------------------------------------------------------------------------
 
 
 def _axis(seen):
@@ -150,7 +133,7 @@ def _mean_term(seen):
     if means_over(seen, dx) in (FEATURES, FIRST):
         return None  # the axis cells' misconceptions
     lead = _lead(dx)
-    total, limit = _sums(dx, lead)
+    total, limit = sums(dx, lead)
     if not _zero(total, limit):
         k = first_beyond(total, limit)[0]
         return (
@@ -170,7 +153,7 @@ def _variance_term(seen):
     if means_over(seen, dx) in (FEATURES, FIRST):
         return None  # the axis cells' misconceptions
     lead = _lead(dx)
-    dot, limit = _dots(seen, dx, lead)
+    dot, limit = dots(seen, dx, lead)
     if not _zero(dot, limit):
         k = first_beyond(dot, limit)[0]
         return (
@@ -222,8 +205,6 @@ def _dgamma_dbeta(seen):
         f"batch."
     )
 
-
-# -- the cells ---------------------------------------------------------------------------------
 
 SPECS = (
     check_spec(

@@ -112,9 +112,6 @@ def sharing_of(case: Case, y: np.ndarray) -> str | None:
     return None
 
 
-# -- the grouping --------------------------------------------------------------------------
-
-
 def _first_bad_group(case: Case, y: np.ndarray) -> str:
     """Where and how the output fails to be standardized on a contiguous group."""
     x, groups = np.asarray(case.args[0], dtype=np.float64), case.args[1]
@@ -174,9 +171,6 @@ def _layer(seen):
             f"Each of the {groups} groups of channels has its own mean and variance."
         )
     return None
-
-
-# -- the divisor ---------------------------------------------------------------------------
 
 
 def _implementation_questions(case: Case) -> list:
@@ -248,9 +242,6 @@ def _population_variance(seen):
     )
 
 
-# -- gamma and beta --------------------------------------------------------------------------
-
-
 def _per_channel(case: Case, y1: np.ndarray) -> np.ndarray:
     """gamma_c * y1 + beta_c, the parameters broadcast over the positions of channel c."""
     x, _, gamma, beta = case.args[:4]
@@ -294,9 +285,6 @@ def _gain_and_bias(seen):
     )
 
 
-# -- the channel axis ------------------------------------------------------------------------
-
-
 def _channel_axis(seen):
     case, y1, y = seen.case, seen.first, seen.value
     x, groups = case.args[:2]
@@ -316,8 +304,6 @@ def _channel_axis(seen):
         )
     return None
 
-
-# -- eps -------------------------------------------------------------------------------------
 
 SCALE = 10.0  # x times SCALE, eps times SCALE^2: (x - mu) / sqrt(var + eps) does not move
 
@@ -350,9 +336,6 @@ def _eps(seen):
     )
 
 
-# -- num_groups must divide C ----------------------------------------------------------------
-
-
 def _names(text: str, number: int) -> bool:
     return re.search(rf"(?<![\d.]){number}(?![\d.])", text) is not None
 
@@ -377,9 +360,6 @@ def _indivisible(seen):
             f"C = {c} and num_groups = {groups}, so the caller sees what is wrong."
         )
     return None
-
-
-# -- the cells -------------------------------------------------------------------------------
 
 
 SPECS = (
@@ -455,9 +435,7 @@ SPECS = (
         points=1,
     ),
     normchecks.like_the_input_spec("gn_dtype_and_shape", FUNCTION, points=1),
-    normchecks.untouched_spec(
-        "gn_input_untouched", FUNCTION, normchecks.untouched(PARAMS), points=1
-    ),
+    normchecks.untouched_spec("gn_input_untouched", FUNCTION, PARAMS, points=1),
     normchecks.reuse_spec(
         "gn_reference_reuse",
         FUNCTION,

@@ -6,38 +6,437 @@
 
 normalized_shape is an int or a tuple of trailing sizes; the parameters are `weight` and `bias`;
 forward is built from torch primitives. Graded against torch.nn.LayerNorm (Ba, Kiros and
-Hinton, 2016, arXiv:1607.06450): what it computes (`ps8_values`), its gradients
-(`ps8_gradients`), its parameters and checkpoints, and a short training run in ps8's spirals
-network (`normlab_sandbox.spirals`) beside the same run with nn.LayerNorm (here). The grading
-kernel has the real torch (`REAL_TORCH`); each case is a probe of the student's class there
-(`normlab_sandbox.module_probes`) that returns arrays. `MANUAL`: graded by hand.
+Hinton, 2016, arXiv:1607.06450, eqs. 3-4), in float64: what it computes (values, axes, no
+affine, divisor, eps, dtype, reuse; the cells that read one choice of the formula judge by
+`ps8_probes.choice_spec`), its gradients, its parameters and checkpoints, and a short training
+run in ps8's spirals network (`normlab_sandbox.spirals`) beside the same run with nn.LayerNorm.
+The grading kernel has the real torch (`REAL_TORCH`); each case is a probe of the student's
+class there (`normlab_sandbox.module_probes`) that returns arrays. `MANUAL`: graded by hand.
+
+The gradients are compared with nn.LayerNorm's (the oracle's `torch_layer_norm`), or, when the
+module computes another member of the family (whose cells say so), with that member's, so each
+cell reads one thing: `stats_in_graph`, dx (a mean or variance cut from the graph, by
+`.detach()`, `.item()`, `.data` or NumPy, leaves the values right and dx wrong: Ba, Kiros and
+Hinton's normalization is differentiated through its statistics); and `parameter_gradients`,
+dweight and dbias.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .evidence import fmt, where
+from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
+
+from . import formulas
+from .evidence import first_beyond, first_index, fmt, near, record, where, worst
+from .formulas import describe_axes
 from .judges import each_case
+from .normchecks.cells import REUSE, reuse_message
+from .normchecks.formula_match import wrong_choices
 from .oracle import ASK
-from .ps8_gradients import PARAMETER_GRADIENTS, STATS_IN_GRAPH
-from .ps8_probes import CELLS, CLASS, built, float_array, probed
-from .ps8_values import (
-    EPS_PLACEMENT,
-    FLOAT32,
-    NO_AFFINE,
-    POPULATION_VARIANCE,
-    REFERENCE_REUSE,
-    TRAILING_AXES,
-    VALUES,
+from .ps8_probes import (
+    CELLS,
+    CLASS,
+    DEFAULT_EPS,
+    affine_property,
+    built,
+    choice_spec,
+    float_array,
+    formula_questions,
+    member_options,
+    members,
+    output,
+    probed,
+    trailing_axes,
 )
 from .spec import check_spec, registry
-from .verdict import PASSED, Verdict
+from .verdict import PASSED, Message, Verdict
 
 ASSIGNMENT = "ps8_in_a_model"
 MANUAL = {"what_a_norm_buys": 4}
 REAL_TORCH = True  # the grading kernel imports the real torch (see normlab_sandbox.standins)
 PARAMETERS = ("weight", "bias")
+
+
+def _values_questions(case) -> list:
+    """The family on the case's x, and nn.LayerNorm's output with its weight and bias."""
+    x = np.asarray(case.args[1])
+    return [*formula_questions(case), ASK.torch_layer_norm(x, case.args[0], *case.args[2:4])]
+
+
+def _explain_values(seen, y, closest):
+    case, x = seen.case, np.asarray(seen.case.args[1])
+    axes = trailing_axes(case)
+    if closest is not None and closest.axes != axes:
+        return (
+            f"Wrong axes: for {where(case)}, your module takes its statistics over "
+            f"{describe_axes(closest.axes, x.ndim)}. normalized_shape names the trailing axes "
+            f"a record spans: here {describe_axes(axes, x.ndim)}, whatever the leading axes."
+        )
+    if closest is not None:  # right axes, not centred
+        return (
+            f"No centring: for {where(case)}, your module does not subtract each record's "
+            f"mean before dividing (that is RMSNorm). LayerNorm centres each record first."
+        )
+    want = seen.oracle.torch_layer_norm(x, case.args[0], case.args[2], case.args[3])["y"]
+    index = worst(y, want, 1e-6, 1e-8 * (1 + np.abs(want).max()))
+    r = tuple(int(i) for i in index)
+    return (
+        f"Values: for {where(case)}, your output is not nn.LayerNorm's with the same weight "
+        f"and bias (entry {record(r)} is off by {fmt(abs(y[r] - want[r]))}), and it is not "
+        f"weight * x_hat + bias of any normalized x_hat: check how the weight and the bias "
+        f"enter (each entry k gets weight[k] and bias[k], after normalizing)."
+    )
+
+
+VALUES = choice_spec(
+    "values",
+    ("axes", "center"),
+    _explain_values,
+    "LayerNorm(d) computes nn.LayerNorm(d)'s values (float64, weight and bias)",
+    misconception="the values are not nn.LayerNorm's (axes, centring, weight and bias)",
+    points=3,
+    questions=_values_questions,
+)
+
+
+def _explain_trailing(seen, y, closest):
+    case, x = seen.case, np.asarray(seen.case.args[1], dtype=np.float64)
+    axes = trailing_axes(case)
+    if closest is None:
+        if affine_property(x, y, axes):
+            return None  # not a member, but each record is rescaled by its own numbers
+        return (
+            f"Trailing axes: for {where(case)}, the output is not each record rescaled by "
+            f"its own statistics over {describe_axes(axes, x.ndim)}."
+        )
+    spans = "the last axis only" if closest.axes == axes[-1:] else None
+    spans = spans or describe_axes(closest.axes, x.ndim)
+    count = len(case.args[0])
+    return (
+        f"Trailing axes: for {where(case)}, your module takes its statistics over {spans}. "
+        f"normalized_shape={case.args[0]} names the last {count} "
+        f"{'axis' if count == 1 else 'axes'} of x, and each record is normalized over all "
+        f"of its {int(np.prod(case.args[0]))} entries at once, as nn.LayerNorm does."
+    )
+
+
+TRAILING_AXES = choice_spec(
+    "trailing_axes",
+    ("axes",),
+    _explain_trailing,
+    "a tuple normalized_shape: statistics over those trailing axes together",
+    misconception="a tuple normalized_shape not normalized over all its axes",
+    points=2,
+)
+
+
+def _read_no_affine(case, result):
+    """Reader: a structure probe's findings, or a forward probe's output (or the problem)."""
+    return probed(case, result) if case.tag == "structure" else output(case, result)
+
+
+def _no_affine(seen):
+    case, found = seen.case, seen.value
+    if case.tag == "structure":
+        held = [name for name, *_ in found.get("parameters", ())]
+        held += [key for key in found.get("state_dict", {}) if key in ("weight", "bias")]
+        if held:
+            return (
+                f"elementwise_affine=False: {where(case)} holds "
+                f"{', '.join(sorted(set(held)))}; nn.LayerNorm(..., "
+                f"elementwise_affine=False) learns nothing: no parameters, no weight or "
+                f"bias in its state_dict."
+            )
+        return None
+    if not members(seen, found["y"]):
+        return (
+            f"elementwise_affine=False: for {where(case)}, the output is not the "
+            f"normalized x: without a gain and a bias, nothing scales or shifts it."
+        )
+    return None
+
+
+NO_AFFINE = check_spec(
+    "no_affine",
+    CLASS,
+    each_case(_read_no_affine, _no_affine),
+    "elementwise_affine=False: no parameters, the normalized x",
+    misconception="elementwise_affine=False ignored",
+    points=2,
+    questions=formula_questions,
+)
+
+
+def _explain_divisor(seen, y, closest):
+    case, x = seen.case, np.asarray(seen.case.args[1], dtype=np.float64)
+    axes = trailing_axes(case)
+    n = int(np.prod([x.shape[a] for a in axes]))
+    if closest is None:
+        spread = y.var(axis=axes)
+        r = first_beyond(spread - 1, 1e-4)
+        if r is None:
+            return None
+        return (
+            f"Scale: for {where(case)} (weight 1, bias 0), output record {record(r)} has "
+            f"variance {fmt(spread[r])}, not 1: divide by the square root of the population "
+            f"variance."
+        )
+    if closest.divisor == "n-1":
+        return (
+            f"Sample variance: for {where(case)}, your module divides the sum of squares by "
+            f"n - 1 = {n - 1}: torch.var's default (unbiased, correction=1) does. LayerNorm "
+            f"uses the population variance of each record, divided by n = {n}, so every "
+            f"output is sqrt({n - 1}/{n}) = {np.sqrt((n - 1) / n):.4f} times too small."
+        )
+    return (
+        f"Sum of squares: for {where(case)}, your module divides by the root of the sum of "
+        f"squares (an L2 norm), not of their mean: the variance divides by n = {n}."
+    )
+
+
+POPULATION_VARIANCE = choice_spec(
+    "population_variance",
+    ("divisor",),
+    _explain_divisor,
+    "population variance: divide by n, not n - 1 (torch.var's default)",
+    misconception="the sample variance (n - 1), or a sum of squares",
+    points=2,
+)
+
+
+def _explain_eps(seen, y, closest):
+    case, eps = seen.case, seen.case.meta["eps"]
+    if closest is None:
+        if not np.all(np.isfinite(y)):
+            r = first_index(~np.isfinite(y))
+            return (
+                f"eps: for {where(case)}, your output has {y[r]} at {record(r)}: a record of "
+                f"zero variance must give bias, and eps keeps the division finite."
+            )
+        return None
+    if closest.eps_mode == "outside":
+        return (
+            f"eps outside the square root: for {where(case)}, your module computes "
+            f"(x - mu) / (sigma + eps). The paper and nn.LayerNorm add eps to the variance, "
+            f"inside the root; the two differ on records of small variance."
+        )
+    if closest.eps_mode == "none":
+        return (
+            f"No eps: for {where(case)}, your module divides by sqrt(sigma^2) alone, so a "
+            f"record of zero variance gives 0/0 = NaN and one of tiny variance is blown up."
+        )
+    if case.meta["eps_passed"] is None:
+        return (
+            f"Default eps: for {where(case)} (eps not passed), your module uses eps = "
+            f"{closest.fixed_eps:g}; the default is eps={DEFAULT_EPS:g}, as nn.LayerNorm's."
+        )
+    return (
+        f"eps ignored: for {where(case)}, your module used eps = {closest.fixed_eps:g}, not "
+        f"the eps = {eps:g} it was built with. Keep the argument and use it."
+    )
+
+
+EPS_PLACEMENT = choice_spec(
+    "eps_placement",
+    ("eps",),
+    _explain_eps,
+    "eps inside the square root, the argument kept and used",
+    misconception="eps outside the square root, missing or ignored",
+    points=2,
+)
+
+
+def _float32(seen):
+    case = seen.case
+    returned = np.asarray(seen.result.output["y"]).dtype
+    if returned != np.float32:
+        return (
+            f"float32 in, {returned} out: for {where(case)} (the module as built, its own "
+            f"weight and bias), the output is {returned}. A float32 input gives a float32 "
+            f"output, as nn.LayerNorm's does: make the parameters as torch makes them by "
+            f"default, and compute in the input's dtype."
+        )
+    return None  # the numbers are the other cells' (here the module's own start is used)
+
+
+FLOAT32 = check_spec(
+    "float32",
+    CLASS,
+    each_case(output, _float32),
+    "float32 in, float32 out",
+    misconception="a float32 input gives another dtype",
+    points=1,
+)
+
+
+# what the grader's tripwire and the probe's look below Python report that ps8 counts as
+# reuse: normlab, and torch's normalizations (not the probe's own backward call)
+_NOT_REUSE = ("torch.Tensor.backward", "torch.autograd.")
+
+
+def _read_reuse(case, result):
+    """Reader: the library normalizations the forward probe reached by any route, first (even
+    when it then fails), then the output."""
+    calls = [c for c in result.reference_calls if not c.startswith(_NOT_REUSE)]
+    found = result.output if isinstance(result.output, dict) else {}
+    kernels = found.get("kernels", ())
+    kernels = [k for k in kernels if isinstance(k, str)] if isinstance(kernels, tuple) else []
+    hits = calls + [k for k in kernels if k not in calls]
+    if not hits:
+        return output(case, result)
+    if TRIPWIRE_REMOVED in hits:  # the message every reuse cell gives
+        return None, reuse_message("your module", hits, "a library normalization")
+    return None, Message(
+        f"{REUSE} for {where(case)}, your module's forward reached {hits[0]}, a "
+        f"library normalization (torch's, or normlab's): build the forward from torch's "
+        f"elementwise operations and reductions.",
+        cause=hits[0],
+    )
+
+
+REFERENCE_REUSE = check_spec(
+    "reference_reuse",
+    CLASS,
+    each_case(_read_reuse),
+    "written from torch primitives: no library normalization reached",
+    misconception="a library normalization called",
+    points=2,
+    voids=True,
+)
+
+
+DETACHED_WORDS = {
+    ("mean", "var"): "the mean and the variance",
+    ("mean",): "the mean",
+    ("var",): "the variance",
+}
+
+
+def _close(got: np.ndarray, want: np.ndarray) -> bool:
+    return got.size == want.size and near(got.reshape(want.shape), want, 1e-6, 1e-9)
+
+
+def _expected(seen, member=None, **extra) -> dict:
+    """The oracle's output and gradients for the case, for `member` (None: nn.LayerNorm's)."""
+    case = seen.case
+    shape, x, weight, bias, dy = case.args
+    options = {**member_options(member), **extra}
+    return seen.oracle.torch_layer_norm(
+        x, shape, weight, bias, eps=case.meta["eps"], dy=dy, **options
+    )
+
+
+def _gradient_questions(case) -> list:
+    """The family on the case's x, and the gradients of any member the module may compute,
+    with and without each statistic cut (which is asked depends on the module's output)."""
+    shape, x, weight, bias, dy = case.args
+    eps = case.meta["eps"]
+    return [
+        *formula_questions(case),
+        *(
+            ASK.torch_layer_norm(
+                x, shape, weight, bias, eps=eps, dy=dy, **member_options(member), **cut
+            )
+            for member in (None, *formulas.members(np.ndim(x)))
+            for cut in ({}, *({"detach": detach} for detach in DETACHED_WORDS))
+        ),
+    ]
+
+
+def _candidates(seen) -> list:
+    """The members the output matches, the closest to LayerNorm first ([None]: none): a
+    gradient is judged against the forward pass the module computes."""
+    matches = members(seen, seen.value["y"])
+    axes, eps = trailing_axes(seen.case), seen.case.meta["eps"]
+    return sorted(matches, key=lambda v: len(wrong_choices(v, axes, True, eps))) or [None]
+
+
+def _read_backward(case, result):
+    """Reader: the forward probe's findings (`output`), or why backward from its output failed."""
+    found, problem = output(case, result)
+    if found and found.get("backward_error"):
+        return None, (
+            f"Gradients: for {where(case)}, backward from your output fails "
+            f"({found['backward_error']}): the output must stay in torch's graph (no NumPy "
+            f"round trip, no torch.no_grad())."
+        )
+    return found, problem
+
+
+def _dx(seen):
+    case = seen.case
+    dx = float_array(seen.value.get("dx"))
+    if dx is None:
+        return (
+            f"Gradients: for {where(case)}, x received no gradient: your output does not reach "
+            f"x through torch's graph."
+        )
+    candidates = _candidates(seen)
+    if any(_close(dx, _expected(seen, member)["dx"]) for member in candidates):
+        return None
+    for detach in DETACHED_WORDS:
+        if _close(dx, _expected(seen, candidates[0], detach=detach)["dx"]):
+            return (
+                f"Statistics out of the graph: for {where(case)}, the gradient of x is what it "
+                f"would be with {DETACHED_WORDS[detach]} held constant. The output depends on "
+                f"each record's statistics, so the gradient must flow through them: a "
+                f".detach(), .item(), .data or a NumPy round trip cuts that path."
+            )
+    want = _expected(seen, candidates[0])["dx"]
+    r = tuple(int(i) for i in worst(dx.reshape(want.shape), want, 1e-6, 1e-9))
+    return (
+        f"Gradients: for {where(case)}, the gradient of x is not the one of your own forward "
+        f"pass as nn.LayerNorm's backward computes it (entry {record(r)} is off by "
+        f"{fmt(abs(dx.reshape(want.shape)[r] - want[r]))}): keep every step of the forward "
+        f"in torch's graph, and do not write a backward of your own."
+    )
+
+
+STATS_IN_GRAPH = check_spec(
+    "stats_in_graph",
+    CLASS,
+    each_case(_read_backward, _dx),
+    "the gradient of x flows through the mean and the variance",
+    misconception="the statistics detached from the graph",
+    points=3,
+    questions=_gradient_questions,
+    salt="values",
+)
+
+
+def _parameters(seen):
+    case = seen.case
+    expected = [_expected(seen, member) for member in _candidates(seen)]
+    want = expected[0]
+    for name, key in (("weight", "dweight"), ("bias", "dbias")):
+        got = float_array(seen.value.get(key))
+        if got is None:
+            return (
+                f"Parameter gradients: for {where(case)}, {name}.grad is None after backward: "
+                f"{name} is not in the graph of the output (.data, .detach() or torch.no_grad() "
+                f"around its use cuts it), so an optimizer would never change it."
+            )
+        if not any(_close(got, one[key]) for one in expected):
+            r = tuple(int(i) for i in worst(got.reshape(want[key].shape), want[key], 1e-6, 1e-9))
+            return (
+                f"Parameter gradients: for {where(case)}, {name}.grad is not the gradient of "
+                f"your output with respect to {name} (entry {record(r)} differs): each "
+                f"{name}[k] must enter the output of every record once, as in nn.LayerNorm."
+            )
+    return None
+
+
+PARAMETER_GRADIENTS = check_spec(
+    "parameter_gradients",
+    CLASS,
+    each_case(_read_backward, _parameters),
+    "weight and bias receive their gradients",
+    misconception="the parameters' gradients missing or wrong",
+    points=2,
+    questions=_gradient_questions,
+    salt="values",
+)
 
 
 def _registered(seen):

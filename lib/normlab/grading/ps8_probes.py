@@ -19,6 +19,7 @@ from . import formulas
 from .evidence import affine_rows, failure_of_call, where
 from .normchecks.formula_match import formula_judge
 from .oracle import ASK
+from .spec import check_spec
 from .verdict import CRASHED, NOT_WRITTEN, Verdict
 
 CLASS = "LayerNorm"
@@ -33,16 +34,7 @@ def built(normalized_shape, eps=None, affine=None) -> str:
 
 
 def forward_case(
-    normalized_shape,
-    x,
-    *,
-    weight=None,
-    bias=None,
-    dy=None,
-    eps=None,
-    affine=None,
-    tag: str,
-    **meta,
+    normalized_shape, x, *, weight=None, bias=None, dy=None, eps=None, affine=None, tag: str, **meta
 ) -> Case:
     """A `forward` probe: LayerNorm(normalized_shape[, eps][, elementwise_affine]) on x, with
     weight and bias put in (None: the module's own), backward with dy (None: no backward)."""
@@ -162,16 +154,18 @@ def cells_for(case: Case) -> dict:
     return cells if isinstance(case.args[0], int) else {**cells, "axes": tuple_axes}
 
 
-def reads(choices: set[str], explain):
-    """The judge of a cell that reads `choices` (`formula_match.formula_judge`), with
-    explain(seen, y, closest)."""
-    return formula_judge(
+def choice_spec(grade_id: str, choices: tuple[str, ...], explain, summary: str, **fields):
+    """The cell of the class that reads `choices`, judged by `formula_match.formula_judge` with
+    explain(seen, y, closest); `fields`: as `check_spec`'s (questions: `formula_questions`)."""
+    judge = formula_judge(
         MODULE,
         output,
-        choices,
+        set(choices),
         lambda seen, closest: explain(seen, seen.value["y"], closest),
         lambda case: {c: cell for c, cell in cells_for(case).items() if c not in choices},
     )
+    fields.setdefault("questions", formula_questions)
+    return check_spec(grade_id, CLASS, judge, summary, reads=choices, **fields)
 
 
 def member_options(v: formulas.Formula | None) -> dict:

@@ -25,7 +25,7 @@ from normlab_sandbox.cases import Case
 
 from . import gradients, normchecks
 from .evidence import arrays_output, fmt, near, record, shown_type, where, worst
-from .judges import an_array, each_case, each_pair, returned
+from .judges import an_array, each_case, each_pair, read_all, returned
 from .oracle import ASK, ask
 from .spec import check_spec, registry
 from .verdict import PASSED, Verdict
@@ -63,9 +63,6 @@ def _at(got: np.ndarray, want: np.ndarray) -> str:
     return f"at {record(index)} you returned {fmt(got[index])}, expected {fmt(want[index])}"
 
 
-# --- dyt ------------------------------------------------------------------------------------
-
-
 def _values(seen):
     want = seen.oracle.reference(FORWARD, seen.case.args[0], 1.0)
     if _close(seen.value, want, 1e-4):
@@ -79,12 +76,10 @@ def _values(seen):
 
 def _alpha(cases, results, oracle):
     """Triples on records of one feature: (x, alpha), (alpha x, 1) and (x, 1)."""
-    outputs = {}
-    for case, result in zip(cases, results, strict=True):
-        y, problem = an_array(case, result)
-        if problem:
-            return problem
-        outputs[case.meta["group"], case.tag] = (case, y)
+    ys, problem = read_all(an_array, cases, results)
+    if problem:
+        return problem
+    outputs = {(c.meta["group"], c.tag): (c, y) for c, y in zip(cases, ys, strict=True)}
     for group in sorted({g for g, _ in outputs}):
         case, y = outputs[group, "x_a"]
         inside, plain = outputs[group, "ax_1"][1], outputs[group, "x_1"][1]
@@ -136,9 +131,6 @@ def _gain_and_bias(seen):
         f"Gain and bias: for {where(case)}, dyt(x, alpha, gamma, beta) is not gamma * dyt(x, "
         f"alpha, 1, 0) + beta: {_at(y, want)}; {why}"
     )
-
-
-# --- dyt_backward ---------------------------------------------------------------------------
 
 
 def _parts(case: Case, result):
@@ -369,7 +361,7 @@ CHECKS = registry(
     normchecks.untouched_spec(
         "dyt_input_untouched",
         FORWARD,
-        normchecks.untouched(("x", "alpha", "gamma", "beta")),
+        ("x", "alpha", "gamma", "beta"),
         points=1,
     ),
     normchecks.reuse_spec(
@@ -428,7 +420,7 @@ CHECKS = registry(
     normchecks.untouched_spec(
         "dyt_backward_input_untouched",
         BACKWARD,
-        normchecks.untouched(("dy", "x", "alpha", "gamma")),
+        ("dy", "x", "alpha", "gamma"),
         points=1,
     ),
     gradients.gradient_reuse_spec("dyt_backward_reference_reuse", BACKWARD, points=1, read=_parts),

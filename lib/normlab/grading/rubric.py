@@ -46,17 +46,8 @@ def rows(assignment: str) -> list[Row]:
     for grade_id, spec in specs.items():
         costs = tuple(g for g, reuse in voided_by.items() if reuse == grade_id)
         hidden = (*spec.hidden_by, *([voided_by[grade_id]] if grade_id in voided_by else []))
-        found.append(
-            Row(
-                grade_id,
-                spec.points,
-                spec.summary,
-                spec.misconception,
-                costs,
-                spec.apart_from,
-                hidden,
-            )
-        )
+        said = (spec.points, spec.summary, spec.misconception, costs, spec.apart_from, hidden)
+        found.append(Row(grade_id, *said))
     return found
 
 

@@ -25,7 +25,7 @@ from normlab_sandbox import student_variant
 from . import backing
 from .catalog import CHECKS, cells_of, reuse_cell
 from .checkcell import parse_test_cell
-from .normchecks.reference_reuse import REUSE
+from .normchecks.cells import REUSE
 from .oracle import DeclaredOracle
 from .spec import DEFAULT_SEED, CheckSpec
 from .verdict import NOT_JUDGED, NOT_WRITTEN, Verdict

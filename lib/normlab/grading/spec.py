@@ -81,37 +81,19 @@ class CheckSpec:
 
 
 def check_spec(
-    grade_id: str,
-    targets,
-    judge,
-    summary: str,
-    *,
-    misconception: str,
-    points: float,
-    questions=no_questions,
-    category: str = "",
-    **options,
+    grade_id: str, targets, judge, summary: str, *, category: str = "", **fields
 ) -> CheckSpec:
     """The CheckSpec of a cell; `judge` may return a bare message (`category`'s, by default the
-    grade_id) or None (`judges`); targets: one name or a tuple; `options`: CheckSpec's fields."""
+    grade_id) or None (`judges`); targets: one name or a tuple; `fields`: CheckSpec's others,
+    `misconception` and `points` required."""
     targets = (targets,) if isinstance(targets, str) else tuple(targets)
     category = category or grade_id
 
     def judged(cases, results, oracle) -> Verdict:
         return as_verdict(judge(cases, results, oracle), category)
 
-    options.setdefault("salt", grade_id)
-    return CheckSpec(
-        grade_id,
-        targets,
-        judged,
-        summary,
-        misconception,
-        points,
-        category,
-        questions,
-        **options,
-    )
+    fields.setdefault("salt", grade_id)
+    return CheckSpec(grade_id, targets, judged, summary, category=category, **fields)
 
 
 class Checks(dict):

@@ -6,21 +6,13 @@ import numpy as np
 
 from .evidence import fmt
 from .judges import Seen, read_all, returned
-from .spec import CheckSpec, check_spec, no_questions
+from .spec import CheckSpec, check_spec
 
 
-def value_spec(
-    grade_id: str,
-    targets: tuple[str, ...],
-    rule,
-    summary: str,
-    *,
-    misconception: str,
-    points: float,
-    questions=no_questions,
-) -> CheckSpec:
+def value_spec(grade_id: str, targets: tuple[str, ...], rule, summary: str, **fields) -> CheckSpec:
     """A check that reads `targets` and judges them together: rule(seen) sees them as
-    `seen.value`, a dict name -> value, and the first case as `seen.case`."""
+    `seen.value`, a dict name -> value, and the first case as `seen.case`; `fields`: as
+    `check_spec`'s."""
 
     def judge(cases, results, oracle):
         values, problem = read_all(returned, cases, results)
@@ -29,16 +21,7 @@ def value_spec(
         named = {case.target: value for case, value in zip(cases, values, strict=True)}
         return rule(Seen(cases[0], named, results[0], oracle))
 
-    return check_spec(
-        grade_id,
-        targets,
-        judge,
-        summary,
-        misconception=misconception,
-        points=points,
-        questions=questions,
-        builder=value_spec,
-    )
+    return check_spec(grade_id, targets, judge, summary, builder=value_spec, **fields)
 
 
 def number(name: str, value) -> tuple[float | None, str | None]:

@@ -93,8 +93,7 @@ def call(kind: NormKind, x, *, gamma=None, beta=None, eps=None, tag="", label=""
     if not label:
         dims = f"{x.ndim}-D input of shape {x.shape}" if x.ndim != 1 else f"record of {d}"
         label = f"a {dims}" + (f", eps = {eps:g}" if eps is not None else "")
-        if x.dtype != np.float64:
-            label += f", {x.dtype}"
+        label += f", {x.dtype}" if x.dtype != np.float64 else ""
     meta = {"eps": kind.default_eps if eps is None else float(eps), "eps_passed": eps, **meta}
     return Case(kind.function, "call", args, tag=tag, label=label, meta=meta)
 
