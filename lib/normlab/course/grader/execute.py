@@ -48,8 +48,16 @@ class SandboxExecute(Execute):
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
         coursedir = CourseDirectory(config=self.config)  # the records go under its root
-        # no isolation set: nbgrader's own autograde, e.g. the formgrader's (hub/)
-        isolation = self.isolation or auto_isolation(self.config, coursedir, info["assignment"])
+        # no isolation set: nbgrader's own autograde, e.g. the formgrader's (hub/), gets what
+        # `grade --isolation auto` chooses (strict, or a refusal that says why), for one kernel
+        isolation = self.isolation or iso.choose(
+            "auto",
+            coursedir,
+            iso.exchange_root(self.config),
+            1,
+            iso.Limits(),
+            real_torch=info["assignment"] in REAL_TORCH,
+        )
         timeout = float(self.timeout) if self.timeout else NO_TIMEOUT_CAP_S
         budget = self.notebook_budget or max(BUDGET_CELL_TIMEOUTS * timeout, MIN_BUDGET_S)
         started = time.monotonic()
@@ -63,8 +71,7 @@ class SandboxExecute(Execute):
             lambda: start_kernel(isolation, self.slot, folder, info["student"], variant), timeout
         )
         try:
-            run = NotebookRun(kernel, session, timeout, budget)
-            record = run.run(nb)
+            record = NotebookRun(kernel, session, timeout, budget).run(nb)
         finally:
             kernel.close()
         record.update(
@@ -77,8 +84,9 @@ class SandboxExecute(Execute):
             kernel_cpu_seconds=kernel.cpu_used,
             kernel_peak_mib=None if kernel.peak_memory is None else kernel.peak_memory >> 20,
         )
-        student, notebook = info["student"], info["notebook"]
-        path = notebook_record(coursedir.root, info["assignment"], student, notebook)
+        path = notebook_record(
+            coursedir.root, info["assignment"], info["student"], info["notebook"]
+        )
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(record, indent=1))
         # the formgrader's Autograde shows this line (issue 46): which grader, how isolated
@@ -89,26 +97,10 @@ class SandboxExecute(Execute):
         return nb, resources
 
 
-def auto_isolation(config, coursedir, assignment: str) -> iso.Isolation:
-    """The isolation `python -m normlab.course grade --isolation auto` chooses (strict, or a
-    refusal that says why), for one kernel at a time: what nbgrader's own autograde gets when
-    its config puts this step in place of Execute."""
-    return iso.choose(
-        "auto",
-        coursedir,
-        iso.exchange_root(config),
-        1,
-        iso.Limits(),
-        real_torch=assignment in REAL_TORCH,
-    )
-
-
 def autograde_preprocessors(config) -> list:
     """nbgrader's autograde steps (as configured) with `SandboxExecute` in place of Execute."""
-    section = config["Autograde"] if "Autograde" in config else {}
-    if "autograde_preprocessors" in section:
-        steps = section["autograde_preprocessors"]
-    else:
+    steps = config.Autograde.get("autograde_preprocessors")
+    if steps is None:
         steps = Autograde.class_traits()["autograde_preprocessors"].default()
     names = (Execute, "nbgrader.preprocessors.Execute", "nbgrader.preprocessors.execute.Execute")
     swapped = [SandboxExecute if step in names else step for step in steps]
