@@ -147,9 +147,8 @@ def main(argv=None) -> int:
         from .reports.points import sync_course
 
         app = load_app()
-        coursedir = app.coursedir
-        policy = NormlabGrading(config=app.config).reuse_voids
-        for path in sync_course(Path(coursedir.root) / coursedir.source_directory, policy):
+        source = Path(app.coursedir.root) / app.coursedir.source_directory
+        for path in sync_course(source, NormlabGrading(config=app.config).reuse_voids):
             print(f"points updated: {path}")
         return 0
     if args.command == "variant":
@@ -199,12 +198,11 @@ def main(argv=None) -> int:
         shard=getattr(args, "shard", None),
     )
     part = f" (shard {summary['shard']})" if summary["shard"] else ""
-    failed = len(summary["failed"])
     print(
-        f"{summary['assignment']}{part}: {summary['graded']} graded, {failed} failed, "
-        f"{len(summary['skipped'])} skipped (already autograded; --force regrades) in "
+        f"{summary['assignment']}{part}: {summary['graded']} graded, {len(summary['failed'])} "
+        f"failed, {len(summary['skipped'])} skipped (already autograded; --force regrades) in "
         f"{summary['seconds']:.1f} s with {summary['jobs']} job(s), {summary['isolation']} "
-        f"isolation"
+        "isolation"
     )
     for student in summary["failed"]:
         print(

@@ -164,10 +164,8 @@ def _run_workers(app, config, chosen, assignment, todo, jobs, progress) -> list[
         return []
     context = multiprocessing.get_context("fork")
     tasks, results = context.Queue(), context.Queue()
-    for student in todo:
+    for student in [*todo, *[None] * jobs]:  # then one None per worker: stop
         tasks.put(student)
-    for _ in range(jobs):
-        tasks.put(None)
     workers = [
         context.Process(
             target=worker_main,

@@ -25,22 +25,17 @@ TOTAL = re.compile(r"\((\d+(?:\.\d+)?) points?\)")
 
 
 def _set_heading_total(cell, level: str, total: float) -> None:
-    lines = cell.source.split("\n")
-    for i, line in enumerate(lines):
-        if line.startswith(level + " ") and TOTAL.search(line):
-            lines[i] = TOTAL.sub(f"({points(total)})", line, count=1)
-            break
-    cell.source = "\n".join(lines)
+    """The first total of the first `level` heading line that has one becomes `total`."""
+    heading = re.compile(rf"^({level} .*?){TOTAL.pattern}", re.MULTILINE)
+    cell.source = heading.sub(lambda found: f"{found[1]}({points(total)})", cell.source, count=1)
 
 
 def _heading_level(cell) -> str | None:
-    if cell.cell_type != "markdown":
-        return None
+    """ "#" or "##": a markdown cell that opens with that heading, holding a total."""
     first = cell.source.lstrip().split("\n", 1)[0]
-    for level in ("##", "#"):
-        if first.startswith(level + " ") and TOTAL.search(first):
-            return level
-    return None
+    level = first.split(" ", 1)[0]
+    markdown = cell.cell_type == "markdown"
+    return level if markdown and level in ("#", "##") and TOTAL.search(first) else None
 
 
 SETUP = re.compile(r'use_assignment\("(\w+)"(?:, reuse_voids="\w+")?((?:, student=\w+)?)\)')
