@@ -168,7 +168,7 @@ def main(argv=None) -> int:
         print(write_source(Path(args.out)))
         return 0
     if args.command == "student-bundle":
-        from .download.bundle import write_bundle
+        from .download.source import write_bundle
 
         print(write_bundle(Path(args.downloads)))
         return 0
