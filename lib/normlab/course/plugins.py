@@ -246,12 +246,10 @@ DAY_S = 24 * 3600
 class PercentPerDay(LateSubmissionPlugin):
     """`percent_per_day` of the earned points per started day late, after `grace_minutes`."""
 
-    percent_per_day = Float(10.0, help="Percent of the earned points lost per day late").tag(
-        config=True
+    percent_per_day = Float(
+        10.0, config=True, help="Percent of the earned points lost per day late"
     )
-    grace_minutes = Float(15.0, help="Minutes after the due date that are not late").tag(
-        config=True
-    )
+    grace_minutes = Float(15.0, config=True, help="Minutes after the due date that are not late")
 
     def late_submission_penalty(self, student_id, score, total_seconds_late):
         late = total_seconds_late - 60.0 * self.grace_minutes

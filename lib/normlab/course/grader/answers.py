@@ -42,10 +42,7 @@ class Answers:
 
     def __init__(self) -> None:
         self.case: Case | None = None
-        self.made: dict = {}
-        self.objects: dict[Ref, object] = {}
-        self.calls: list[str] = []
-        self.delegated: list[str] = []
+        self.made, self.objects, self.calls, self.delegated = {}, {}, [], []
 
     def begin_case(self, case: Case) -> None:
         """Make the case's trusted objects (as `run_case` would) and start taking notes."""
