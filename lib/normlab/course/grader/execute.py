@@ -3,10 +3,8 @@
 Everything else in `nbgrader autograde` stays nbgrader's own (restoring locked cells, checksums,
 scoring from the outputs, late penalties); `autograde_preprocessors(config)` swaps this class in
 for `Execute`, keeping any other step an instructor configured. As a subclass of `Execute`,
-`c.Execute.timeout` applies unchanged. Its own options: `notebook_budget` (default: three cell
-timeouts, at least 60 s) and what the grading worker sets (isolation, slot). For
-each notebook it writes a record (`notebook_record`): the isolation, the kernel's replacements
-or death and why, each test cell's status, message and seconds, CPU seconds and peak memory.
+`c.Execute.timeout` applies unchanged; the whole notebook has a budget too (`notebook_budget`).
+Each notebook's run is recorded (`notebook_record`) for the class report.
 """
 
 from __future__ import annotations

@@ -74,9 +74,7 @@ def lms_rows(
     a missing submission already filled as `--missing` says)."""
     names = CANVAS_IDENTITY if layout == "canvas" else MOODLE_IDENTITY
     header = [*names, *assignments]
-    out = []
+    out = [{**identity(layout, row), **{a: row[a] for a in assignments}} for row in table]
     if layout == "canvas":  # the second row of Canvas's own export
-        out.append({**dict.fromkeys(names, ""), "Student": "Points Possible", **maxima})
-    for row in table:
-        out.append({**identity(layout, row), **{a: row[a] for a in assignments}})
+        out.insert(0, {**dict.fromkeys(names, ""), "Student": "Points Possible", **maxima})
     return header, out
