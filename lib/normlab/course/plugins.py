@@ -117,12 +117,9 @@ class CheckNotes(Preprocessor):
 
     @staticmethod
     def _summary(nb) -> str:
-        checks = [c for c in nb.cells if is_check_cell(c)]
-        by_hand = [
-            c
-            for c in nb.cells
-            if (_nbgrader(c).get("grade") or _nbgrader(c).get("task")) and not is_check_cell(c)
-        ]
+        graded = [c for c in nb.cells if _nbgrader(c).get("grade") or _nbgrader(c).get("task")]
+        checks = [c for c in graded if is_check_cell(c)]  # a check cell is a grade cell
+        by_hand = [c for c in graded if not is_check_cell(c)]
         passed = [c for c in checks if c.metadata["feedback"]["mark"] == "✓"]
         earned = sum(float(_nbgrader(c).get("score") or 0.0) for c in checks)
         total = sum(float(_nbgrader(c).get("points") or 0.0) for c in checks)
