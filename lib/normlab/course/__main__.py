@@ -131,11 +131,11 @@ def _parser() -> argparse.ArgumentParser:
     source = commands.add_parser(
         "student-source", help="write the student download's source tree (then python -m build)"
     )
-    source.add_argument("out", metavar="DIR", help="the folder to write (emptied first)")
+    source.add_argument("folder", metavar="DIR", help="the folder to write (emptied first)")
     bundle = commands.add_parser(
         "student-bundle", help="zip the wheel in DIR with the released notebooks and a README"
     )
-    bundle.add_argument("downloads", metavar="DIR", help="the folder holding the wheel")
+    bundle.add_argument("folder", metavar="DIR", help="the folder holding the wheel")
     return parser
 
 
@@ -162,15 +162,11 @@ def main(argv=None) -> int:
             print(f"python -m normlab.course variant: {exc}", file=sys.stderr)
             return 2
         return 0
-    if args.command == "student-source":
-        from .download.source import write_source
+    if args.command in ("student-source", "student-bundle"):
+        from .download import source
 
-        print(write_source(Path(args.out)))
-        return 0
-    if args.command == "student-bundle":
-        from .download.source import write_bundle
-
-        print(write_bundle(Path(args.downloads)))
+        write = source.write_source if args.command == "student-source" else source.write_bundle
+        print(write(Path(args.folder)))
         return 0
     if args.command == "export":
         from .reports.export import write_export
