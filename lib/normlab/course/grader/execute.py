@@ -82,9 +82,8 @@ class SandboxExecute(Execute):
             kernel_cpu_seconds=kernel.cpu_used,
             kernel_peak_mib=None if kernel.peak_memory is None else kernel.peak_memory >> 20,
         )
-        path = notebook_record(
-            coursedir.root, info["assignment"], info["student"], info["notebook"]
-        )
+        student, notebook = info["student"], info["notebook"]
+        path = notebook_record(coursedir.root, info["assignment"], student, notebook)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(record, indent=1))
         # the formgrader's Autograde shows this line (issue 46): which grader, how isolated
