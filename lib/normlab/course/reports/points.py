@@ -31,7 +31,7 @@ def _set_heading_total(cell, level: str, total: float) -> None:
 
 
 def _heading_level(cell) -> str | None:
-    """ "#" or "##": a markdown cell that opens with that heading, holding a total."""
+    """A markdown cell's opening heading level, "#" or "##", when that heading holds a total."""
     first = cell.source.lstrip().split("\n", 1)[0]
     level = first.split(" ", 1)[0]
     markdown = cell.cell_type == "markdown"
