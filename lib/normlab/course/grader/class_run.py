@@ -120,7 +120,7 @@ def grade(
     chosen = iso.choose(
         isolation,
         coursedir,
-        iso.exchange_root(app.config),
+        app.config,
         jobs,
         limits or iso.Limits(),
         uid_base,

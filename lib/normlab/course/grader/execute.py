@@ -51,7 +51,7 @@ class SandboxExecute(Execute):
         isolation = self.isolation or iso.choose(
             "auto",
             coursedir,
-            iso.exchange_root(self.config),
+            self.config,
             1,
             iso.Limits(),
             real_torch=info["assignment"] in REAL_TORCH,
