@@ -115,8 +115,7 @@ def zero_missing(db_url: str, folder: str, assignment: str, student: str) -> lis
         try:
             submission = gb.find_submission(assignment, student)
         except MissingEntry:
-            gb.add_submission(assignment, student)
-            submission = gb.find_submission(assignment, student)
+            submission = gb.add_submission(assignment, student)
         for notebook in submission.notebooks:
             if os.path.exists(os.path.join(folder, f"{notebook.name}.ipynb")):
                 continue
