@@ -19,7 +19,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from normlab.grading import ASSIGNMENTS
 
-from .lms import points
+from .lms import MISSING, lms_rows, points, possible
 
 IDENTITY = ("student_id", "first_name", "last_name", "email")
 
@@ -94,7 +94,6 @@ def write_export(
     """Read the course's gradebook (cwd, its nbgrader_config.py) and write the CSV to `out`:
     this module's columns, or an LMS's (`lms.lms_rows`)."""
     from ..grader.nbgrader_app import load_app, require_gradebook
-    from .lms import MISSING, lms_rows, possible
 
     app = load_app()
     require_gradebook(app.coursedir.db_url)
