@@ -71,10 +71,8 @@ def rows(db_url: str, per_check: bool = False) -> tuple[list[str], list[dict[str
         header += [f"{a}:{gid}" for a in assignments for _, gid in checks.get(a, [])]
         table = []
         for student in sorted(gb.students, key=lambda s: s.id):
-            row = {
-                key: getattr(student, key if key != "student_id" else "id") or ""
-                for key in IDENTITY
-            }
+            # nbgrader's Student.id, first_name, last_name, email
+            row = {key: getattr(student, key.removeprefix("student_")) or "" for key in IDENTITY}
             total = 0.0
             for assignment in assignments:
                 score = after_penalty(gb, assignment, student.id)
