@@ -52,13 +52,8 @@ def possible(db_url: str, assignments: list[str]) -> dict[str, str]:
 def identity(layout: str, row: dict[str, str]) -> dict[str, str]:
     if layout == "canvas":  # `Student`: "Last, First", or the id when the roster gave no name
         name = ", ".join(part for part in (row["last_name"], row["first_name"]) if part)
-        return {
-            "Student": name or row["student_id"],
-            "ID": "",
-            "SIS User ID": "",
-            "SIS Login ID": row["student_id"],
-            "Section": "",
-        }
+        blank = dict.fromkeys(CANVAS_IDENTITY, "")  # ID, SIS User ID and Section stay blank
+        return {**blank, "Student": name or row["student_id"], "SIS Login ID": row["student_id"]}
     return {
         "First name": row["first_name"],
         "Last name": row["last_name"],
