@@ -1,6 +1,6 @@
-"""A grading worker pays nbgrader's per-submission costs once (`nbgrader_costs`) and grades
-as nbgrader does: the parity tests compare whole classes with plain nbgrader; here, the two
-replacements themselves, in a process of their own (they last for the process)."""
+"""A grading worker pays nbgrader's per-submission costs once (`worker.reuse_in_this_process`)
+and grades as nbgrader does: the parity tests compare whole classes with plain nbgrader; here,
+the two replacements themselves, in a process of their own (they last for the process)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ SCRIPT = textwrap.dedent(
     from nbgrader.nbgraderformat import common
     from nbgrader.nbgraderformat.v3 import MetadataValidatorV3
 
-    from normlab.course.grader import nbgrader_costs
+    from normlab.course.grader import worker
 
     BAD = [
         {"grade": True, "solution": False, "schema_version": 3},  # no "locked"
@@ -31,7 +31,7 @@ SCRIPT = textwrap.dedent(
             jsonschema.validate(meta, validator.schema)
         except jsonschema.ValidationError as error:
             before.append((error.message, list(error.path)))
-    nbgrader_costs.reuse_in_this_process()
+    worker.reuse_in_this_process()
     after = []
     for meta in BAD * 2:
         try:

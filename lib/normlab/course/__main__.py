@@ -131,11 +131,11 @@ def _parser() -> argparse.ArgumentParser:
     source = commands.add_parser(
         "student-source", help="write the student download's source tree (then python -m build)"
     )
-    source.add_argument("out", metavar="DIR", help="the folder to write (emptied first)")
+    source.add_argument("folder", metavar="DIR", help="the folder to write (emptied first)")
     bundle = commands.add_parser(
         "student-bundle", help="zip the wheel in DIR with the released notebooks and a README"
     )
-    bundle.add_argument("downloads", metavar="DIR", help="the folder holding the wheel")
+    bundle.add_argument("folder", metavar="DIR", help="the folder holding the wheel")
     return parser
 
 
@@ -147,9 +147,8 @@ def main(argv=None) -> int:
         from .reports.points import sync_course
 
         app = load_app()
-        coursedir = app.coursedir
-        policy = NormlabGrading(config=app.config).reuse_voids
-        for path in sync_course(Path(coursedir.root) / coursedir.source_directory, policy):
+        source = Path(app.coursedir.root) / app.coursedir.source_directory
+        for path in sync_course(source, NormlabGrading(config=app.config).reuse_voids):
             print(f"points updated: {path}")
         return 0
     if args.command == "variant":
@@ -163,15 +162,11 @@ def main(argv=None) -> int:
             print(f"python -m normlab.course variant: {exc}", file=sys.stderr)
             return 2
         return 0
-    if args.command == "student-source":
-        from .download.source import write_source
+    if args.command in ("student-source", "student-bundle"):
+        from .download import source
 
-        print(write_source(Path(args.out)))
-        return 0
-    if args.command == "student-bundle":
-        from .download.bundle import write_bundle
-
-        print(write_bundle(Path(args.downloads)))
+        write = source.write_source if args.command == "student-source" else source.write_bundle
+        print(write(Path(args.folder)))
         return 0
     if args.command == "export":
         from .reports.export import write_export
@@ -199,12 +194,11 @@ def main(argv=None) -> int:
         shard=getattr(args, "shard", None),
     )
     part = f" (shard {summary['shard']})" if summary["shard"] else ""
-    failed = len(summary["failed"])
     print(
-        f"{summary['assignment']}{part}: {summary['graded']} graded, {failed} failed, "
-        f"{len(summary['skipped'])} skipped (already autograded; --force regrades) in "
+        f"{summary['assignment']}{part}: {summary['graded']} graded, {len(summary['failed'])} "
+        f"failed, {len(summary['skipped'])} skipped (already autograded; --force regrades) in "
         f"{summary['seconds']:.1f} s with {summary['jobs']} job(s), {summary['isolation']} "
-        f"isolation"
+        "isolation"
     )
     for student in summary["failed"]:
         print(

@@ -117,12 +117,9 @@ class CheckNotes(Preprocessor):
 
     @staticmethod
     def _summary(nb) -> str:
-        checks = [c for c in nb.cells if is_check_cell(c)]
-        by_hand = [
-            c
-            for c in nb.cells
-            if (_nbgrader(c).get("grade") or _nbgrader(c).get("task")) and not is_check_cell(c)
-        ]
+        graded = [c for c in nb.cells if _nbgrader(c).get("grade") or _nbgrader(c).get("task")]
+        checks = [c for c in graded if is_check_cell(c)]  # a check cell is a grade cell
+        by_hand = [c for c in graded if not is_check_cell(c)]
         passed = [c for c in checks if c.metadata["feedback"]["mark"] == "✓"]
         earned = sum(float(_nbgrader(c).get("score") or 0.0) for c in checks)
         total = sum(float(_nbgrader(c).get("points") or 0.0) for c in checks)
@@ -246,12 +243,10 @@ DAY_S = 24 * 3600
 class PercentPerDay(LateSubmissionPlugin):
     """`percent_per_day` of the earned points per started day late, after `grace_minutes`."""
 
-    percent_per_day = Float(10.0, help="Percent of the earned points lost per day late").tag(
-        config=True
+    percent_per_day = Float(
+        10.0, config=True, help="Percent of the earned points lost per day late"
     )
-    grace_minutes = Float(15.0, help="Minutes after the due date that are not late").tag(
-        config=True
-    )
+    grace_minutes = Float(15.0, config=True, help="Minutes after the due date that are not late")
 
     def late_submission_penalty(self, student_id, score, total_seconds_late):
         late = total_seconds_late - 60.0 * self.grace_minutes

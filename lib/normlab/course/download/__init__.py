@@ -1,3 +1,3 @@
 """The student download: the checks with recorded visible batteries, and no answer inside
-(`source`, `recording`, `bundle`; ARCHITECTURE.md, "The student download").
+(`source`: its tree and its bundle; `recording`; ARCHITECTURE.md, "The student download").
 """

@@ -96,12 +96,8 @@ def _answered(fn, *args) -> object:
 
 def _norm_refs(battery: list) -> list[str]:
     """The trusted LayerNorms a battery's cases hand over (ps6's scripted timer is no norm)."""
-    refs = [
-        value.name
-        for case in battery
-        for value in (*case.args, *case.kwargs.values())
-        if isinstance(value, Ref)
-    ]
+    values = [value for case in battery for value in (*case.args, *case.kwargs.values())]
+    refs = [value.name for value in values if isinstance(value, Ref)]
     return [name for name in refs if not name.startswith(scripted_timer.PREFIX)]
 
 

@@ -28,12 +28,7 @@ from normlab_sandbox.tripwire import delegated, label_for
 # the reference's functions, which a case's call of them gets answered (and noted as reuse)
 ANSWERED = frozenset(n for n in normlab.__all__ if inspect.isfunction(getattr(normlab, n)))
 NUMPY_NOTED = frozenset(["numpy.var", "numpy.std", "numpy.nanvar", "numpy.nanstd"])
-TORCH_NOTED = (
-    "norm",
-    "Norm",
-    "backward",
-    "grad",
-)
+TORCH_NOTED = ("norm", "Norm", "backward", "grad")
 MAX_NOTES = 50
 
 
@@ -47,10 +42,7 @@ class Answers:
 
     def __init__(self) -> None:
         self.case: Case | None = None
-        self.made: dict = {}
-        self.objects: dict[Ref, object] = {}
-        self.calls: list[str] = []
-        self.delegated: list[str] = []
+        self.made, self.objects, self.calls, self.delegated = {}, {}, [], []
 
     def begin_case(self, case: Case) -> None:
         """Make the case's trusted objects (as `run_case` would) and start taking notes."""

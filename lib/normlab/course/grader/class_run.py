@@ -37,17 +37,13 @@ ISOLATION_LINES = {
 }
 
 
-# --- shards: `--shard K/N` ----------------------------------------------------------------
-# A stable K-th of N parts of a class, so N hosts or processes share it. A student belongs to
-# part `sha256(student id) mod N`, whatever the other students are and in whatever order they
-# come, so N graders started with K = 0 .. N-1 (a Slurm job array's `SLURM_ARRAY_TASK_ID`, a
-# Kubernetes indexed Job's `JOB_COMPLETION_INDEX`) grade every submission exactly once between
-# them. K counts from 0, as both schedulers do.
-
-
 @dataclass(frozen=True)
 class Shard:
-    """Part `index` of `count` (0 <= index < count)."""
+    """Part `index` of `count` (0 <= index < count) of a class (`--shard K/N`), so N hosts or
+    processes share it. A student belongs to part `sha256(student id) mod N`, whatever the other
+    students are and in whatever order they come, so N graders started with K = 0 .. N-1 (a Slurm
+    job array's `SLURM_ARRAY_TASK_ID`, a Kubernetes indexed Job's `JOB_COMPLETION_INDEX`) grade
+    every submission exactly once between them. K counts from 0, as both schedulers do."""
 
     index: int
     count: int
@@ -76,22 +72,15 @@ def parse_shard(text: str) -> Shard:
     return Shard(index, count)
 
 
-# --- the run ------------------------------------------------------------------------------
-
-
 def _save_record(path, outcomes: list[dict], meta: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(f"{path}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another shard's grader may be merging too
-        previous = {}
-        if os.path.exists(path):
-            with open(path) as handle:
-                previous = {o["student"]: o for o in json.load(handle).get("students", [])}
-        previous.update({o["student"]: o for o in outcomes})
-        students = sorted(previous.values(), key=lambda o: o["student"])
-        written = f"{path}.{os.getpid()}"
-        with open(written, "w") as handle:
-            json.dump({**meta, "students": students}, handle, indent=1)
+        kept = json.loads(path.read_text()).get("students", []) if path.exists() else []
+        merged = {o["student"]: o for o in [*kept, *outcomes]}  # this run's outcome wins
+        students = sorted(merged.values(), key=lambda o: o["student"])
+        written = path.with_name(f"{path.name}.{os.getpid()}")
+        written.write_text(json.dumps({**meta, "students": students}, indent=1))
         os.replace(written, path)
 
 
@@ -131,7 +120,7 @@ def grade(
     chosen = iso.choose(
         isolation,
         coursedir,
-        iso.exchange_root(app.config),
+        app.config,
         jobs,
         limits or iso.Limits(),
         uid_base,
@@ -164,10 +153,8 @@ def _run_workers(app, config, chosen, assignment, todo, jobs, progress) -> list[
         return []
     context = multiprocessing.get_context("fork")
     tasks, results = context.Queue(), context.Queue()
-    for student in todo:
+    for student in [*todo, *[None] * jobs]:  # then one None per worker: stop
         tasks.put(student)
-    for _ in range(jobs):
-        tasks.put(None)
     workers = [
         context.Process(
             target=worker_main,

@@ -3,10 +3,8 @@
 Everything else in `nbgrader autograde` stays nbgrader's own (restoring locked cells, checksums,
 scoring from the outputs, late penalties); `autograde_preprocessors(config)` swaps this class in
 for `Execute`, keeping any other step an instructor configured. As a subclass of `Execute`,
-`c.Execute.timeout` applies unchanged. Its own options: `notebook_budget` (default: three cell
-timeouts, at least 60 s) and what the grading worker sets (isolation, slot). For
-each notebook it writes a record (`notebook_record`): the isolation, the kernel's replacements
-or death and why, each test cell's status, message and seconds, CPU seconds and peak memory.
+`c.Execute.timeout` applies unchanged; the whole notebook has a budget too (`notebook_budget`).
+Each notebook's run is recorded (`notebook_record`) for the class report.
 """
 
 from __future__ import annotations
@@ -48,8 +46,16 @@ class SandboxExecute(Execute):
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
         coursedir = CourseDirectory(config=self.config)  # the records go under its root
-        # no isolation set: nbgrader's own autograde, e.g. the formgrader's (hub/)
-        isolation = self.isolation or auto_isolation(self.config, coursedir, info["assignment"])
+        # no isolation set: nbgrader's own autograde, e.g. the formgrader's (hub/), gets what
+        # `grade --isolation auto` chooses (strict, or a refusal that says why), for one kernel
+        isolation = self.isolation or iso.choose(
+            "auto",
+            coursedir,
+            self.config,
+            1,
+            iso.Limits(),
+            real_torch=info["assignment"] in REAL_TORCH,
+        )
         timeout = float(self.timeout) if self.timeout else NO_TIMEOUT_CAP_S
         budget = self.notebook_budget or max(BUDGET_CELL_TIMEOUTS * timeout, MIN_BUDGET_S)
         started = time.monotonic()
@@ -63,8 +69,7 @@ class SandboxExecute(Execute):
             lambda: start_kernel(isolation, self.slot, folder, info["student"], variant), timeout
         )
         try:
-            run = NotebookRun(kernel, session, timeout, budget)
-            record = run.run(nb)
+            record = NotebookRun(kernel, session, timeout, budget).run(nb)
         finally:
             kernel.close()
         record.update(
@@ -89,26 +94,10 @@ class SandboxExecute(Execute):
         return nb, resources
 
 
-def auto_isolation(config, coursedir, assignment: str) -> iso.Isolation:
-    """The isolation `python -m normlab.course grade --isolation auto` chooses (strict, or a
-    refusal that says why), for one kernel at a time: what nbgrader's own autograde gets when
-    its config puts this step in place of Execute."""
-    return iso.choose(
-        "auto",
-        coursedir,
-        iso.exchange_root(config),
-        1,
-        iso.Limits(),
-        real_torch=assignment in REAL_TORCH,
-    )
-
-
 def autograde_preprocessors(config) -> list:
     """nbgrader's autograde steps (as configured) with `SandboxExecute` in place of Execute."""
-    section = config["Autograde"] if "Autograde" in config else {}
-    if "autograde_preprocessors" in section:
-        steps = section["autograde_preprocessors"]
-    else:
+    steps = config.Autograde.get("autograde_preprocessors")
+    if steps is None:
         steps = Autograde.class_traits()["autograde_preprocessors"].default()
     names = (Execute, "nbgrader.preprocessors.Execute", "nbgrader.preprocessors.execute.Execute")
     swapped = [SandboxExecute if step in names else step for step in steps]

@@ -124,18 +124,12 @@ def sqlite_path(db_url: str) -> str | None:
     return os.path.abspath(path) if path and path != ":memory:" else None
 
 
-def exchange_root(config) -> str | None:
-    """The configured exchange folder (nbgrader's default exchange), if it exists: hidden
-    from every strict kernel (`course_secrets`)."""
+def course_secrets(coursedir, config) -> list[str]:
+    """The paths a kernel must not see for this course (the course root and every nbgrader
+    folder that lives outside it, the sqlite gradebook, and the exchange folder that `config`
+    gives nbgrader's default exchange, if it exists)."""
     from nbgrader.exchange.default.exchange import Exchange
 
-    root = Exchange(config=config).root
-    return root if root and os.path.isdir(root) else None
-
-
-def course_secrets(coursedir, exchange_root: str | None) -> list[str]:
-    """The paths a kernel must not see for this course (the course root and every nbgrader
-    folder that lives outside it, the sqlite gradebook and the exchange)."""
     paths = [coursedir.root]
     for name in ("source", "release", "submitted", "autograded", "feedback", "solution"):
         folder = getattr(coursedir, f"{name}_directory", None)
@@ -144,8 +138,9 @@ def course_secrets(coursedir, exchange_root: str | None) -> list[str]:
     db = sqlite_path(coursedir.db_url)
     if db:
         paths.append(os.path.dirname(db))
-    if exchange_root:
-        paths.append(exchange_root)
+    exchange = Exchange(config=config).root
+    if exchange and os.path.isdir(exchange):
+        paths.append(exchange)
     return sorted({os.path.realpath(p) for p in paths})
 
 
@@ -165,14 +160,15 @@ def check_uids(uid_base: int, slots: int) -> None:
 def choose(
     mode: str,
     coursedir,
-    exchange_root: str | None,
+    config,
     slots: int,
     limits: Limits,
     uid_base: int = DEFAULT_UID_BASE,
     real_torch: bool = False,
 ) -> Isolation:
-    """The isolation for this run; `mode` is "auto" (= "strict") or "basic"; `real_torch`:
-    the assignment's kernels get the real torch (see the module docstring)."""
+    """The isolation for this run of the course `coursedir` (nbgrader's `config`); `mode` is
+    "auto" (= "strict") or "basic"; `real_torch`: the assignment's kernels get the real torch
+    (see the module docstring)."""
     if mode not in ("auto", "strict", "basic"):
         raise SystemExit(f"unknown isolation {mode!r}: use auto, strict or basic")
     if real_torch and importlib.util.find_spec("torch") is None:
@@ -194,5 +190,5 @@ def choose(
         )
     if os.geteuid() == 0:
         check_uids(uid_base, slots)
-    hide = course_secrets(coursedir, exchange_root)
+    hide = course_secrets(coursedir, config)
     return Isolation("strict", tuple(hide), expose, limits, uid_base, real_torch)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import re
 import shutil
 import signal
 import socket
@@ -91,8 +92,7 @@ def read_files(folder: str) -> list[tuple[str, bytes]]:
     """Every regular file under `folder` as (relative path, content), but notebooks (the
     autograded copy holds the restored hidden tests) and symlinks."""
     files, total = [], 0
-    for root, dirs, names in os.walk(folder, followlinks=False):
-        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
+    for root, _, names in os.walk(folder):  # not into a symlinked folder
         for name in names:
             path = os.path.join(root, name)
             if name.endswith(".ipynb") or os.path.islink(path) or not os.path.isfile(path):
@@ -106,27 +106,21 @@ def read_files(folder: str) -> list[tuple[str, bytes]]:
     return files
 
 
-def cpu_seconds_of(pid: int) -> float | None:
-    """CPU seconds process `pid` and its waited-for children used so far (Linux /proc)."""
+def usage_of(pid: int) -> tuple[float | None, int | None]:
+    """(CPU seconds process `pid` and its waited-for children used so far, the largest
+    resident memory it has held so far in bytes: VmHWM, the kernel's own, bwrap's reaper and
+    its children apart), each None where Linux's /proc does not tell."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks = sum(int(v) for v in fields[11:15])  # utime, stime, cutime, cstime
+        cpu = ticks / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError):
-        return None
-    ticks = sum(int(v) for v in fields[11:15])  # utime, stime, cutime, cstime
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def peak_memory_of(pid: int) -> int | None:
-    """The largest resident memory process `pid` has held so far, bytes (Linux /proc:
-    VmHWM); it is the kernel's own, bwrap's reaper and its children apart."""
+        cpu = None
     try:
-        status = Path(f"/proc/{pid}/status").read_text()
+        peak = re.search(r"^VmHWM:\s*(\d+)", Path(f"/proc/{pid}/status").read_text(), re.M)
     except OSError:
-        return None
-    for line in status.splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    return None
+        peak = None
+    return cpu, int(peak[1]) * 1024 if peak else None
 
 
 def _child(pid: int) -> int | None:
@@ -257,7 +251,7 @@ class Kernel:
         if why is None:  # it stopped by itself: give it a moment to be reaped
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=5.0)
-        self.cpu_used, self.peak_memory = cpu_seconds_of(self.pid), peak_memory_of(self.pid)
+        self.cpu_used, self.peak_memory = usage_of(self.pid)
         self.kill()
         reason = describe_exit(self.proc.wait(), self.via_bwrap, self.cpu_seconds)
         if why:
@@ -275,7 +269,7 @@ class Kernel:
     def close(self) -> None:
         """Ask the kernel to exit (kill it if it does not); remove its private folder."""
         if not self.dead:
-            self.cpu_used, self.peak_memory = cpu_seconds_of(self.pid), peak_memory_of(self.pid)
+            self.cpu_used, self.peak_memory = usage_of(self.pid)
             with contextlib.suppress(OSError):
                 self._send(protocol.Bye())
             with contextlib.suppress(subprocess.TimeoutExpired):

@@ -45,10 +45,6 @@ class Status(str, Enum):
     NOT_RUN = "not run"
 
 
-class CellTimeout(Exception):
-    """The cell used up its timeout before the grader's next step."""
-
-
 class NotRun(Exception):
     """A test cell the grader fails without running it; the message says why, `category` is
     its verdict's."""
@@ -119,8 +115,8 @@ class NotebookRun:
                 test_cell = entry["grade_id"] if test else None
                 request = protocol.RunCell(0, cell.source, test_cell)
                 reply = self.kernel.request(request, deadline - started, self.answers)
-                cell.outputs = out.sanitize(_outputs(reply))
-        except (Interrupted, CellTimeout):
+                cell.outputs = out.sanitize(getattr(reply, "outputs", []))  # none: Failed
+        except Interrupted:
             message = f"the cell ran longer than {self.timeout:g} s and was interrupted"
             if deadline == self.over:
                 message = f"{self._over_budget()}: the cell was interrupted"
@@ -148,15 +144,8 @@ class NotebookRun:
 
     def _note(self, entry: dict, status: Status, category: str, message, started=None) -> None:
         seconds = None if started is None else round(time.monotonic() - started, 3)
-        self.record["cells"].append(
-            {
-                **entry,
-                "status": status,
-                "category": category,
-                "message": message,
-                "seconds": seconds,
-            }
-        )
+        entry.update(status=status, category=category, message=message, seconds=seconds)
+        self.record["cells"].append(entry)
 
     def _over_budget(self) -> str:
         return f"the notebook used up its {self.budget:g} s budget"
@@ -164,7 +153,7 @@ class NotebookRun:
     def _remaining(self, deadline: float) -> float:
         left = deadline - time.monotonic()
         if left <= 0:
-            raise CellTimeout
+            raise Interrupted  # the cell used up its timeout before the grader's next step
         return left
 
     def _check_cell(self, calls: list[CheckCall], deadline: float) -> tuple[list, str]:
@@ -222,18 +211,13 @@ class NotebookRun:
             )
         finally:
             noted, handed_on, probes = self.answers.end_case()
-        shown.extend(out.sanitize(_outputs(reply)))
+        shown.extend(out.sanitize(getattr(reply, "outputs", [])))
         result = out.trusted_result(reply.result if isinstance(reply, protocol.CaseDone) else None)
         calls = result.reference_calls + tuple(c for c in noted if c not in result.reference_calls)
         handed_on = result.delegated + tuple(c for c in handed_on if c not in result.delegated)
         return dataclasses.replace(
             result, reference_calls=calls, delegated=handed_on, probes=probes
         )
-
-
-def _outputs(reply) -> list:
-    """The outputs a reply carries (none for a reply that failed to encode)."""
-    return getattr(reply, "outputs", [])
 
 
 def stall_reason(value: tuple[str, str]) -> tuple[str, str]:

@@ -72,12 +72,9 @@ def column(entry: dict | None) -> str:
 
 def _records(root: str, assignment: str, student: str) -> dict[str, dict]:
     """{grade_id: the grading record's entry} for one student's notebooks."""
-    found: dict[str, dict] = {}
-    for path in sorted(student_records(root, assignment, student).glob("*.json")):
-        for cell in json.loads(path.read_text()).get("cells", []):
-            if cell.get("grade_id"):
-                found[cell["grade_id"]] = cell
-    return found
+    paths = sorted(student_records(root, assignment, student).glob("*.json"))
+    cells = [cell for path in paths for cell in json.loads(path.read_text()).get("cells", [])]
+    return {cell["grade_id"]: cell for cell in cells if cell.get("grade_id")}
 
 
 def class_rows(db_url: str, root: str, assignment: str) -> list[Row]:

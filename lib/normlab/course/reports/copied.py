@@ -25,7 +25,7 @@ from normlab.grading.values import close
 from ..variant import describe
 
 MIN_CELLS = 2  # one matching cell is no evidence: small whole numbers recur across variants
-ARRAY_CALLS = {"array", "asarray"}  # np.array([...]), numpy.asarray((...))
+ARRAY_CALLS = {"np.array", "np.asarray", "numpy.array", "numpy.asarray"}  # of one literal
 OPERATORS = {
     ast.Add: np.add,
     ast.Sub: np.subtract,
@@ -55,16 +55,9 @@ def literal(node: ast.AST):
         return OPERATORS[type(node.op)](literal(node.left), literal(node.right))
     if isinstance(node, ast.List | ast.Tuple):
         return [literal(item) for item in node.elts]
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in ARRAY_CALLS
-        and isinstance(node.func.value, ast.Name)
-        and node.func.value.id in ("np", "numpy")
-        and len(node.args) == 1
-        and not node.keywords
-    ):
-        return literal(node.args[0])
+    if isinstance(node, ast.Call) and ast.unparse(node.func) in ARRAY_CALLS:
+        if len(node.args) == 1 and not node.keywords:
+            return literal(node.args[0])
     raise ValueError(f"not a literal: {ast.dump(node)[:60]}")
 
 
@@ -76,16 +69,12 @@ def typed_values(source: str) -> dict[str, np.ndarray]:
         return {}
     found = {}
     for statement in tree.body:
-        if (
-            isinstance(statement, ast.Assign)
-            and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name)
-        ):
-            name = statement.targets[0].id
-            try:
-                found[name] = np.asarray(literal(statement.value), dtype=np.float64)
-            except (ValueError, TypeError, ArithmeticError):
-                found.pop(name, None)  # computed: the student's own numbers
+        match statement:
+            case ast.Assign(targets=[ast.Name(id=name)], value=value):
+                try:
+                    found[name] = np.asarray(literal(value), dtype=np.float64)
+                except (ValueError, TypeError, ArithmeticError):
+                    found.pop(name, None)  # computed: the student's own numbers
     return found
 
 

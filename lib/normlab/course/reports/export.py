@@ -19,7 +19,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from normlab.grading import ASSIGNMENTS
 
-from .lms import points
+from .lms import MISSING, lms_rows, points, possible
 
 IDENTITY = ("student_id", "first_name", "last_name", "email")
 
@@ -71,10 +71,8 @@ def rows(db_url: str, per_check: bool = False) -> tuple[list[str], list[dict[str
         header += [f"{a}:{gid}" for a in assignments for _, gid in checks.get(a, [])]
         table = []
         for student in sorted(gb.students, key=lambda s: s.id):
-            row = {
-                key: getattr(student, key if key != "student_id" else "id") or ""
-                for key in IDENTITY
-            }
+            # nbgrader's Student.id, first_name, last_name, email
+            row = {key: getattr(student, key.removeprefix("student_")) or "" for key in IDENTITY}
             total = 0.0
             for assignment in assignments:
                 score = after_penalty(gb, assignment, student.id)
@@ -94,7 +92,6 @@ def write_export(
     """Read the course's gradebook (cwd, its nbgrader_config.py) and write the CSV to `out`:
     this module's columns, or an LMS's (`lms.lms_rows`)."""
     from ..grader.nbgrader_app import load_app, require_gradebook
-    from .lms import MISSING, lms_rows, possible
 
     app = load_app()
     require_gradebook(app.coursedir.db_url)

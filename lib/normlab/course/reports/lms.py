@@ -52,13 +52,8 @@ def possible(db_url: str, assignments: list[str]) -> dict[str, str]:
 def identity(layout: str, row: dict[str, str]) -> dict[str, str]:
     if layout == "canvas":  # `Student`: "Last, First", or the id when the roster gave no name
         name = ", ".join(part for part in (row["last_name"], row["first_name"]) if part)
-        return {
-            "Student": name or row["student_id"],
-            "ID": "",
-            "SIS User ID": "",
-            "SIS Login ID": row["student_id"],
-            "Section": "",
-        }
+        blank = dict.fromkeys(CANVAS_IDENTITY, "")  # ID, SIS User ID and Section stay blank
+        return {**blank, "Student": name or row["student_id"], "SIS Login ID": row["student_id"]}
     return {
         "First name": row["first_name"],
         "Last name": row["last_name"],
@@ -74,9 +69,7 @@ def lms_rows(
     a missing submission already filled as `--missing` says)."""
     names = CANVAS_IDENTITY if layout == "canvas" else MOODLE_IDENTITY
     header = [*names, *assignments]
-    out = []
+    out = [{**identity(layout, row), **{a: row[a] for a in assignments}} for row in table]
     if layout == "canvas":  # the second row of Canvas's own export
-        out.append({**dict.fromkeys(names, ""), "Student": "Points Possible", **maxima})
-    for row in table:
-        out.append({**identity(layout, row), **{a: row[a] for a in assignments}})
+        out.insert(0, {**dict.fromkeys(names, ""), "Student": "Points Possible", **maxima})
     return header, out

@@ -25,22 +25,17 @@ TOTAL = re.compile(r"\((\d+(?:\.\d+)?) points?\)")
 
 
 def _set_heading_total(cell, level: str, total: float) -> None:
-    lines = cell.source.split("\n")
-    for i, line in enumerate(lines):
-        if line.startswith(level + " ") and TOTAL.search(line):
-            lines[i] = TOTAL.sub(f"({points(total)})", line, count=1)
-            break
-    cell.source = "\n".join(lines)
+    """The first total of the first `level` heading line that has one becomes `total`."""
+    heading = re.compile(rf"^({level} .*?){TOTAL.pattern}", re.MULTILINE)
+    cell.source = heading.sub(lambda found: f"{found[1]}({points(total)})", cell.source, count=1)
 
 
 def _heading_level(cell) -> str | None:
-    if cell.cell_type != "markdown":
-        return None
+    """A markdown cell's opening heading level, "#" or "##", when that heading holds a total."""
     first = cell.source.lstrip().split("\n", 1)[0]
-    for level in ("##", "#"):
-        if first.startswith(level + " ") and TOTAL.search(first):
-            return level
-    return None
+    level = first.split(" ", 1)[0]
+    markdown = cell.cell_type == "markdown"
+    return level if markdown and level in ("#", "##") and TOTAL.search(first) else None
 
 
 SETUP = re.compile(r'use_assignment\("(\w+)"(?:, reuse_voids="\w+")?((?:, student=\w+)?)\)')
@@ -57,17 +52,15 @@ def sync_notebook(nb, checks: dict, reuse_voids: str = REUSE_VOIDS[0]) -> None:
     and the reuse policy of its setup cell."""
     if reuse_voids not in REUSE_VOIDS:
         raise ValueError(f"reuse_voids must be one of {REUSE_VOIDS}; got {reuse_voids!r}")
-    for cell in nb.cells:
-        if cell.cell_type == "code" and SETUP.search(cell.source):
+    part, title = None, None
+    sums: dict[int, float] = {}
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
             cell.source = SETUP.sub(lambda m: _setup_call(m, reuse_voids), cell.source)
-    for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         spec = checks.get(meta.get("grade_id"))
         if spec is not None and is_check_cell(cell):
             meta["points"] = spec.points
-    part, title = None, None
-    sums: dict[int, float] = {}
-    for index, cell in enumerate(nb.cells):
         level = _heading_level(cell)
         if level == "#":
             title = index
@@ -75,7 +68,6 @@ def sync_notebook(nb, checks: dict, reuse_voids: str = REUSE_VOIDS[0]) -> None:
             part = index
         elif cell.cell_type == "markdown" and cell.source.lstrip().startswith("## "):
             part = None  # a heading without a total ends the part
-        meta = cell.metadata.get("nbgrader", {})
         graded = float(meta.get("points", 0.0)) if meta.get("grade") or meta.get("task") else 0.0
         for holder in (part, title):
             if holder is not None:
