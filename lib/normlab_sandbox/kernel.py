@@ -17,6 +17,7 @@ import resource
 import signal
 import socket
 import sys
+import traceback
 import types
 
 from . import channel, guarded, protocol, standins, wire
@@ -117,30 +118,20 @@ def running_functions(error: BaseException, user_ns: dict, names=()) -> tuple[st
         for name, value in list(user_ns.items())
         if type(value) is types.FunctionType
     }
-    found = []
-    tb = error.__traceback__
-    while tb is not None:
-        name = codes.get(tb.tb_frame.f_code)
-        if name is not None and name not in found:
-            found.append(name)
-        tb = tb.tb_next
+    frames = traceback.walk_tb(error.__traceback__)
+    found = dict.fromkeys(codes[f.f_code] for f, _ in frames if f.f_code in codes)
     return (*found, *(n for n in names if n in user_ns and n not in found))
 
 
-class Stalled:
-    """The notebook's objects the grader stalled, by name, while the name still holds them."""
-
-    def __init__(self) -> None:
-        self.functions: dict[str, tuple[object, object]] = {}
+class Stalled(dict):
+    """The notebook's objects the grader stalled, by name: name -> (object, why)."""
 
     def mark(self, names: dict, user_ns: dict) -> None:
-        for name, why in names.items():
-            if name in user_ns:
-                self.functions[name] = (user_ns[name], why)
+        self.update((n, (user_ns[n], why)) for n, why in names.items() if n in user_ns)
 
     def among(self, names, user_ns: dict) -> dict:
         """{name: why} for those of `names` that still hold a stalled object."""
-        held = {n: self.functions[n] for n in names if n in self.functions}
+        held = {n: self[n] for n in names if n in self}
         return {n: reason for n, (obj, reason) in held.items() if user_ns.get(n) is obj}
 
 

@@ -12,10 +12,10 @@ Standard library, IPython and NumPy only (this runs in the sandbox kernel).
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import subprocess
 import sys
-from contextlib import contextmanager
 
 from IPython.core.displayhook import DisplayHook
 from IPython.core.displaypub import DisplayPublisher
@@ -187,18 +187,14 @@ def make_shell() -> SandboxShell:
     return SandboxShell.instance(config=config)
 
 
-@contextmanager
+@contextlib.contextmanager
 def captured(shell: SandboxShell):
     """While the block runs, what is written to sys.stdout and sys.stderr becomes `stream`
     outputs in `shell.collector`, emptied first; the real streams come back after."""
     shell.collector.reset()
-    saved = sys.stdout, sys.stderr
-    sys.stdout = CapturedStream(shell.collector, "stdout")
-    sys.stderr = CapturedStream(shell.collector, "stderr")
-    try:
+    out, err = CapturedStream(shell.collector, "stdout"), CapturedStream(shell.collector, "stderr")
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         yield
-    finally:
-        sys.stdout, sys.stderr = saved
 
 
 def run_cell(shell: SandboxShell, source: str) -> tuple[list[dict], bool]:

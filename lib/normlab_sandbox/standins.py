@@ -65,7 +65,8 @@ class LibraryFunction(_StandIn):
 
 
 class RefProxy:
-    """A trusted callable handed to the student's code by a check, living in the grader."""
+    """A trusted callable handed to the student's code by a check, living in the grader (which
+    reports the real object's probes: a proxy has none)."""
 
     def __init__(self, ref) -> None:
         self._ref = ref
@@ -77,9 +78,6 @@ class RefProxy:
         name = self._ref.name
         shown = name.rsplit(".", 1)[-1] if name.startswith("scripted_timer.") else "norm_fn"
         return f"<function {shown}>"
-
-    def probes(self):
-        return ()  # the grader reports the real object's probes
 
 
 def resolve(ref, made: dict):
