@@ -22,16 +22,18 @@ from contextlib import contextmanager
 
 from . import protocol, wire
 
+
+class Unavailable(RuntimeError):
+    """A library or trusted function the grading sandbox does not provide (see the message)."""
+
+
 # exceptions the grader may ask the kernel to raise by name; anything else is a RuntimeError
 _RAISABLE = {
     exc.__name__: exc
     for exc in (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, ArithmeticError)
     + (FloatingPointError, OverflowError, NotImplementedError, RuntimeError, AttributeError)
+    + (Unavailable,)
 }
-
-
-class Unavailable(RuntimeError):
-    """A library or trusted function the grading sandbox does not provide (see the message)."""
 
 
 class Interrupts:
@@ -44,12 +46,10 @@ class Interrupts:
         self.pending = False  # a SIGINT arrived while holding
 
     def _on_sigint(self, signum, frame) -> None:
-        if not self.student:
-            return
-        if self.holding:
+        if self.student and self.holding:
             self.pending = True
-            return
-        raise KeyboardInterrupt
+        elif self.student:
+            raise KeyboardInterrupt
 
     def install(self) -> None:
         signal.signal(signal.SIGINT, self._on_sigint)
@@ -78,12 +78,11 @@ class Interrupts:
 
 
 class Channel:
-    """The kernel's end of the socket; `registry` names the dataclasses that may cross."""
+    """The kernel's end of the socket (`protocol.WIRE_TYPES` may cross)."""
 
-    def __init__(self, sock, registry: dict) -> None:
+    def __init__(self, sock) -> None:
         self.sock = sock
         self.reader = wire.FrameReader(sock)
-        self.registry = registry
         self.interrupts = Interrupts()
         self.request = None  # the id of the request being served, on every frame sent
         self.noted: set | None = None  # what was noted in the running case (None: no case)
@@ -97,11 +96,11 @@ class Channel:
                 payload = self.reader.read()
             except (EOFError, OSError, wire.WireError):
                 os._exit(wire.LOST_SYNC)
-            return wire.loads(payload, self.registry)
+            return wire.loads(payload, protocol.WIRE_TYPES)
 
     def send(self, message) -> None:
         """Send `message` (WireError if it does not encode); a send cut halfway exits."""
-        data = wire.frame(wire.dumps(message, self.registry))
+        data = wire.frame(wire.dumps(message, protocol.WIRE_TYPES))
         with self.interrupts.held():
             try:
                 self.sock.sendall(data)
@@ -119,8 +118,6 @@ class Channel:
             os._exit(wire.LOST_SYNC)  # not the answer to this question: out of step
         if answer.error is not None:
             ename, message = answer.error
-            if ename == "Unavailable":
-                raise Unavailable(message)
             raise _RAISABLE.get(ename, RuntimeError)(message)
         return answer.value
 
@@ -135,12 +132,12 @@ class Channel:
 _channel: Channel | None = None  # the kernel's one channel, made by `connect`
 
 
-def connect(sock, registry: dict) -> Channel:
+def connect(sock) -> Channel:
     """Make the kernel's channel on `sock` (once, before any student code runs)."""
     global _channel
     if _channel is not None:
         raise RuntimeError("the kernel already has its channel")
-    _channel = Channel(sock, registry)
+    _channel = Channel(sock)
     return _channel
 
 

@@ -22,7 +22,6 @@ import types
 
 from . import channel, guarded, protocol, standins, wire
 from .guarded import run_case
-from .protocol import WIRE_TYPES
 from .shell import captured, make_shell, run_cell
 
 RLIMITS = {
@@ -210,7 +209,7 @@ def serve(link: channel.Channel, setup: protocol.Setup) -> None:
 
 
 def main() -> None:
-    link = channel.connect(socket.socket(fileno=int(sys.argv[1])), WIRE_TYPES)
+    link = channel.connect(socket.socket(fileno=int(sys.argv[1])))
     link.interrupts.install()
     try:
         setup = set_up(link)

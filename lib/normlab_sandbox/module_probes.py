@@ -204,7 +204,7 @@ def state_dict(cls, normalized_shape, x, weight, bias) -> dict:
             torch.nn.LayerNorm(normalized_shape).load_state_dict(mine.state_dict())
         except (RuntimeError, KeyError, TypeError, ValueError) as exc:
             found["out_error"] = _error(exc)
-        loaded = _build(cls, normalized_shape).to(xt.dtype)  # as `mine`'s, after `_set`
+        loaded = _build(cls, normalized_shape).to(xt.dtype)  # as `mine`'s, after `_set_all`
         try:
             loaded.load_state_dict(theirs.state_dict())
         except (RuntimeError, KeyError, TypeError, ValueError) as exc:

@@ -85,8 +85,7 @@ def label_for(filename: str, name: str) -> str | None:
     for prefix in _NORMLAB_PREFIXES:
         if filename.startswith(prefix):
             relative = filename[len(prefix) :].replace(os.sep, "/")
-            top = relative.split("/", 1)[0]
-            if top in _NORMLAB_EXEMPT:
+            if relative.split("/", 1)[0] in _NORMLAB_EXEMPT:
                 return None
             return f"normlab.{name} (normlab/{relative})"
     for package, table in (("/torch/", _TORCH_PY), ("/numpy/", _NUMPY_PY)):
