@@ -10,8 +10,7 @@ The grader's timeout is a SIGINT. `Interrupts` turns it into a KeyboardInterrupt
 code only, never in the middle of the kernel's own send or receive: there it is held until the
 channel operation is over (Python runs signal handlers in the main thread, whichever thread the
 signal hit). Student code that replaces the handler can cut a frame; the grader then reads a
-frame that fails its checksum and replaces the kernel (`wire.LostSync`). Standard library and
-NumPy only.
+frame that fails its checksum and replaces the kernel (`wire.LostSync`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ It serves the grader's requests (`protocol`) on the socket FD: frames (`wire`), 
 running, which the grader then stalls), pacing and kills (`normlab.course.grader.kernel_process`)
 and replacement (`kernel_session`) are described where they are done. It exits with
 HARNESS_FAILED (70) when its own request loop fails, SETUP_FAILED (71) when it could not set
-itself up, LOST_SYNC (72) when its channel broke. Standard library, IPython and NumPy only.
+itself up, LOST_SYNC (72) when its channel broke.
 """
 
 from __future__ import annotations

@@ -5,8 +5,6 @@ itself (a fresh interpreter per submission, see `normlab.course.grader.kernel_pr
 second process or socket stands between them. Outputs keep their order: stream
 text (consecutive writes to one stream are merged), `execute_result`, `display_data` and
 `error`, each capped in size so a chatty cell cannot flood the grader.
-
-Standard library, IPython and NumPy only (this runs in the sandbox kernel).
 """
 
 from __future__ import annotations

@@ -14,8 +14,6 @@ trusted helpers would be (the grader's side: `normlab.course.grader.answers`).
   first call in a case is noted to the grader (ps6 asks for a variance by hand), with the
   tripwire labels of the functions they wrap.
 - `resolve(ref, made)`: a `RefProxy`, whose calls the grader answers with the real object.
-
-Standard library and NumPy only (this runs in the sandbox kernel).
 """
 
 from __future__ import annotations

@@ -13,8 +13,6 @@ those 12 bytes) and the payload, at most 64 MiB. A `FrameReader` keeps the bytes
 yet complete when a deadline passes, so a timeout never leaves the stream mid-frame; a frame cut
 by its sender and followed by another one fails a CRC, so it is read as `LostSync`, never as a
 garbled length. The protocol on top is `protocol`.
-
-Standard library and NumPy only (this runs in the sandbox kernel too).
 """
 
 from __future__ import annotations
