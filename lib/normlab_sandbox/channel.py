@@ -6,7 +6,7 @@ grader, which answers with its own copy and notes the call itself (so the kernel
 it). A call the grader only needs to hear of (NumPy's variance, `standins`) is a one-way note,
 once per case.
 
-The grader's timeout is a SIGINT. `Interrupts` turns it into a KeyboardInterrupt inside student
+The grader's timeout is a SIGINT. The channel turns it into a KeyboardInterrupt inside student
 code only, never in the middle of the kernel's own send or receive: there it is held until the
 channel operation is over (Python runs signal handlers in the main thread, whichever thread the
 signal hit). Student code that replaces the handler can cut a frame; the grader then reads a
@@ -35,11 +35,17 @@ _RAISABLE = {
 }
 
 
-class Interrupts:
-    """SIGINT as KeyboardInterrupt while student code runs, held during channel operations,
-    dropped at any other time (a timeout that fired just as a reply left)."""
+class Channel:
+    """The kernel's end of the socket (`protocol.WIRE_TYPES` may cross), and its SIGINTs: a
+    KeyboardInterrupt while student code runs, held during channel operations, dropped at any
+    other time (a timeout that fired just as a reply left)."""
 
-    def __init__(self) -> None:
+    def __init__(self, sock) -> None:
+        self.sock = sock
+        self.reader = wire.FrameReader(sock)
+        self.request = None  # the id of the request being served, on every frame sent
+        self.noted: set | None = None  # what was noted in the running case (None: no case)
+        self._asked = 0
         self.student = False  # student code is running
         self.holding = 0  # channel operations in progress
         self.pending = False  # a SIGINT arrived while holding
@@ -75,22 +81,10 @@ class Interrupts:
                 self.pending = False
                 raise KeyboardInterrupt
 
-
-class Channel:
-    """The kernel's end of the socket (`protocol.WIRE_TYPES` may cross)."""
-
-    def __init__(self, sock) -> None:
-        self.sock = sock
-        self.reader = wire.FrameReader(sock)
-        self.interrupts = Interrupts()
-        self.request = None  # the id of the request being served, on every frame sent
-        self.noted: set | None = None  # what was noted in the running case (None: no case)
-        self._asked = 0
-
     def receive(self):
         """The grader's next message; a broken channel exits (`LOST_SYNC`), a whole frame that
         does not decode raises (the notebook broke the kernel's harness)."""
-        with self.interrupts.held():
+        with self.held():
             try:
                 payload = self.reader.read()
             except (EOFError, OSError, wire.WireError):
@@ -100,7 +94,7 @@ class Channel:
     def send(self, message) -> None:
         """Send `message` (WireError if it does not encode); a send cut halfway exits."""
         data = wire.frame(wire.dumps(message, protocol.WIRE_TYPES))
-        with self.interrupts.held():
+        with self.held():
             try:
                 self.sock.sendall(data)
             except BaseException:  # noqa: BLE001 (even a KeyboardInterrupt: the frame is cut)
@@ -109,7 +103,7 @@ class Channel:
     def ask(self, question: type, **fields):
         """Ask the grader a `protocol.QUESTIONS` question; its answer, or raise what it says."""
         self._asked += 1
-        with self.interrupts.held():
+        with self.held():
             self.send(question(id=self.request, seq=self._asked, **fields))
             answer = self.receive()
         asked = (self.request, self._asked)

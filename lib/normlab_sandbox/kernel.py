@@ -3,7 +3,7 @@
     python -I -m normlab_sandbox.kernel FD
 
 It serves the grader's requests (`protocol`) on the socket FD: frames (`wire`), interrupts
-(`channel.Interrupts`; an interrupted cell or case answers the notebook's functions that were
+(`channel.Channel`; an interrupted cell or case answers the notebook's functions that were
 running, which the grader then stalls), pacing and kills (`normlab.course.grader.kernel_process`)
 and replacement (`kernel_session`) are described where they are done. It exits with
 HARNESS_FAILED (70) when its own request loop fails, SETUP_FAILED (71) when it could not set
@@ -142,7 +142,7 @@ def _serve_case(shell, link: channel.Channel, request: protocol.RunCase):
     standins.case_owners = guarded.owner_codes(owners)
     link.noted = set()
     try:
-        with captured(shell), link.interrupts.student_code():
+        with captured(shell), link.student_code():
             result = run_case(namespace, case, standins.resolve, owners)
     except KeyboardInterrupt as stopped:
         running = running_functions(stopped, user_ns, [request.case_function()])
@@ -156,7 +156,7 @@ def _serve_case(shell, link: channel.Channel, request: protocol.RunCase):
 def _serve_cell(shell, link: channel.Channel, request: protocol.RunCell):
     standins.test_cell = request.test_cell
     try:
-        with link.interrupts.student_code():
+        with link.student_code():
             outputs, failed = run_cell(shell, request.source)
     finally:
         standins.test_cell = None
@@ -210,7 +210,7 @@ def serve(link: channel.Channel, setup: protocol.Setup) -> None:
 
 def main() -> None:
     link = channel.connect(socket.socket(fileno=int(sys.argv[1])))
-    link.interrupts.install()
+    link.install()
     try:
         setup = set_up(link)
     except Exception as exc:  # noqa: BLE001 (no student code runs in a kernel not set up)
