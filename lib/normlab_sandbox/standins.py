@@ -208,7 +208,7 @@ def _numpy_stand_in(label: str, original):
 
     stand_in.__name__ = stand_in.__qualname__ = original.__name__
     stand_in.__code__ = stand_in.__code__.replace(co_name=original.__name__)  # one per label
-    tripwire.label_as(stand_in.__code__, label)
+    tripwire.LABELLED[stand_in.__code__] = label
     return stand_in
 
 
