@@ -32,9 +32,8 @@ STAND_IN_PACKAGES = ("normlab", "torch")
 
 
 class _StandIn:
-    """A dotted name inside the sandbox; its attributes are stand-ins of the same kind."""
-
-    shown = "a stand-in"
+    """A dotted name inside the sandbox; its attributes are stand-ins of the same kind (each
+    kind says what it is: `shown`)."""
 
     def __init__(self, path: str) -> None:
         self._path = path
