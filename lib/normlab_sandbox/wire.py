@@ -139,7 +139,10 @@ def loads(data: bytes, registry=None):
         tree = json.loads(data)
     except (ValueError, RecursionError) as exc:
         raise WireError(f"a reply that is not valid JSON: {exc}") from None
-    return _decode(tree, registry or {}, 0)
+    try:
+        return _decode(tree, registry or {}, 0)
+    except (ValueError, TypeError) as exc:  # bytes not in base64, an unhashable dict key...
+        raise WireError(f"a value that does not decode: {type(exc).__name__}: {exc}") from None
 
 
 def _array_to_text(arr: np.ndarray) -> str:
