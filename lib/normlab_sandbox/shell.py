@@ -35,17 +35,12 @@ class Collector:
         self.items: list[dict] = []
         self.budget = MAX_TEXT
 
-    def _spend(self, text: str) -> str:
-        if self.budget <= 0:
-            return ""
+    def stream(self, name: str, text: str) -> None:
+        if self.budget <= 0 or not text:
+            return
         kept = text[: self.budget]
         self.budget -= len(text)
-        return kept if self.budget > 0 else kept + TRUNCATED
-
-    def stream(self, name: str, text: str) -> None:
-        text = self._spend(text)
-        if not text:
-            return
+        text = kept if self.budget > 0 else kept + TRUNCATED
         last = self.items[-1] if self.items else None
         if last and last["output_type"] == "stream" and last["name"] == name:
             last["text"] += text

@@ -159,14 +159,6 @@ def _array_from_text(text: str) -> np.ndarray:
         raise WireError(f"an array that does not decode: {type(exc).__name__}: {exc}") from None
 
 
-def _short_repr(value) -> str:
-    try:
-        text = repr(value)
-    except Exception as exc:  # noqa: BLE001 (a repr that raises is still reported)
-        text = f"<repr failed: {type(exc).__name__}>"
-    return text[:MAX_REPR]
-
-
 def _encode(value, registry: dict, depth: int):
     if depth > MAX_DEPTH:
         raise WireError(f"a value nested deeper than {MAX_DEPTH} levels")
@@ -206,7 +198,11 @@ def _encode(value, registry: dict, depth: int):
 
 
 def _opaque(value):
-    return {"$": "opaque", "v": [type(value).__name__, _short_repr(value)]}
+    try:
+        text = repr(value)
+    except Exception as exc:  # noqa: BLE001 (a repr that raises is still reported)
+        text = f"<repr failed: {type(exc).__name__}>"
+    return {"$": "opaque", "v": [type(value).__name__, text[:MAX_REPR]]}
 
 
 def _decode(tree, registry: dict, depth: int):
