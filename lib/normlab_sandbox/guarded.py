@@ -41,10 +41,8 @@ def _plain(obj):
         names = ", ".join(name for _, name in pairs)
         return tuple(value for value, _ in pairs), f"{_type_name(obj)}({names})"
     if hasattr(obj, "__array__"):
-        try:
+        with contextlib.suppress(Exception):  # an array-like that will not convert: its name
             return np.array(obj), _type_name(obj)
-        except Exception:  # noqa: BLE001 - an array-like that will not convert: keep its name
-            pass
     return None, _type_name(obj)
 
 
