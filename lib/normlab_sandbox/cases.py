@@ -85,10 +85,7 @@ class Result:
     probes: tuple[tuple[str, object], ...] = ()
 
     def probe(self, name: str, default=None):
-        for key, value in self.probes:
-            if key == name:
-                return value
-        return default
+        return next((value for key, value in self.probes if key == name), default)
 
 
 # the dataclasses the wire between grader and sandbox kernel rebuilds (see wire.py)

@@ -6,12 +6,11 @@ grader, which answers with its own copy and notes the call itself (so the kernel
 it). A call the grader only needs to hear of (NumPy's variance, `standins`) is a one-way note,
 once per case.
 
-The grader's timeout is a SIGINT. `Interrupts` turns it into a KeyboardInterrupt inside student
+The grader's timeout is a SIGINT. The channel turns it into a KeyboardInterrupt inside student
 code only, never in the middle of the kernel's own send or receive: there it is held until the
 channel operation is over (Python runs signal handlers in the main thread, whichever thread the
 signal hit). Student code that replaces the handler can cut a frame; the grader then reads a
-frame that fails its checksum and replaces the kernel (`wire.LostSync`). Standard library and
-NumPy only.
+frame that fails its checksum and replaces the kernel (`wire.LostSync`).
 """
 
 from __future__ import annotations
@@ -22,34 +21,40 @@ from contextlib import contextmanager
 
 from . import protocol, wire
 
-# exceptions the grader may ask the kernel to raise by name; anything else is a RuntimeError
-_RAISABLE = {
-    exc.__name__: exc
-    for exc in (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, ArithmeticError)
-    + (FloatingPointError, OverflowError, NotImplementedError, RuntimeError, AttributeError)
-}
-
 
 class Unavailable(RuntimeError):
     """A library or trusted function the grading sandbox does not provide (see the message)."""
 
 
-class Interrupts:
-    """SIGINT as KeyboardInterrupt while student code runs, held during channel operations,
-    dropped at any other time (a timeout that fired just as a reply left)."""
+# exceptions the grader may ask the kernel to raise by name; anything else is a RuntimeError
+_RAISABLE = {
+    exc.__name__: exc
+    for exc in (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, ArithmeticError)
+    + (FloatingPointError, OverflowError, NotImplementedError, RuntimeError, AttributeError)
+    + (Unavailable,)
+}
 
-    def __init__(self) -> None:
+
+class Channel:
+    """The kernel's end of the socket (`protocol.WIRE_TYPES` may cross), and its SIGINTs: a
+    KeyboardInterrupt while student code runs, held during channel operations, dropped at any
+    other time (a timeout that fired just as a reply left)."""
+
+    def __init__(self, sock) -> None:
+        self.sock = sock
+        self.reader = wire.FrameReader(sock)
+        self.request = None  # the id of the request being served, on every frame sent
+        self.noted: set | None = None  # what was noted in the running case (None: no case)
+        self._asked = 0
         self.student = False  # student code is running
         self.holding = 0  # channel operations in progress
         self.pending = False  # a SIGINT arrived while holding
 
     def _on_sigint(self, signum, frame) -> None:
-        if not self.student:
-            return
-        if self.holding:
+        if self.student and self.holding:
             self.pending = True
-            return
-        raise KeyboardInterrupt
+        elif self.student:
+            raise KeyboardInterrupt
 
     def install(self) -> None:
         signal.signal(signal.SIGINT, self._on_sigint)
@@ -76,33 +81,20 @@ class Interrupts:
                 self.pending = False
                 raise KeyboardInterrupt
 
-
-class Channel:
-    """The kernel's end of the socket; `registry` names the dataclasses that may cross."""
-
-    def __init__(self, sock, registry: dict) -> None:
-        self.sock = sock
-        self.reader = wire.FrameReader(sock)
-        self.registry = registry
-        self.interrupts = Interrupts()
-        self.request = None  # the id of the request being served, on every frame sent
-        self.noted: set | None = None  # what was noted in the running case (None: no case)
-        self._asked = 0
-
     def receive(self):
         """The grader's next message; a broken channel exits (`LOST_SYNC`), a whole frame that
         does not decode raises (the notebook broke the kernel's harness)."""
-        with self.interrupts.held():
+        with self.held():
             try:
                 payload = self.reader.read()
             except (EOFError, OSError, wire.WireError):
                 os._exit(wire.LOST_SYNC)
-            return wire.loads(payload, self.registry)
+            return wire.loads(payload, protocol.WIRE_TYPES)
 
     def send(self, message) -> None:
         """Send `message` (WireError if it does not encode); a send cut halfway exits."""
-        data = wire.frame(wire.dumps(message, self.registry))
-        with self.interrupts.held():
+        data = wire.frame(wire.dumps(message, protocol.WIRE_TYPES))
+        with self.held():
             try:
                 self.sock.sendall(data)
             except BaseException:  # noqa: BLE001 (even a KeyboardInterrupt: the frame is cut)
@@ -111,7 +103,7 @@ class Channel:
     def ask(self, question: type, **fields):
         """Ask the grader a `protocol.QUESTIONS` question; its answer, or raise what it says."""
         self._asked += 1
-        with self.interrupts.held():
+        with self.held():
             self.send(question(id=self.request, seq=self._asked, **fields))
             answer = self.receive()
         asked = (self.request, self._asked)
@@ -119,8 +111,6 @@ class Channel:
             os._exit(wire.LOST_SYNC)  # not the answer to this question: out of step
         if answer.error is not None:
             ename, message = answer.error
-            if ename == "Unavailable":
-                raise Unavailable(message)
             raise _RAISABLE.get(ename, RuntimeError)(message)
         return answer.value
 
@@ -135,12 +125,12 @@ class Channel:
 _channel: Channel | None = None  # the kernel's one channel, made by `connect`
 
 
-def connect(sock, registry: dict) -> Channel:
+def connect(sock) -> Channel:
     """Make the kernel's channel on `sock` (once, before any student code runs)."""
     global _channel
     if _channel is not None:
         raise RuntimeError("the kernel already has its channel")
-    _channel = Channel(sock, registry)
+    _channel = Channel(sock)
     return _channel
 
 

@@ -41,10 +41,8 @@ def _plain(obj):
         names = ", ".join(name for _, name in pairs)
         return tuple(value for value, _ in pairs), f"{_type_name(obj)}({names})"
     if hasattr(obj, "__array__"):
-        try:
+        with contextlib.suppress(Exception):  # an array-like that will not convert: its name
             return np.array(obj), _type_name(obj)
-        except Exception:  # noqa: BLE001 - an array-like that will not convert: keep its name
-            pass
     return None, _type_name(obj)
 
 
@@ -89,8 +87,8 @@ def run_case(namespace: dict, case: Case, resolve, owners: dict | None = None) -
     refs: dict = {}
     args = tuple(_resolve(a, refs, resolve) for a in case.args)
     kwargs = {k: _resolve(v, refs, resolve) for k, v in case.kwargs.items()}
-    pristine = {i: a.copy() for i, a in enumerate(args) if isinstance(a, np.ndarray)}
-    pristine.update({k: v.copy() for k, v in kwargs.items() if isinstance(v, np.ndarray)})
+    given = {**dict(enumerate(args)), **kwargs}
+    pristine = {key: a.copy() for key, a in given.items() if isinstance(a, np.ndarray)}
 
     tripwire = Tripwire(owner_codes(owners or namespace), case.target)
     output, output_type, error = None, "", None
@@ -110,12 +108,8 @@ def run_case(namespace: dict, case: Case, resolve, owners: dict | None = None) -
         except (Exception, SystemExit) as err:  # noqa: BLE001 - the student's error is the result
             error = (_type_name(err), _message(err))
 
-    modified = []
-    for key, before in pristine.items():
-        after = args[key] if isinstance(key, int) else kwargs[key]
-        same = after.shape == before.shape and np.array_equal(after, before, equal_nan=True)
-        if not same:
-            modified.append(key)
+    # np.array_equal is False for arrays of two shapes (one the call resized in place)
+    modified = [k for k, a in pristine.items() if not np.array_equal(given[k], a, equal_nan=True)]
     return Result(
         output=output,
         output_type=output_type,

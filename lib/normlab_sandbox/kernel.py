@@ -3,11 +3,11 @@
     python -I -m normlab_sandbox.kernel FD
 
 It serves the grader's requests (`protocol`) on the socket FD: frames (`wire`), interrupts
-(`channel.Interrupts`; an interrupted cell or case answers the notebook's functions that were
+(`channel.Channel`; an interrupted cell or case answers the notebook's functions that were
 running, which the grader then stalls), pacing and kills (`normlab.course.grader.kernel_process`)
 and replacement (`kernel_session`) are described where they are done. It exits with
 HARNESS_FAILED (70) when its own request loop fails, SETUP_FAILED (71) when it could not set
-itself up, LOST_SYNC (72) when its channel broke. Standard library, IPython and NumPy only.
+itself up, LOST_SYNC (72) when its channel broke.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import resource
 import signal
 import socket
 import sys
+import traceback
 import types
 
 from . import channel, guarded, protocol, standins, wire
 from .guarded import run_case
-from .protocol import WIRE_TYPES
 from .shell import captured, make_shell, run_cell
 
 RLIMITS = {
@@ -117,30 +117,20 @@ def running_functions(error: BaseException, user_ns: dict, names=()) -> tuple[st
         for name, value in list(user_ns.items())
         if type(value) is types.FunctionType
     }
-    found = []
-    tb = error.__traceback__
-    while tb is not None:
-        name = codes.get(tb.tb_frame.f_code)
-        if name is not None and name not in found:
-            found.append(name)
-        tb = tb.tb_next
+    frames = traceback.walk_tb(error.__traceback__)
+    found = dict.fromkeys(codes[f.f_code] for f, _ in frames if f.f_code in codes)
     return (*found, *(n for n in names if n in user_ns and n not in found))
 
 
-class Stalled:
-    """The notebook's objects the grader stalled, by name, while the name still holds them."""
-
-    def __init__(self) -> None:
-        self.functions: dict[str, tuple[object, object]] = {}
+class Stalled(dict):
+    """The notebook's objects the grader stalled, by name: name -> (object, why)."""
 
     def mark(self, names: dict, user_ns: dict) -> None:
-        for name, why in names.items():
-            if name in user_ns:
-                self.functions[name] = (user_ns[name], why)
+        self.update((n, (user_ns[n], why)) for n, why in names.items() if n in user_ns)
 
     def among(self, names, user_ns: dict) -> dict:
         """{name: why} for those of `names` that still hold a stalled object."""
-        held = {n: self.functions[n] for n in names if n in self.functions}
+        held = {n: self[n] for n in names if n in self}
         return {n: reason for n, (obj, reason) in held.items() if user_ns.get(n) is obj}
 
 
@@ -152,7 +142,7 @@ def _serve_case(shell, link: channel.Channel, request: protocol.RunCase):
     standins.case_owners = guarded.owner_codes(owners)
     link.noted = set()
     try:
-        with captured(shell), link.interrupts.student_code():
+        with captured(shell), link.student_code():
             result = run_case(namespace, case, standins.resolve, owners)
     except KeyboardInterrupt as stopped:
         running = running_functions(stopped, user_ns, [request.case_function()])
@@ -166,7 +156,7 @@ def _serve_case(shell, link: channel.Channel, request: protocol.RunCase):
 def _serve_cell(shell, link: channel.Channel, request: protocol.RunCell):
     standins.test_cell = request.test_cell
     try:
-        with link.interrupts.student_code():
+        with link.student_code():
             outputs, failed = run_cell(shell, request.source)
     finally:
         standins.test_cell = None
@@ -219,8 +209,8 @@ def serve(link: channel.Channel, setup: protocol.Setup) -> None:
 
 
 def main() -> None:
-    link = channel.connect(socket.socket(fileno=int(sys.argv[1])), WIRE_TYPES)
-    link.interrupts.install()
+    link = channel.connect(socket.socket(fileno=int(sys.argv[1])))
+    link.install()
     try:
         setup = set_up(link)
     except Exception as exc:  # noqa: BLE001 (no student code runs in a kernel not set up)

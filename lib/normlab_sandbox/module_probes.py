@@ -55,29 +55,22 @@ def held(module, name: str) -> str:
     return "tensor" if isinstance(value, torch.Tensor) else type(value).__name__
 
 
-def _set(module, name: str, value) -> str | None:
-    """Put `value` into `module.<name>` through `.data`; what stops it, in words (a finding,
-    not an exception: it is not the student's code that failed)."""
-    tensor = getattr(module, name, None)
-    if not isinstance(tensor, torch.Tensor):
-        return f"LayerNorm's {name} is {held(module, name)}, not a tensor of normalized_shape"
-    new = torch.as_tensor(np.asarray(value))
-    if tensor.numel() != new.numel():
-        return (
-            f"LayerNorm's {name} has shape {tuple(tensor.shape)}, not normalized_shape "
-            f"{tuple(new.shape)}"
-        )
-    tensor.data = new.reshape(tensor.shape)
-    return None
-
-
 def _set_all(module, weight, bias) -> dict | None:
-    """`_set` weight and bias (each unless None); the finding {"unset": why} if one cannot be."""
+    """Put weight and bias (each unless None) into the module through `.data`; the finding
+    {"unset": why} if one cannot be (not an exception: it is not the student's code that
+    failed)."""
     for name, value in (("weight", weight), ("bias", bias)):
-        if value is not None:
-            why = _set(module, name, value)
-            if why:
-                return {"unset": why}
+        if value is None:
+            continue
+        tensor = getattr(module, name, None)
+        if not isinstance(tensor, torch.Tensor):
+            why = f"is {held(module, name)}, not a tensor of normalized_shape"
+            return {"unset": f"LayerNorm's {name} {why}"}
+        new = torch.as_tensor(np.asarray(value))
+        if tensor.numel() != new.numel():
+            why = f"has shape {tuple(tensor.shape)}, not normalized_shape {tuple(new.shape)}"
+            return {"unset": f"LayerNorm's {name} {why}"}
+        tensor.data = new.reshape(tensor.shape)
     return None
 
 
@@ -145,12 +138,11 @@ def forward_pass(
 ) -> dict:
     """One module's output on x, the normalization kernels it reached (`tripwire`), and with
     `dy` the gradients of x, weight and bias; weight and bias None: the module's own."""
-    stub = _stub(cls, normalized_shape, elementwise_affine)
-    if stub:  # before weight and bias are put in: a stub's __init__ made none
+    # before weight and bias are put in: a stub's __init__ made none
+    if stub := _stub(cls, normalized_shape, elementwise_affine):
         return stub
     module = _build(cls, normalized_shape, eps, elementwise_affine)
-    unset = _set_all(module, weight, bias)
-    if unset:
+    if unset := _set_all(module, weight, bias):
         return unset
     xt = torch.tensor(np.asarray(x), requires_grad=dy is not None)
     with _NormKernels() as kernels:
@@ -171,8 +163,7 @@ def forward_pass(
 def parameters(cls, normalized_shape, elementwise_affine=None) -> dict:
     """A fresh module's parameters ((name, shape, requires_grad), ...), buffers ((name, shape),
     ...), state_dict {key: array}, and what its weight and bias are (`held`)."""
-    stub = _stub(cls, normalized_shape, elementwise_affine)
-    if stub:
+    if stub := _stub(cls, normalized_shape, elementwise_affine):
         return stub
     module = _build(cls, normalized_shape, None, elementwise_affine)
     return {
@@ -200,12 +191,10 @@ def state_dict(cls, normalized_shape, x, weight, bias) -> dict:
     xt = torch.tensor(np.asarray(x))
     theirs = torch.nn.LayerNorm(normalized_shape, dtype=xt.dtype)
     _set_all(theirs, weight, bias)
-    stub = _stub(cls, normalized_shape)
-    if stub:
+    if stub := _stub(cls, normalized_shape):
         return stub
     mine = _build(cls, normalized_shape)
-    unset = _set_all(mine, weight, bias)
-    if unset:
+    if unset := _set_all(mine, weight, bias):
         return unset
     found = {"weight": held(mine, "weight"), "bias": held(mine, "bias"), "out_error": None}
     with torch.no_grad():
@@ -215,7 +204,7 @@ def state_dict(cls, normalized_shape, x, weight, bias) -> dict:
             torch.nn.LayerNorm(normalized_shape).load_state_dict(mine.state_dict())
         except (RuntimeError, KeyError, TypeError, ValueError) as exc:
             found["out_error"] = _error(exc)
-        loaded = _build(cls, normalized_shape).to(xt.dtype)  # as `mine`'s, after `_set`
+        loaded = _build(cls, normalized_shape).to(xt.dtype)  # as `mine`'s, after `_set_all`
         try:
             loaded.load_state_dict(theirs.state_dict())
         except (RuntimeError, KeyError, TypeError, ValueError) as exc:
@@ -229,8 +218,7 @@ def training(cls, **run) -> dict:
     """`spirals.train_losses(cls, **run)`, and a fresh module's weight and bias (arrays, or
     None where the module has none) and what they are (`held`)."""
     width = run.get("width", spirals.RUN["width"])
-    stub = _stub(cls, width)
-    if stub:
+    if stub := _stub(cls, width):
         return stub
     fresh = _build(cls, width)  # as the network builds it
     losses = spirals.train_losses(cls, **run)

@@ -24,7 +24,7 @@ Questions, kernel -> grader, while a case runs: the student's code reached what 
 the grader (`channel`, `standins`): AskLibrary (a normlab function, called inside `owner`),
 AskRef (a trusted callable the check handed over), AskTorch (torch, in a kernel without it).
 Each gets an Answer(id, seq, value, error) before the reply; a Note (NumPy's variance) needs
-none. Standard library only (this runs in the sandbox kernel too).
+none.
 """
 
 from __future__ import annotations

@@ -5,17 +5,15 @@ itself (a fresh interpreter per submission, see `normlab.course.grader.kernel_pr
 second process or socket stands between them. Outputs keep their order: stream
 text (consecutive writes to one stream are merged), `execute_result`, `display_data` and
 `error`, each capped in size so a chatty cell cannot flood the grader.
-
-Standard library, IPython and NumPy only (this runs in the sandbox kernel).
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import subprocess
 import sys
-from contextlib import contextmanager
 
 from IPython.core.displayhook import DisplayHook
 from IPython.core.displaypub import DisplayPublisher
@@ -37,17 +35,12 @@ class Collector:
         self.items: list[dict] = []
         self.budget = MAX_TEXT
 
-    def _spend(self, text: str) -> str:
-        if self.budget <= 0:
-            return ""
+    def stream(self, name: str, text: str) -> None:
+        if self.budget <= 0 or not text:
+            return
         kept = text[: self.budget]
         self.budget -= len(text)
-        return kept if self.budget > 0 else kept + TRUNCATED
-
-    def stream(self, name: str, text: str) -> None:
-        text = self._spend(text)
-        if not text:
-            return
+        text = kept if self.budget > 0 else kept + TRUNCATED
         last = self.items[-1] if self.items else None
         if last and last["output_type"] == "stream" and last["name"] == name:
             last["text"] += text
@@ -187,18 +180,14 @@ def make_shell() -> SandboxShell:
     return SandboxShell.instance(config=config)
 
 
-@contextmanager
+@contextlib.contextmanager
 def captured(shell: SandboxShell):
     """While the block runs, what is written to sys.stdout and sys.stderr becomes `stream`
     outputs in `shell.collector`, emptied first; the real streams come back after."""
     shell.collector.reset()
-    saved = sys.stdout, sys.stderr
-    sys.stdout = CapturedStream(shell.collector, "stdout")
-    sys.stderr = CapturedStream(shell.collector, "stderr")
-    try:
+    out, err = CapturedStream(shell.collector, "stdout"), CapturedStream(shell.collector, "stderr")
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         yield
-    finally:
-        sys.stdout, sys.stderr = saved
 
 
 def run_cell(shell: SandboxShell, source: str) -> tuple[list[dict], bool]:

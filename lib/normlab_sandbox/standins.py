@@ -14,8 +14,6 @@ trusted helpers would be (the grader's side: `normlab.course.grader.answers`).
   first call in a case is noted to the grader (ps6 asks for a variance by hand), with the
   tripwire labels of the functions they wrap.
 - `resolve(ref, made)`: a `RefProxy`, whose calls the grader answers with the real object.
-
-Standard library and NumPy only (this runs in the sandbox kernel).
 """
 
 from __future__ import annotations
@@ -34,9 +32,8 @@ STAND_IN_PACKAGES = ("normlab", "torch")
 
 
 class _StandIn:
-    """A dotted name inside the sandbox; its attributes are stand-ins of the same kind."""
-
-    shown = "a stand-in"
+    """A dotted name inside the sandbox; its attributes are stand-ins of the same kind (each
+    kind says what it is: `shown`)."""
 
     def __init__(self, path: str) -> None:
         self._path = path
@@ -65,7 +62,8 @@ class LibraryFunction(_StandIn):
 
 
 class RefProxy:
-    """A trusted callable handed to the student's code by a check, living in the grader."""
+    """A trusted callable handed to the student's code by a check, living in the grader (which
+    reports the real object's probes: a proxy has none)."""
 
     def __init__(self, ref) -> None:
         self._ref = ref
@@ -77,9 +75,6 @@ class RefProxy:
         name = self._ref.name
         shown = name.rsplit(".", 1)[-1] if name.startswith("scripted_timer.") else "norm_fn"
         return f"<function {shown}>"
-
-    def probes(self):
-        return ()  # the grader reports the real object's probes
 
 
 def resolve(ref, made: dict):
@@ -126,14 +121,9 @@ def _use_assignment(*args, student: str = "", **kwargs) -> None:
     _variant["claimed"] = str(student).strip()
 
 
-def _my_variant():
-    """The submitter's variant from the grader's setup, shown as a student's kernel shows it."""
-    return student_variant.my_variant(_variant)
-
-
 _GRADING = {
     "use_assignment": _use_assignment,
-    "my_variant": _my_variant,
+    "my_variant": lambda: student_variant.my_variant(_variant),
     "reference_norms": lambda *args, **kwargs: {},
     "summary": lambda *args, **kwargs: None,
     "check": _check,
@@ -217,7 +207,7 @@ def _numpy_stand_in(label: str, original):
 
     stand_in.__name__ = stand_in.__qualname__ = original.__name__
     stand_in.__code__ = stand_in.__code__.replace(co_name=original.__name__)  # one per label
-    tripwire.label_as(stand_in.__code__, label)
+    tripwire.LABELLED[stand_in.__code__] = label
     return stand_in
 
 

@@ -1,7 +1,5 @@
 """What a notebook says of its student's own numbers (a per-student variant, `normlab.grading.
 pools`), in the student's kernel and in the grading sandbox's alike.
-
-Standard library and NumPy only (this runs in the sandbox kernel too).
 """
 
 from __future__ import annotations

@@ -71,12 +71,8 @@ _NUMPY_PY = {
 }
 
 
-_LABELLED: dict[object, str] = {}  # code objects labelled by `label_as`
-
-
-def label_as(code, label: str) -> None:
-    """Label `code` as the library function it stands in for (the sandbox's NumPy stand-ins)."""
-    _LABELLED[code] = label
+# code objects labelled as the library function they stand in for (the sandbox's NumPy stand-ins)
+LABELLED: dict[object, str] = {}
 
 
 def label_for(filename: str, name: str) -> str | None:
@@ -85,8 +81,7 @@ def label_for(filename: str, name: str) -> str | None:
     for prefix in _NORMLAB_PREFIXES:
         if filename.startswith(prefix):
             relative = filename[len(prefix) :].replace(os.sep, "/")
-            top = relative.split("/", 1)[0]
-            if top in _NORMLAB_EXEMPT:
+            if relative.split("/", 1)[0] in _NORMLAB_EXEMPT:
                 return None
             return f"normlab.{name} (normlab/{relative})"
     for package, table in (("/torch/", _TORCH_PY), ("/numpy/", _NUMPY_PY)):
@@ -141,7 +136,7 @@ class Tripwire:
         try:
             return self._labels[code]
         except KeyError:
-            label = _LABELLED.get(code) or label_for(code.co_filename, code.co_name)
+            label = LABELLED.get(code) or label_for(code.co_filename, code.co_name)
             self._labels[code] = label
             return label
 

@@ -13,8 +13,6 @@ those 12 bytes) and the payload, at most 64 MiB. A `FrameReader` keeps the bytes
 yet complete when a deadline passes, so a timeout never leaves the stream mid-frame; a frame cut
 by its sender and followed by another one fails a CRC, so it is read as `LostSync`, never as a
 garbled length. The protocol on top is `protocol`.
-
-Standard library and NumPy only (this runs in the sandbox kernel too).
 """
 
 from __future__ import annotations
@@ -141,7 +139,10 @@ def loads(data: bytes, registry=None):
         tree = json.loads(data)
     except (ValueError, RecursionError) as exc:
         raise WireError(f"a reply that is not valid JSON: {exc}") from None
-    return _decode(tree, registry or {}, 0)
+    try:
+        return _decode(tree, registry or {}, 0)
+    except (ValueError, TypeError) as exc:  # bytes not in base64, an unhashable dict key...
+        raise WireError(f"a value that does not decode: {type(exc).__name__}: {exc}") from None
 
 
 def _array_to_text(arr: np.ndarray) -> str:
@@ -156,14 +157,6 @@ def _array_from_text(text: str) -> np.ndarray:
         return np.load(io.BytesIO(raw), allow_pickle=False)
     except Exception as exc:  # noqa: BLE001 (any malformed array is the sender's fault)
         raise WireError(f"an array that does not decode: {type(exc).__name__}: {exc}") from None
-
-
-def _short_repr(value) -> str:
-    try:
-        text = repr(value)
-    except Exception as exc:  # noqa: BLE001 (a repr that raises is still reported)
-        text = f"<repr failed: {type(exc).__name__}>"
-    return text[:MAX_REPR]
 
 
 def _encode(value, registry: dict, depth: int):
@@ -205,7 +198,11 @@ def _encode(value, registry: dict, depth: int):
 
 
 def _opaque(value):
-    return {"$": "opaque", "v": [type(value).__name__, _short_repr(value)]}
+    try:
+        text = repr(value)
+    except Exception as exc:  # noqa: BLE001 (a repr that raises is still reported)
+        text = f"<repr failed: {type(exc).__name__}>"
+    return {"$": "opaque", "v": [type(value).__name__, text[:MAX_REPR]]}
 
 
 def _decode(tree, registry: dict, depth: int):

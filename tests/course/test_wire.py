@@ -68,6 +68,17 @@ def test_pickles_object_arrays_and_unknown_types_are_refused():
         wire.loads(b"[1.5]")
 
 
+def test_a_malformed_value_is_a_wire_error_never_another_exception():
+    """The grader catches WireError from a kernel's reply: any other exception would escape."""
+    for tree in (
+        {"$": "bytes", "v": "\u00e9"},  # not ASCII
+        {"$": "bytes", "v": "abc"},  # not base64
+        {"$": "dict", "v": [[{"$": "tuple", "v": [{"$": "list", "v": []}]}, 1]]},  # unhashable
+    ):
+        with pytest.raises(wire.WireError):
+            wire.loads(json.dumps(tree).encode())
+
+
 def test_depth_and_size_are_capped():
     deep: list = []
     for _ in range(wire.MAX_DEPTH + 5):
