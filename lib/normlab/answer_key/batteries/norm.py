@@ -144,8 +144,7 @@ def numerics(kind: NormKind, rng, hidden: bool) -> list[Case]:
         far32 = (offset + rng.normal(size=shape)).astype(np.float32)
         far64 = far32.astype(np.float64)  # exactly the same numbers
         label = f"float32 records at offset {offset:g} with spread 1, shape {shape}"
-        cases.append(call(kind, far64, tag="float64", pair=pair, label=label))
-        cases.append(call(kind, far32, tag="float32", pair=pair, label=label))
+        cases += [call(kind, x, tag=x.dtype.name, pair=pair, label=label) for x in (far64, far32)]
     return cases
 
 
