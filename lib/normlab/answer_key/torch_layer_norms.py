@@ -23,7 +23,7 @@ from torch.nn import functional as F
 from normlab_sandbox import spirals
 from normlab_sandbox.module_probes import sizes
 
-from .formula_outputs import scale
+from .formula_outputs import moments, scale
 
 DETACHABLE = ("mean", "var")
 # nn.LayerNorm's choices in the family (`normlab.grading.formulas`), over the trailing axes
@@ -33,14 +33,7 @@ LAYER_NORM = {"center": True, "divisor": "n", "eps_mode": "inside", "fixed_eps":
 def member_output(x, weight, bias, eps, axes, center, divisor, eps_mode, fixed_eps, detach):
     """y = weight * (x - mean) / scale + bias over `axes`, one member of the family
     (`normlab.grading.formulas`), the mean or the variance detached as `detach` says."""
-    n = int(np.prod([x.shape[a] for a in axes]))
-    mean = x.mean(dim=axes, keepdim=True) if center else torch.zeros((), dtype=x.dtype)
-    if "mean" in detach:
-        mean = mean.detach()
-    centred = x - mean
-    m2 = (centred * centred).sum(dim=axes, keepdim=True) / {"n": n, "n-1": n - 1, "1": 1}[divisor]
-    if "var" in detach:
-        m2 = m2.detach()
+    centred, m2 = moments(x, axes, center, divisor, detach)
     y = centred / scale(m2, eps_mode, eps, fixed_eps, torch.sqrt)
     y = y if weight is None else y * weight
     return y if bias is None else y + bias
