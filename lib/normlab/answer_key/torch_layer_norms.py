@@ -99,13 +99,9 @@ class FamilyLayerNorm(nn.Module):
 
 @cache
 def _losses(run: tuple, member: tuple, frozen: bool) -> np.ndarray:
-    if not member and not frozen:
-        norm = nn.LayerNorm
-    else:
-        choices = {"axes": (1,), **LAYER_NORM, **dict(member)}
-        norm = partial(FamilyLayerNorm, member=choices, frozen=frozen)
-
-    losses = spirals.train_losses(norm, **dict(run))  # on one thread
+    choices = {"axes": (1,), **LAYER_NORM, **dict(member)}
+    norm = partial(FamilyLayerNorm, member=choices, frozen=frozen)
+    losses = spirals.train_losses(norm if member or frozen else nn.LayerNorm, **dict(run))
     losses.flags.writeable = False
     return losses
 
