@@ -11,7 +11,7 @@ from normlab_sandbox.cases import Case
 
 from ...grading import normchecks
 from ...grading.normchecks.kind import NormKind, call
-from ..random_inputs import messy
+from ..random_inputs import messy, signed_gain
 
 
 def axis(kind: NormKind, rng, hidden: bool) -> list[Case]:
@@ -87,7 +87,7 @@ def gain_and_bias(kind: NormKind, rng, hidden: bool) -> list[Case]:
     if hidden:
         for shape in [(5, 5), (2, 3, 6)]:
             d = shape[-1]
-            g = rng.uniform(0.5, 3.0, size=d) * rng.choice([-1.0, 1.0], size=d)
+            g = signed_gain(rng, d, high=3.0)
             b = rng.normal(size=d) if kind.has_beta else None
             setups.append((messy(rng, shape), g, b))
     cases = []

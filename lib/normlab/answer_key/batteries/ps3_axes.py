@@ -94,8 +94,8 @@ def _forward(rng, shape, momentum, training, dtype=np.float64, tag="forward"):
 
 
 def _setup(rng, setup, **how):
-    """`_forward` on a setup (shape, momentum[, training[, dtype]]); momentum never 0.5, where
-    both conventions agree."""
+    """`_forward` on a setup (shape, momentum[, training[, dtype[, tag]]]); momentum never 0.5,
+    where both conventions agree."""
     return _forward(rng, *setup, **how)
 
 
@@ -109,11 +109,6 @@ EVAL = (
 )
 
 
-def _one_in_training(rng, hidden: bool) -> list[Case]:
-    setups = [((1, 5), "one"), ((2, 5), "two")] + ([((1, 1, 4), "one")] if hidden else [])
-    return [_forward(rng, shape, 0.1, True, tag=tag) for shape, tag in setups]
-
-
 F64, F32 = np.float64, np.float32
 BATTERIES |= {
     CHECKS.cell.bnf_momentum: each(_setup, *TRAINING, training=True),
@@ -121,7 +116,11 @@ BATTERIES |= {
     CHECKS.cell.bnf_train_population_variance: each(_setup, *TRAINING, training=True),
     CHECKS.cell.bnf_eval_running_stats: each(_setup, *EVAL, training=False),
     CHECKS.cell.bnf_eval_frozen: each(_setup, *EVAL, training=False),
-    CHECKS.cell.bnf_batch_of_one_training: _one_in_training,
+    CHECKS.cell.bnf_batch_of_one_training: each(
+        _setup,
+        [((1, 5), 0.1, True, F64, "one"), ((2, 5), 0.1, True, F64, "two")],
+        [((1, 1, 4), 0.1, True, F64, "one")],
+    ),
     CHECKS.cell.bnf_batch_of_one_eval: each(
         _setup, [((1, 5), 0.1, False)], [((1, 1, 4), 0.1, False), ((1, 3), 0.1, False)], tag="one"
     ),
