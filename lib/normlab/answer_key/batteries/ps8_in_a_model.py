@@ -18,9 +18,9 @@ from .norm import eps_inputs
 
 
 def _plain(normalized_shape):
-    """weight 1 and bias 0 of normalized_shape: the cells that read a choice of the formula
-    put these in, so that neither the module's own start nor its gain matters there."""
-    return np.ones(normalized_shape), np.zeros(normalized_shape)
+    """weight 1 and bias 0 (forward_case's keywords): the cells that read a choice of the
+    formula put these in, so that neither the module's own start nor its gain matters there."""
+    return {"weight": np.ones(normalized_shape), "bias": np.zeros(normalized_shape)}
 
 
 def _forward(rng, shape):
@@ -39,8 +39,7 @@ def _plain_forward(rng, setup, spread, tag: str):
     """A forward of a messy x, setup (normalized_shape, x's shape), weight 1 and bias 0."""
     normalized_shape, shape = setup
     x = messy(rng, shape, spread=spread)
-    weight, bias = _plain(normalized_shape)
-    return forward_case(normalized_shape, x, weight=weight, bias=bias, tag=tag)
+    return forward_case(normalized_shape, x, **_plain(normalized_shape), tag=tag)
 
 
 def _no_affine(rng, setup) -> list:
@@ -54,11 +53,10 @@ def _no_affine(rng, setup) -> list:
 
 
 def _eps_cases(rng, hidden: bool) -> list:
-    cases = []
-    for x, eps in eps_inputs(LAYER_NORM, rng, hidden):
-        weight, bias = _plain(x.shape[-1])
-        cases.append(forward_case(x.shape[-1], x, weight=weight, bias=bias, eps=eps, tag="eps"))
-    return cases
+    return [
+        forward_case(x.shape[-1], x, **_plain(x.shape[-1]), eps=eps, tag="eps")
+        for x, eps in eps_inputs(LAYER_NORM, rng, hidden)
+    ]
 
 
 def _float32(rng, setup):
