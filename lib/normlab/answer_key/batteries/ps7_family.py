@@ -71,14 +71,12 @@ def _gain_pair(rng, setup, pair: int, draw) -> list[Case]:
 
 def _tiny_groups(rng, shape, groups: int) -> np.ndarray:
     """An input whose groups alternate: variance about 1e-6, zero (a constant), ordinary."""
-    n, c = shape[:2]
-    x = messy(rng, shape, spread=(0.5, 5.0)).reshape(n, groups, -1)
-    for index in range(n * groups):
-        i, g = divmod(index, groups)
+    x = messy(rng, shape, spread=(0.5, 5.0)).reshape(shape[0] * groups, -1)  # a group a row
+    for index, group in enumerate(x):
         if index % 3 == 0:
-            x[i, g] = rng.uniform(-5, 5) + 1e-3 * rng.standard_normal(x.shape[-1])
+            group[:] = rng.uniform(-5, 5) + 1e-3 * rng.standard_normal(group.size)
         elif index % 3 == 1:
-            x[i, g] = 3.0
+            group[:] = 3.0
     return x.reshape(shape)
 
 

@@ -33,9 +33,8 @@ def _alpha(rng, hidden: bool) -> list:
     for group, (shape, alpha) in enumerate(setups):
         x = _x(rng, shape) * 2.0
         label = f"records of one feature, shape {shape}"
-        cases.append(call(x, alpha, tag="x_a", label=label, group=group))
-        cases.append(call(alpha * x, 1.0, tag="ax_1", label=label, group=group))
-        cases.append(call(x, 1.0, tag="x_1", label=label, group=group))
+        calls = ((x, alpha, "x_a"), (alpha * x, 1.0, "ax_1"), (x, 1.0, "x_1"))
+        cases += [call(*args, tag=tag, label=label, group=group) for *args, tag in calls]
     return cases
 
 
