@@ -8,6 +8,8 @@ in the hidden one.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from normlab_sandbox.cases import Case, Ref
@@ -58,15 +60,11 @@ def _accepts_cases(rng, hidden: bool) -> list[Case]:
     return [_witness_case(ref, "correct") for ref in ("layer_norm", *more)]
 
 
-def _catch_battery(spec):
-    visible = CATCHES[spec.grade_id][2]
-
-    def make(rng, hidden: bool) -> list[Case]:
-        planted = {ref: "" for ref in visible} | (GRADER_ONLY[spec] if hidden else {})
-        cases = [_witness_case(ref, "planted", words) for ref, words in planted.items()]
-        return [_witness_case("layer_norm", "correct"), *cases]
-
-    return make
+def _catches(spec, rng, hidden: bool) -> list[Case]:
+    """A correct LayerNorm, then the catch cell's planted ones (CATCHES'; GRADER_ONLY's too)."""
+    planted = dict.fromkeys(CATCHES[spec.grade_id][2], "") | (GRADER_ONLY[spec] if hidden else {})
+    cases = [_witness_case(ref, "planted", words) for ref, words in planted.items()]
+    return [_witness_case("layer_norm", "correct"), *cases]
 
 
 def _reuse_cases(rng, hidden: bool) -> list[Case]:
@@ -75,7 +73,7 @@ def _reuse_cases(rng, hidden: bool) -> list[Case]:
 
 BATTERIES = {
     CHECKS.cell.witness_accepts_layer_norm: _accepts_cases,
-    **{CHECKS[grade_id]: _catch_battery(CHECKS[grade_id]) for grade_id in CATCHES},
+    **{CHECKS[grade_id]: partial(_catches, CHECKS[grade_id]) for grade_id in CATCHES},
     CHECKS.cell.witness_reference_reuse: _reuse_cases,
 }
 
