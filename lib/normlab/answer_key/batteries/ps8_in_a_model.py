@@ -64,10 +64,6 @@ def _float32(rng, setup):
     return forward_case(shape, messy(rng, x_shape, spread=(0.5, 5.0)).astype(np.float32), tag="f32")
 
 
-def _reuse_cases(rng, hidden: bool) -> list:
-    return values_cases(rng, hidden)[: 4 if hidden else 2]
-
-
 def _registered(rng, shape):
     return probe_case("parameters", shape, tag="parameters", label=f"a new {built(shape)}")
 
@@ -108,7 +104,7 @@ BATTERIES = {
     ),
     CHECKS.cell.eps_placement: _eps_cases,
     CHECKS.cell.float32: each(_float32, [(8, (3, 8)), ((3, 4), (2, 3, 4))], [(16, (2, 5, 16))]),
-    CHECKS.cell.reference_reuse: _reuse_cases,
+    CHECKS.cell.reference_reuse: each(_forward, [(3, 8), (2, 3, 8)], [(4, 16), (2, 2, 3, 5)]),
     CHECKS.cell.stats_in_graph: values_cases,
     CHECKS.cell.parameter_gradients: values_cases,
     CHECKS.cell.registered: each(_registered, [8, (3, 4)], [16, (2, 3, 5)]),
