@@ -1,14 +1,8 @@
 """torch's LayerNorm and its family, in float64 with autograd: ps8's expectations, through the
-oracle only (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, eqs. 3-4, as `torch.nn.LayerNorm`).
-
-- `layer_norm`: the output and the gradients of x, weight and bias, by
-  `torch.nn.functional.layer_norm` for the right formula, or for another member of the family
-  with the mean or the variance cut from the graph (`detach`);
-- `fresh_state`: a new `nn.LayerNorm`'s state_dict;
-- `training_losses`: ps8's spirals run (`normlab_sandbox.spirals`) with `nn.LayerNorm` or a member
-  in it (`FamilyLayerNorm`; `frozen`: weight and bias never trained), once per process per member.
-
-Everything runs on one thread (restored after), so a grading worker stays on its own CPU.
+oracle only (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, eqs. 3-4, as `torch.nn.LayerNorm`):
+a member's output and gradients (`layer_norm`), a new module's state (`fresh_state`), and the
+spirals run's losses (`training_losses`, once per process per member). Everything runs on one
+thread (restored after), so a grading worker stays on its own CPU.
 """
 
 from __future__ import annotations
