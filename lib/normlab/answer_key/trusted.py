@@ -88,7 +88,7 @@ def resolve(ref: Ref, made: dict):
     if name == "layer_norm_alt":
         return _norm_fn(_layer_norm_alt)
     if name.startswith("red_team."):
-        planted = reference.RED_TEAM.get(name.removeprefix("red_team."))
+        planted = _RED.RED_TEAM.get(name.removeprefix("red_team."))
         if planted is None:
             raise KeyError(f"no red-team implementation named {name!r}")
         return _norm_fn(planted.fn)
