@@ -105,8 +105,6 @@ EVAL = (
     [((5, 4), 0.1), ((2, 3, 3), 0.1)],
     [((4, 4), 0.2), ((2, 2, 2, 5), 0.1), ((7, 3), 0.3)],
 )
-
-
 F64, F32 = np.float64, np.float32
 BATTERIES |= {
     CHECKS.cell.bnf_momentum: each(_setup, *TRAINING, training=True),
