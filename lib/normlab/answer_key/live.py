@@ -1,11 +1,8 @@
 """The answer key's backing (`normlab.grading.backing`): batteries, answers and callables, live.
 
-pyproject.toml registers `LIVE` as the entry point `live` of the group `normlab.grading.backing`:
-`cases` are the batteries (`batteries`), `answer` answers the oracle's questions
-(`normlab.grading.oracle`) from the graders' private reference (`reference`), the family's
-outputs (`formula_outputs`), ps7's wrong implementations and ps8's torch formulas
-(`torch_layer_norms`, imported on the first torch question), and `resolve` gives the trusted
-callables (`trusted`).
+pyproject.toml registers `LIVE` as the entry point `live` of the group `normlab.grading.backing`;
+each of its methods names the module of this package that answers it (the oracle's questions,
+`normlab.grading.oracle`, from the graders' private reference among them).
 """
 
 from __future__ import annotations
