@@ -84,12 +84,10 @@ def gain_and_bias(kind: NormKind, rng, hidden: bool) -> list[Case]:
     gamma = np.array([2.0, 1.0, 1.0, 1.0])
     beta = np.array([0.0, 0.0, 0.0, 0.5]) if kind.has_beta else None
     setups = [(messy(rng, (3, 4)), gamma, beta)]
-    if hidden:
-        for shape in [(5, 5), (2, 3, 6)]:
-            d = shape[-1]
-            g = signed_gain(rng, d, high=3.0)
-            b = rng.normal(size=d) if kind.has_beta else None
-            setups.append((messy(rng, shape), g, b))
+    for shape in [(5, 5), (2, 3, 6)] if hidden else []:
+        g = signed_gain(rng, shape[-1], high=3.0)
+        b = rng.normal(size=shape[-1]) if kind.has_beta else None
+        setups.append((messy(rng, shape), g, b))
     cases = []
     for pair, (x, g, b) in enumerate(setups):
         cases.append(call(kind, x, tag="plain", pair=pair))

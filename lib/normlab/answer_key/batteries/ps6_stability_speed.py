@@ -36,7 +36,7 @@ def _dtype(rng, setup) -> Case:
     return _vcase(messy(rng, shape, spread=(0.5, 5)).astype(dtype), "dtype")
 
 
-def _tcase(durations, *, repeats=None, warmup=None, tag="", **meta) -> Case:
+def _tcase(durations, *, repeats=None, warmup=None, **meta) -> Case:
     given = {k: v for k, v in {"repeats": repeats, "warmup": warmup}.items() if v is not None}
     kwargs = {"clock": Ref("scripted_timer.clock", "t", tuple(durations)), **given}
     shown = {"repeats": 7, "warmup": 2} | given  # time_median's defaults
@@ -45,7 +45,7 @@ def _tcase(durations, *, repeats=None, warmup=None, tag="", **meta) -> Case:
         f"taking {', '.join(f'{d:g}' for d in durations)} s"
     )
     workload = Ref("scripted_timer.workload", "t", tuple(durations))
-    return Case("time_median", "call", (workload,), kwargs, tag=tag, label=label, meta=meta)
+    return Case("time_median", "call", (workload,), kwargs, label=label, meta=meta)
 
 
 def _warmup_cases(rng, hidden):
