@@ -73,7 +73,7 @@ ANSWERS = (
         "formula_outputs",
         "all_outputs",
         "statistics",
-        "_moments",
+        "moments",
         "_scale",
         "_group_norm",
         "_layer_norm_alt",

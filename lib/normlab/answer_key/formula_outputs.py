@@ -14,14 +14,16 @@ import numpy as np
 from ..grading.formulas import Formula, axis_subsets, members
 
 
-def _moments(x: np.ndarray, axes, center: bool, divisor: str):
+def moments(x, axes, center: bool, divisor: str, detach=()):
+    """x centred (or not) over `axes`, and its second moment with the divisor: x a NumPy
+    array, or a torch tensor whose mean or moment `detach` ("mean", "var") cuts from the graph."""
     n = int(np.prod([x.shape[a] for a in axes]))
-    c = x.mean(axis=axes, keepdims=True) if center else np.zeros((1,) * x.ndim)
-    xc = x - c
-    total = (xc * xc).sum(axis=axes, keepdims=True)
-    denominator = {"n": n, "n-1": n - 1, "1": 1}[divisor]
+    if center:
+        mean = x.mean(axis=axes, keepdims=True)
+        x = x - (mean.detach() if "mean" in detach else mean)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return xc, total / denominator
+        m2 = (x * x).sum(axis=axes, keepdims=True) / {"n": n, "n-1": n - 1, "1": 1}[divisor]
+    return x, (m2.detach() if "var" in detach else m2)
 
 
 def scale(m2, mode: str, eps: float, fixed: float, sqrt=np.sqrt):
@@ -39,10 +41,10 @@ def all_outputs(x, eps: float) -> dict[Formula, np.ndarray]:
     """Every variant's output on x (float64, gamma = 1, beta = 0), in a fixed order: judges
     pick the first of equally close ones."""
     x = np.asarray(x, dtype=np.float64)
-    moments = cache(partial(_moments, x))  # once per (axes, center, divisor)
+    moment = cache(partial(moments, x))  # once per (axes, center, divisor)
     outputs = {}
     for v in members(x.ndim):
-        xc, m2 = moments(v.axes, v.center, v.divisor)
+        xc, m2 = moment(v.axes, v.center, v.divisor)
         with np.errstate(divide="ignore", invalid="ignore"):
             outputs[v] = xc / scale(m2, v.eps_mode, eps, v.fixed_eps)
     return outputs

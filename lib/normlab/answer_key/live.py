@@ -1,25 +1,33 @@
 """The answer key's backing (`normlab.grading.backing`): batteries, answers and callables, live.
 
-pyproject.toml registers `LIVE` as the entry point `live` of the group `normlab.grading.backing`:
-`cases` are the batteries (`batteries`), `answer` answers the oracle's questions
-(`normlab.grading.oracle`) from the graders' private reference (`reference`), the family's
-outputs (`formula_outputs`), ps7's wrong implementations and ps8's torch formulas
-(`torch_layer_norms`, imported on the first torch question), and `resolve` gives the trusted
-callables (`trusted`).
+pyproject.toml registers `LIVE` as the entry point `live` of the group `normlab.grading.backing`;
+each of its methods names the module of this package that answers it (the oracle's questions,
+`normlab.grading.oracle`, from the graders' private reference among them).
 """
 
 from __future__ import annotations
 
+from importlib import import_module
+
 import numpy as np
 
 from ..grading.oracle import Answering, Question, ask, key
-from ..grading.spec import CheckSpec
 from . import formula_outputs as outputs
 from .wrong_implementations import BATCH_NORM_BACKWARD, GROUP_NORM
 
 MEMO_SIZE = 1024  # answers kept: more than every battery of an assignment asks
 # ps7's wrong group norms and batch-norm backwards, by function name
 WRONG = {f.__name__: f for f in GROUP_NORM + BATCH_NORM_BACKWARD}
+
+
+def _later(module: str, name: str):
+    """A method calling `name` of this package's `module`, imported on the first call (torch
+    only when asked; the batteries import this module)."""
+
+    def method(self, *args, **kwargs):
+        return getattr(import_module(f"{__package__}.{module}"), name)(*args, **kwargs)
+
+    return method
 
 
 class LiveBacking(Answering):
@@ -41,15 +49,8 @@ class LiveBacking(Answering):
         answer = self._answers[found]
         return type(answer)(answer) if type(answer) in (dict, list) else answer  # a copy
 
-    def cases(self, spec: CheckSpec, seed: int, hidden: bool, variant: dict | None) -> list:
-        from .batteries import cases
-
-        return cases(spec, seed, hidden, variant)
-
-    def resolve(self, ref, made: dict):
-        from .trusted import resolve
-
-        return resolve(ref, made)
+    cases = _later("batteries", "cases")
+    resolve = _later("trusted", "resolve")
 
     def unanswered(self, results) -> None:
         """Every question is answered live."""
@@ -65,20 +66,9 @@ class LiveBacking(Answering):
     def wrong(self, name: str, *args, **kwargs):
         return WRONG[name](*args, **kwargs)
 
-    def torch_layer_norm(self, x, normalized_shape, weight=None, bias=None, **options) -> dict:
-        from .torch_layer_norms import layer_norm
-
-        return layer_norm(x, normalized_shape, weight, bias, **options)
-
-    def torch_layer_norm_state(self, normalized_shape, elementwise_affine=True) -> dict:
-        from .torch_layer_norms import fresh_state
-
-        return fresh_state(normalized_shape, elementwise_affine)
-
-    def training_losses(self, run: dict, **member):
-        from .torch_layer_norms import training_losses
-
-        return training_losses(run, **member)
+    torch_layer_norm = _later("torch_layer_norms", "layer_norm")
+    torch_layer_norm_state = _later("torch_layer_norms", "fresh_state")
+    training_losses = _later("torch_layer_norms", "training_losses")
 
 
 def read_only(answer):

@@ -77,4 +77,3 @@ _COPY = _load_private_copy()
 # the reference's public names (normlab.__all__: layer_norm, row_stats, ...), from the copy
 PUBLIC = {name: getattr(_COPY, name) for name in _COPY.__all__}
 layer_norm = PUBLIC["layer_norm"]
-RED_TEAM = PUBLIC["red_team"].RED_TEAM

@@ -1,14 +1,8 @@
 """torch's LayerNorm and its family, in float64 with autograd: ps8's expectations, through the
-oracle only (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, eqs. 3-4, as `torch.nn.LayerNorm`).
-
-- `layer_norm`: the output and the gradients of x, weight and bias, by
-  `torch.nn.functional.layer_norm` for the right formula, or for another member of the family
-  with the mean or the variance cut from the graph (`detach`);
-- `fresh_state`: a new `nn.LayerNorm`'s state_dict;
-- `training_losses`: ps8's spirals run (`normlab_sandbox.spirals`) with `nn.LayerNorm` or a member
-  in it (`FamilyLayerNorm`; `frozen`: weight and bias never trained), once per process per member.
-
-Everything runs on one thread (restored after), so a grading worker stays on its own CPU.
+oracle only (Ba, Kiros and Hinton, 2016, arXiv:1607.06450, eqs. 3-4, as `torch.nn.LayerNorm`):
+a member's output and gradients (`layer_norm`), a new module's state (`fresh_state`), and the
+spirals run's losses (`training_losses`, once per process per member). Everything runs on one
+thread (restored after), so a grading worker stays on its own CPU.
 """
 
 from __future__ import annotations
@@ -23,7 +17,7 @@ from torch.nn import functional as F
 from normlab_sandbox import spirals
 from normlab_sandbox.module_probes import sizes
 
-from .formula_outputs import scale
+from .formula_outputs import moments, scale
 
 DETACHABLE = ("mean", "var")
 # nn.LayerNorm's choices in the family (`normlab.grading.formulas`), over the trailing axes
@@ -33,14 +27,7 @@ LAYER_NORM = {"center": True, "divisor": "n", "eps_mode": "inside", "fixed_eps":
 def member_output(x, weight, bias, eps, axes, center, divisor, eps_mode, fixed_eps, detach):
     """y = weight * (x - mean) / scale + bias over `axes`, one member of the family
     (`normlab.grading.formulas`), the mean or the variance detached as `detach` says."""
-    n = int(np.prod([x.shape[a] for a in axes]))
-    mean = x.mean(dim=axes, keepdim=True) if center else torch.zeros((), dtype=x.dtype)
-    if "mean" in detach:
-        mean = mean.detach()
-    centred = x - mean
-    m2 = (centred * centred).sum(dim=axes, keepdim=True) / {"n": n, "n-1": n - 1, "1": 1}[divisor]
-    if "var" in detach:
-        m2 = m2.detach()
+    centred, m2 = moments(x, axes, center, divisor, detach)
     y = centred / scale(m2, eps_mode, eps, fixed_eps, torch.sqrt)
     y = y if weight is None else y * weight
     return y if bias is None else y + bias
@@ -106,13 +93,9 @@ class FamilyLayerNorm(nn.Module):
 
 @cache
 def _losses(run: tuple, member: tuple, frozen: bool) -> np.ndarray:
-    if not member and not frozen:
-        norm = nn.LayerNorm
-    else:
-        choices = {"axes": (1,), **LAYER_NORM, **dict(member)}
-        norm = partial(FamilyLayerNorm, member=choices, frozen=frozen)
-
-    losses = spirals.train_losses(norm, **dict(run))  # on one thread
+    choices = {"axes": (1,), **LAYER_NORM, **dict(member)}
+    norm = partial(FamilyLayerNorm, member=choices, frozen=frozen)
+    losses = spirals.train_losses(norm if member or frozen else nn.LayerNorm, **dict(run))
     losses.flags.writeable = False
     return losses
 

@@ -19,10 +19,8 @@ from normlab_sandbox.cases import Ref
 from ..grading import scripted_timer
 from . import reference
 
-
-def _as_float(x) -> np.ndarray:
-    x = np.asarray(x)
-    return x if x.dtype in (np.float32, np.float64) else x.astype(np.float64)
+# the private copy's red team (`reference`), whose helpers the planted ones below share
+_RED = reference.PUBLIC["red_team"]
 
 
 def _layer_norm_alt(x, eps=1e-5):
@@ -32,44 +30,37 @@ def _layer_norm_alt(x, eps=1e-5):
 
 def _first_axis(x, eps=1e-5):
     """Statistics down axis 0 only: the batch axis of (B, T, d)."""
-    x = _as_float(x)
-    return (x - x.mean(axis=0, keepdims=True)) / np.sqrt(x.var(axis=0, keepdims=True) + eps)
+    return _RED._standardize(x, 0, None, None, eps)
 
 
 def _whole_tensor(x, eps=1e-5):
     """One mean and one variance for the whole tensor."""
-    x = _as_float(x)
-    return (x - x.mean()) / np.sqrt(x.var() + eps)
+    return _RED._standardize(x, None, None, None, eps)
 
 
 def _no_eps(x, eps=1e-5):
     """Forgets eps: a constant record gives 0/0."""
-    x = _as_float(x)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (x - x.mean(axis=-1, keepdims=True)) / x.std(axis=-1, keepdims=True)
+        return _RED.eps_outside_sqrt(x, eps=0.0)
 
 
 def _mean_abs_deviation(x, eps=1e-5):
     """Divides by the mean absolute deviation instead of the standard deviation."""
-    x = _as_float(x)
+    x = _RED._as_float(x)
     centred = x - x.mean(axis=-1, keepdims=True)
     return centred / (np.abs(centred).mean(axis=-1, keepdims=True) + eps)
 
 
 def _median_centred(x, eps=1e-5):
     """Centres on the median instead of the mean."""
-    x = _as_float(x)
+    x = _RED._as_float(x)
     centred = x - np.median(x, axis=-1, keepdims=True)
     return centred / np.sqrt(np.mean(centred * centred, axis=-1, keepdims=True) + eps)
 
 
 def _one_pass_float32(x, eps=1e-5):
     """E[x^2] - E[x]^2 computed in float32 whatever the input."""
-    x = np.asarray(x, dtype=np.float32)
-    mu = x.mean(axis=-1, keepdims=True)
-    var = (x * x).mean(axis=-1, keepdims=True) - mu * mu
-    with np.errstate(invalid="ignore"):
-        return (x - mu) / np.sqrt(var + np.float32(eps))
+    return _RED.one_pass_variance(np.asarray(x, dtype=np.float32), eps=eps)
 
 
 PLANTED = {
@@ -97,7 +88,7 @@ def resolve(ref: Ref, made: dict):
     if name == "layer_norm_alt":
         return _norm_fn(_layer_norm_alt)
     if name.startswith("red_team."):
-        planted = reference.RED_TEAM.get(name.removeprefix("red_team."))
+        planted = _RED.RED_TEAM.get(name.removeprefix("red_team."))
         if planted is None:
             raise KeyError(f"no red-team implementation named {name!r}")
         return _norm_fn(planted.fn)

@@ -21,17 +21,13 @@ from ..random_inputs import rng_for
 from . import norm
 
 
-def values(spec):
+def values(spec, rng, hidden: bool, variant: dict | None = None) -> list[Case]:
     """The battery of a `value_spec` check: a case reading each target, visible and hidden
     alike, carrying a variant's record and d_model (ps1)."""
-
-    def make(rng, hidden: bool, variant: dict | None = None) -> list[Case]:
-        meta = {}
-        if variant is not None:
-            meta = {"record": tuple(variant["record"]), "d_model": int(variant["d_model"])}
-        return [Case(name, "get", tag="value", label=name, meta=meta) for name in spec.targets]
-
-    return make
+    meta = {}
+    if variant is not None:
+        meta = {"record": tuple(variant["record"]), "d_model": int(variant["d_model"])}
+    return [Case(name, "get", tag="value", label=name, meta=meta) for name in spec.targets]
 
 
 @cache
@@ -51,7 +47,7 @@ def battery(spec: CheckSpec):
     if spec.builder in norm.SHARED:
         return partial(norm.SHARED[spec.builder], spec.kind)
     if spec.builder is value_spec:
-        return values(spec)
+        return partial(values, spec)
     raise LookupError(f"no battery for {spec.assignment}'s check {spec.grade_id}")
 
 

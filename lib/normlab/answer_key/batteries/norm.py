@@ -11,7 +11,7 @@ from normlab_sandbox.cases import Case
 
 from ...grading import normchecks
 from ...grading.normchecks.kind import NormKind, call
-from ..random_inputs import messy
+from ..random_inputs import messy, signed_gain
 
 
 def axis(kind: NormKind, rng, hidden: bool) -> list[Case]:
@@ -84,12 +84,10 @@ def gain_and_bias(kind: NormKind, rng, hidden: bool) -> list[Case]:
     gamma = np.array([2.0, 1.0, 1.0, 1.0])
     beta = np.array([0.0, 0.0, 0.0, 0.5]) if kind.has_beta else None
     setups = [(messy(rng, (3, 4)), gamma, beta)]
-    if hidden:
-        for shape in [(5, 5), (2, 3, 6)]:
-            d = shape[-1]
-            g = rng.uniform(0.5, 3.0, size=d) * rng.choice([-1.0, 1.0], size=d)
-            b = rng.normal(size=d) if kind.has_beta else None
-            setups.append((messy(rng, shape), g, b))
+    for shape in [(5, 5), (2, 3, 6)] if hidden else []:
+        g = signed_gain(rng, shape[-1], high=3.0)
+        b = rng.normal(size=shape[-1]) if kind.has_beta else None
+        setups.append((messy(rng, shape), g, b))
     cases = []
     for pair, (x, g, b) in enumerate(setups):
         cases.append(call(kind, x, tag="plain", pair=pair))
@@ -144,8 +142,7 @@ def numerics(kind: NormKind, rng, hidden: bool) -> list[Case]:
         far32 = (offset + rng.normal(size=shape)).astype(np.float32)
         far64 = far32.astype(np.float64)  # exactly the same numbers
         label = f"float32 records at offset {offset:g} with spread 1, shape {shape}"
-        cases.append(call(kind, far64, tag="float64", pair=pair, label=label))
-        cases.append(call(kind, far32, tag="float32", pair=pair, label=label))
+        cases += [call(kind, x, tag=x.dtype.name, pair=pair, label=label) for x in (far64, far32)]
     return cases
 
 

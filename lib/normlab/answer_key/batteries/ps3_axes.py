@@ -8,6 +8,8 @@ in the hidden one.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from normlab_sandbox.cases import Case, Ref
@@ -58,15 +60,11 @@ def _accepts_cases(rng, hidden: bool) -> list[Case]:
     return [_witness_case(ref, "correct") for ref in ("layer_norm", *more)]
 
 
-def _catch_battery(spec):
-    visible = CATCHES[spec.grade_id][2]
-
-    def make(rng, hidden: bool) -> list[Case]:
-        planted = {ref: "" for ref in visible} | (GRADER_ONLY[spec] if hidden else {})
-        cases = [_witness_case(ref, "planted", words) for ref, words in planted.items()]
-        return [_witness_case("layer_norm", "correct"), *cases]
-
-    return make
+def _catches(spec, rng, hidden: bool) -> list[Case]:
+    """A correct LayerNorm, then the catch cell's planted ones (CATCHES'; GRADER_ONLY's too)."""
+    planted = dict.fromkeys(CATCHES[spec.grade_id][2], "") | (GRADER_ONLY[spec] if hidden else {})
+    cases = [_witness_case(ref, "planted", words) for ref, words in planted.items()]
+    return [_witness_case("layer_norm", "correct"), *cases]
 
 
 def _reuse_cases(rng, hidden: bool) -> list[Case]:
@@ -75,7 +73,7 @@ def _reuse_cases(rng, hidden: bool) -> list[Case]:
 
 BATTERIES = {
     CHECKS.cell.witness_accepts_layer_norm: _accepts_cases,
-    **{CHECKS[grade_id]: _catch_battery(CHECKS[grade_id]) for grade_id in CATCHES},
+    **{CHECKS[grade_id]: partial(_catches, CHECKS[grade_id]) for grade_id in CATCHES},
     CHECKS.cell.witness_reference_reuse: _reuse_cases,
 }
 
@@ -94,8 +92,8 @@ def _forward(rng, shape, momentum, training, dtype=np.float64, tag="forward"):
 
 
 def _setup(rng, setup, **how):
-    """`_forward` on a setup (shape, momentum[, training[, dtype]]); momentum never 0.5, where
-    both conventions agree."""
+    """`_forward` on a setup (shape, momentum[, training[, dtype[, tag]]]); momentum never 0.5,
+    where both conventions agree."""
     return _forward(rng, *setup, **how)
 
 
@@ -107,13 +105,6 @@ EVAL = (
     [((5, 4), 0.1), ((2, 3, 3), 0.1)],
     [((4, 4), 0.2), ((2, 2, 2, 5), 0.1), ((7, 3), 0.3)],
 )
-
-
-def _one_in_training(rng, hidden: bool) -> list[Case]:
-    setups = [((1, 5), "one"), ((2, 5), "two")] + ([((1, 1, 4), "one")] if hidden else [])
-    return [_forward(rng, shape, 0.1, True, tag=tag) for shape, tag in setups]
-
-
 F64, F32 = np.float64, np.float32
 BATTERIES |= {
     CHECKS.cell.bnf_momentum: each(_setup, *TRAINING, training=True),
@@ -121,7 +112,11 @@ BATTERIES |= {
     CHECKS.cell.bnf_train_population_variance: each(_setup, *TRAINING, training=True),
     CHECKS.cell.bnf_eval_running_stats: each(_setup, *EVAL, training=False),
     CHECKS.cell.bnf_eval_frozen: each(_setup, *EVAL, training=False),
-    CHECKS.cell.bnf_batch_of_one_training: _one_in_training,
+    CHECKS.cell.bnf_batch_of_one_training: each(
+        _setup,
+        [((1, 5), 0.1, True, F64, "one"), ((2, 5), 0.1, True, F64, "two")],
+        [((1, 1, 4), 0.1, True, F64, "one")],
+    ),
     CHECKS.cell.bnf_batch_of_one_eval: each(
         _setup, [((1, 5), 0.1, False)], [((1, 1, 4), 0.1, False), ((1, 3), 0.1, False)], tag="one"
     ),

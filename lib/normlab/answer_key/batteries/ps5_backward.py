@@ -75,19 +75,15 @@ def _eps_cases(rng, hidden):
     return cases
 
 
-def _independence_cases(rng, hidden):
-    shapes = [(2, 3, 5)] + ([(3, 2, 4)] if hidden else [])
-    cases = []
-    for block, shape in enumerate(shapes):
-        x = messy(rng, shape)
-        dy = rng.normal(size=shape)
-        cases.append(bcall(dy, x, None, tag="base", block=block, label=f"x of shape {shape}"))
-        b, t, d = shape
-        for target in ((0, t - 1), (b - 1, 0)):
-            x2, dy2 = x.copy(), dy.copy()
-            x2[target] = x2[target] * 7.0 + 10.0 * np.arange(d)
-            dy2[target] = dy2[target][::-1] * 3.0
-            cases.append(bcall(dy2, x2, None, tag="changed", block=block, record=target))
+def _independence(rng, shape, block: int):
+    x, dy = messy(rng, shape), rng.normal(size=shape)
+    cases = [bcall(dy, x, None, tag="base", block=block, label=f"x of shape {shape}")]
+    b, t, d = shape
+    for target in ((0, t - 1), (b - 1, 0)):
+        x2, dy2 = x.copy(), dy.copy()
+        x2[target] = x2[target] * 7.0 + 10.0 * np.arange(d)
+        dy2[target] = dy2[target][::-1] * 3.0
+        cases.append(bcall(dy2, x2, None, tag="changed", block=block, record=target))
     return cases
 
 
@@ -99,7 +95,7 @@ BATTERIES = {
     CHECKS.cell.dx_gamma: _gamma_cases,
     CHECKS.cell.dx_scale: each(_scale_case, [(3, 5), (2, 3, 6)], [(5, 5), (2, 2, 2, 7)]),
     CHECKS.cell.eps_placement: _eps_cases,
-    CHECKS.cell.independence: _independence_cases,
+    CHECKS.cell.independence: each(_independence, [(2, 3, 5)], [(3, 2, 4)], number="block"),
     CHECKS.cell.dtype_and_shape: each(
         dtype_case,
         [((4, 6), np.float64), ((2, 3, 5), np.float32)],

@@ -11,7 +11,7 @@ import numpy as np
 from normlab_sandbox.cases import Case, Ref
 
 from ...grading.ps6_stability_speed import CHECKS
-from ..random_inputs import messy
+from ..random_inputs import each, messy
 
 
 def _vcase(x, tag, label="", **meta) -> Case:
@@ -19,36 +19,24 @@ def _vcase(x, tag, label="", **meta) -> Case:
     return Case("stable_variance", "call", (x,), tag=tag, label=label, meta=meta)
 
 
-def _far_cases(rng, hidden):
-    setups = [((4, 16), 1e4)] + ([((3, 5, 32), -2e4), ((8, 8), 1e4)] if hidden else [])
-    cases = []
-    for pair, (shape, offset) in enumerate(setups):
-        far32 = (offset + rng.normal(size=shape)).astype(np.float32)
-        far32[0, ...] = np.float32(offset + 0.5)  # a constant record: variance exactly 0
-        label = f"float32 records at offset {offset:g} with spread 1, shape {shape}"
-        cases.append(_vcase(far32.astype(np.float64), "float64", label, pair=pair))
-        cases.append(_vcase(far32, "float32", label, pair=pair))
-    return cases
+def _far(rng, setup, pair: int) -> list[Case]:
+    shape, offset = setup
+    far32 = (offset + rng.normal(size=shape)).astype(np.float32)
+    far32[0, ...] = np.float32(offset + 0.5)  # a constant record: variance exactly 0
+    label = f"float32 records at offset {offset:g} with spread 1, shape {shape}"
+    return [_vcase(x, x.dtype.name, label, pair=pair) for x in (far32.astype(np.float64), far32)]
 
 
-def _population_cases(rng, hidden):
-    shapes = [(3, 4), (2, 3, 5)] + ([(6, 6), (7,)] if hidden else [])
-    return [_vcase(messy(rng, s), "pop") for s in shapes]
+def _population(rng, shape) -> Case:
+    return _vcase(messy(rng, shape), "pop")
 
 
-def _by_hand_cases(rng, hidden):
-    """The visible population cases, in both batteries (np.var shows on any input)."""
-    return _population_cases(rng, False)
+def _dtype(rng, setup) -> Case:
+    shape, dtype = setup
+    return _vcase(messy(rng, shape, spread=(0.5, 5)).astype(dtype), "dtype")
 
 
-def _dtype_cases(rng, hidden):
-    specs = [((3, 8), np.float32), ((2, 3, 4), np.float64)]
-    if hidden:
-        specs += [((5,), np.float32), ((2, 2, 2, 3), np.float32)]
-    return [_vcase(messy(rng, s, spread=(0.5, 5)).astype(t), "dtype") for s, t in specs]
-
-
-def _tcase(durations, *, repeats=None, warmup=None, tag="", **meta) -> Case:
+def _tcase(durations, *, repeats=None, warmup=None, **meta) -> Case:
     given = {k: v for k, v in {"repeats": repeats, "warmup": warmup}.items() if v is not None}
     kwargs = {"clock": Ref("scripted_timer.clock", "t", tuple(durations)), **given}
     shown = {"repeats": 7, "warmup": 2} | given  # time_median's defaults
@@ -57,7 +45,7 @@ def _tcase(durations, *, repeats=None, warmup=None, tag="", **meta) -> Case:
         f"taking {', '.join(f'{d:g}' for d in durations)} s"
     )
     workload = Ref("scripted_timer.workload", "t", tuple(durations))
-    return Case("time_median", "call", (workload,), kwargs, tag=tag, label=label, meta=meta)
+    return Case("time_median", "call", (workload,), kwargs, label=label, meta=meta)
 
 
 def _warmup_cases(rng, hidden):
@@ -78,11 +66,18 @@ def _median_cases(rng, hidden):
     return cases
 
 
+POPULATION = [(3, 4), (2, 3, 5)]
+F32, F64 = np.float32, np.float64
 BATTERIES = {
-    CHECKS.cell.far_from_zero: _far_cases,
-    CHECKS.cell.variance_population: _population_cases,
-    CHECKS.cell.variance_dtype_and_shape: _dtype_cases,
-    CHECKS.cell.variance_by_hand: _by_hand_cases,
+    CHECKS.cell.far_from_zero: each(
+        _far, [((4, 16), 1e4)], [((3, 5, 32), -2e4), ((8, 8), 1e4)], number="pair"
+    ),
+    CHECKS.cell.variance_population: each(_population, POPULATION, [(6, 6), (7,)]),
+    CHECKS.cell.variance_dtype_and_shape: each(
+        _dtype, [((3, 8), F32), ((2, 3, 4), F64)], [((5,), F32), ((2, 2, 2, 3), F32)]
+    ),
+    # the visible population cases, in both batteries (np.var shows on any input)
+    CHECKS.cell.variance_by_hand: each(_population, POPULATION),
     CHECKS.cell.timing_warmup: _warmup_cases,
     CHECKS.cell.timing_median: _median_cases,
 }

@@ -71,14 +71,12 @@ def _gain_pair(rng, setup, pair: int, draw) -> list[Case]:
 
 def _tiny_groups(rng, shape, groups: int) -> np.ndarray:
     """An input whose groups alternate: variance about 1e-6, zero (a constant), ordinary."""
-    n, c = shape[:2]
-    x = messy(rng, shape, spread=(0.5, 5.0)).reshape(n, groups, -1)
-    for index in range(n * groups):
-        i, g = divmod(index, groups)
+    x = messy(rng, shape, spread=(0.5, 5.0)).reshape(shape[0] * groups, -1)  # a group a row
+    for index, group in enumerate(x):
         if index % 3 == 0:
-            x[i, g] = rng.uniform(-5, 5) + 1e-3 * rng.standard_normal(x.shape[-1])
+            group[:] = rng.uniform(-5, 5) + 1e-3 * rng.standard_normal(group.size)
         elif index % 3 == 1:
-            x[i, g] = 3.0
+            group[:] = 3.0
     return x.reshape(shape)
 
 
@@ -104,16 +102,9 @@ def _eps_cases(rng, hidden: bool) -> list[Case]:
     return cases
 
 
-def _indivisible_cases(rng, hidden: bool) -> list[Case]:
-    setups = [
-        ((2, 6, 6), 4, "indivisible"),
-        ((3, 6), 4, "indivisible"),
-        ((2, 6, 6), 3, "divisible"),
-    ]
-    if hidden:
-        setups += [((2, 4, 4), 8, "indivisible"), ((2, 10, 3, 10), 4, "indivisible")]
-        setups += [((1, 9, 2, 2, 9), 2, "indivisible")]
-    return [gcall(messy(rng, shape), groups, tag=tag) for shape, groups, tag in setups]
+def _indivisible(rng, setup) -> Case:
+    shape, groups = setup
+    return gcall(messy(rng, shape), groups, tag="indivisible" if shape[1] % groups else "divisible")
 
 
 _plain_cases = partial(each, _plain)  # make(rng, hidden) of (visible, hidden too) setups
@@ -162,7 +153,11 @@ BATTERIES = {
         number="pair",
         draw=lambda rng, c: (rng.uniform(0.5, 2.0, size=c), rng.normal(size=c)),
     ),
-    CHECKS.cell.gn_indivisible_groups: _indivisible_cases,
+    CHECKS.cell.gn_indivisible_groups: each(
+        _indivisible,
+        [((2, 6, 6), 4), ((3, 6), 4), ((2, 6, 6), 3)],
+        [((2, 4, 4), 8), ((2, 10, 3, 10), 4), ((1, 9, 2, 2, 9), 2)],
+    ),
     CHECKS.cell.gn_dtype_and_shape: _plain_cases(
         [((2, 6, 6), 3, F64), ((2, 4, 3, 4), 2, F32)],
         [((3, 8), 4, F32), ((1, 6, 2, 2, 6), 3, F64), ((2, 4, 4), 4, F32)],

@@ -18,9 +18,9 @@ from .norm import eps_inputs
 
 
 def _plain(normalized_shape):
-    """weight 1 and bias 0 of normalized_shape: the cells that read a choice of the formula
-    put these in, so that neither the module's own start nor its gain matters there."""
-    return np.ones(normalized_shape), np.zeros(normalized_shape)
+    """weight 1 and bias 0 (forward_case's keywords): the cells that read a choice of the
+    formula put these in, so that neither the module's own start nor its gain matters there."""
+    return {"weight": np.ones(normalized_shape), "bias": np.zeros(normalized_shape)}
 
 
 def _forward(rng, shape):
@@ -39,8 +39,7 @@ def _plain_forward(rng, setup, spread, tag: str):
     """A forward of a messy x, setup (normalized_shape, x's shape), weight 1 and bias 0."""
     normalized_shape, shape = setup
     x = messy(rng, shape, spread=spread)
-    weight, bias = _plain(normalized_shape)
-    return forward_case(normalized_shape, x, weight=weight, bias=bias, tag=tag)
+    return forward_case(normalized_shape, x, **_plain(normalized_shape), tag=tag)
 
 
 def _no_affine(rng, setup) -> list:
@@ -54,20 +53,15 @@ def _no_affine(rng, setup) -> list:
 
 
 def _eps_cases(rng, hidden: bool) -> list:
-    cases = []
-    for x, eps in eps_inputs(LAYER_NORM, rng, hidden):
-        weight, bias = _plain(x.shape[-1])
-        cases.append(forward_case(x.shape[-1], x, weight=weight, bias=bias, eps=eps, tag="eps"))
-    return cases
+    return [
+        forward_case(x.shape[-1], x, **_plain(x.shape[-1]), eps=eps, tag="eps")
+        for x, eps in eps_inputs(LAYER_NORM, rng, hidden)
+    ]
 
 
 def _float32(rng, setup):
     shape, x_shape = setup
     return forward_case(shape, messy(rng, x_shape, spread=(0.5, 5.0)).astype(np.float32), tag="f32")
-
-
-def _reuse_cases(rng, hidden: bool) -> list:
-    return values_cases(rng, hidden)[: 4 if hidden else 2]
 
 
 def _registered(rng, shape):
@@ -110,7 +104,7 @@ BATTERIES = {
     ),
     CHECKS.cell.eps_placement: _eps_cases,
     CHECKS.cell.float32: each(_float32, [(8, (3, 8)), ((3, 4), (2, 3, 4))], [(16, (2, 5, 16))]),
-    CHECKS.cell.reference_reuse: _reuse_cases,
+    CHECKS.cell.reference_reuse: each(_forward, [(3, 8), (2, 3, 8)], [(4, 16), (2, 2, 3, 5)]),
     CHECKS.cell.stats_in_graph: values_cases,
     CHECKS.cell.parameter_gradients: values_cases,
     CHECKS.cell.registered: each(_registered, [8, (3, 4)], [16, (2, 3, 5)]),

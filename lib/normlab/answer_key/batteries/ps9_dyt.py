@@ -27,16 +27,12 @@ def _standardized(rng, shape):
     return call(x, 1.0, tag="standardized", label=f"standardized records of shape {shape}")
 
 
-def _alpha(rng, hidden: bool) -> list:
-    setups = [((5, 1), 0.5), ((2, 3, 1), 2.5)] + ([((8, 1), 3.0), ((4, 1), 0.2)] if hidden else [])
-    cases = []
-    for group, (shape, alpha) in enumerate(setups):
-        x = _x(rng, shape) * 2.0
-        label = f"records of one feature, shape {shape}"
-        cases.append(call(x, alpha, tag="x_a", label=label, group=group))
-        cases.append(call(alpha * x, 1.0, tag="ax_1", label=label, group=group))
-        cases.append(call(x, 1.0, tag="x_1", label=label, group=group))
-    return cases
+def _alpha(rng, setup, group: int) -> list:
+    shape, alpha = setup
+    x = _x(rng, shape) * 2.0
+    label = f"records of one feature, shape {shape}"
+    calls = ((x, alpha, "x_a"), (alpha * x, 1.0, "ax_1"), (x, 1.0, "x_1"))
+    return [call(*args, tag=tag, label=label, group=group) for *args, tag in calls]
 
 
 def _elementwise(rng, shape) -> list:
@@ -82,7 +78,9 @@ STANDARD = ([(3, 5), (2, 3, 6)], [(6, 6), (2, 2, 3, 4)])
 F32, F64 = np.float32, np.float64
 BATTERIES = {
     CELL.dyt_values: each(_standardized, [(3, 6), (2, 3, 5)], [(4, 8), (1, 7)]),
-    CELL.dyt_alpha: _alpha,
+    CELL.dyt_alpha: each(
+        _alpha, [((5, 1), 0.5), ((2, 3, 1), 2.5)], [((8, 1), 3.0), ((4, 1), 0.2)], number="group"
+    ),
     CELL.dyt_elementwise: each(_elementwise, [(3, 4, 6)], [(2, 5), (1, 1, 8)]),
     CELL.dyt_gain_and_bias: each(_gain_and_bias, [(3, 4)], [(2, 3, 5), (6, 6)]),
     CELL.dyt_dtype_and_shape: each(_plain, [((5, 7), F64), ((2, 3, 6), F32)], [((6, 6), F32)]),
