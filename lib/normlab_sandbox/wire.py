@@ -196,7 +196,7 @@ def _decode(tree, registry: dict, depth: int):
         text = _text(body)
         try:
             raw = base64.b64decode(text.encode("ascii"), validate=True)
-            arr = np.load(io.BytesIO(raw), allow_pickle=False)
+            arr = np.lib.format.read_array(io.BytesIO(raw), allow_pickle=False)  # .npy only
         except Exception as exc:  # noqa: BLE001 (any malformed array is the sender's fault)
             raise WireError(f"an array that does not decode: {type(exc).__name__}: {exc}") from None
         if tag == "scalar" and arr.shape != ():
