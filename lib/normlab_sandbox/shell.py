@@ -149,21 +149,18 @@ class SandboxShell(InteractiveShell):
         self.user_ns["_exit_code"] = done.returncode
 
     def _showtraceback(self, etype, evalue, stb) -> None:
+        try:
+            text = str(evalue)
+        except Exception as exc:  # noqa: BLE001 (an exception whose str() raises)
+            text = f"<unprintable {type(evalue).__name__}: {type(exc).__name__}>"
         self.collector.add(
             {
                 "output_type": "error",
                 "ename": getattr(etype, "__name__", str(etype)),
-                "evalue": _safe_str(evalue),
+                "evalue": text,
                 "traceback": [str(line) for line in stb],
             }
         )
-
-
-def _safe_str(value) -> str:
-    try:
-        return str(value)
-    except Exception as exc:  # noqa: BLE001 (an exception whose str() raises)
-        return f"<unprintable {type(value).__name__}: {type(exc).__name__}>"
 
 
 def make_shell() -> SandboxShell:
