@@ -186,5 +186,4 @@ def run_cell(shell: SandboxShell, source: str) -> tuple[list[dict], bool]:
     """Run one cell; return its outputs and whether it failed."""
     with captured(shell):
         result = shell.run_cell(source, store_history=True)
-    failed = result.error_before_exec is not None or result.error_in_exec is not None
-    return list(shell.collector.items), bool(failed)
+    return list(shell.collector.items), not result.success

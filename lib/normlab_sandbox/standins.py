@@ -184,9 +184,7 @@ class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def create_module(self, spec):
-        module = StandInModule(spec.name)
-        module.__path__ = []
-        return module
+        return StandInModule(spec.name)  # the import system sets __path__ from the spec
 
     def exec_module(self, module) -> None:
         pass

@@ -86,13 +86,10 @@ class FrameReader:
             payload = self._take()
             if payload is not None:
                 return payload
-            if deadline is None:
-                self.sock.settimeout(None)
-            else:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError
-                self.sock.settimeout(left)
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise TimeoutError
+            self.sock.settimeout(left)
             chunk = self.sock.recv(1 << 20)
             if not chunk:
                 raise EOFError("the other side closed the connection")
