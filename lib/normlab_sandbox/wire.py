@@ -59,9 +59,6 @@ class Opaque:
         return f"<{self.type_name} {self.text}>"
 
 
-# --- framing ------------------------------------------------------------------------------
-
-
 def frame(payload: bytes) -> bytes:
     """`payload` as one frame (header and payload)."""
     if len(payload) > MAX_FRAME_BYTES:
@@ -115,14 +112,6 @@ class FrameReader:
         if zlib.crc32(payload) != crc:
             raise LostSync("a frame that fails its checksum (a frame was cut)")
         return payload
-
-
-def recv_message(reader: FrameReader, registry=None, deadline: float | None = None):
-    """Read one frame and decode it (see `FrameReader.read` and `loads`)."""
-    return loads(reader.read(deadline), registry)
-
-
-# --- values -------------------------------------------------------------------------------
 
 
 def dumps(value, registry=None) -> bytes:
