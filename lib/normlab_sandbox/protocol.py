@@ -91,9 +91,6 @@ class _Checked:
             object.__setattr__(self, name, value)
 
 
-# --- setup --------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Setup:
     uid: int | None
@@ -119,9 +116,6 @@ class Ready:
 @dataclass(frozen=True)
 class SetupFailed:
     reason: str
-
-
-# --- requests -----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -163,9 +157,6 @@ class Bye:
 
 
 REQUESTS = (RunCell, AskNames, Stall, RunCase)
-
-
-# --- replies: exactly one per request -----------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -218,9 +209,6 @@ class Failed(_Checked):
 REPLIES = (CellDone, NamesDone, StallDone, CaseDone, Interrupted, Failed)
 # the reply each request gets (or Interrupted, or Failed)
 REPLY_TO = {RunCell: CellDone, AskNames: NamesDone, Stall: StallDone, RunCase: CaseDone}
-
-
-# --- questions, while a case runs ---------------------------------------------------------
 
 
 @dataclass(frozen=True)

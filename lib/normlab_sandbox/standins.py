@@ -51,8 +51,7 @@ case_owners: dict = {}  # the running case's graded functions: code object -> na
 
 
 class LibraryFunction(_StandIn):
-    """`normlab.<path>` inside the sandbox: calls are answered (and noted) by the grader, told
-    which of the notebook's graded functions made the call (`tripwire.owner_of`)."""
+    """`normlab.<path>`: the grader answers (and notes) each call, told its graded caller."""
 
     shown = "answered by the grader while a check runs"
 
@@ -172,8 +171,7 @@ class TorchStandIn(_StandIn):
 
 
 class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves `packages` (`normlab`, and `torch` unless it is the real one) and their
-    submodules as `StandInModule`s."""
+    """Serves `packages` (see `install`) and their submodules as `StandInModule`s."""
 
     def __init__(self, packages) -> None:
         self.packages = tuple(packages)
