@@ -45,7 +45,7 @@ class Channel:
         self.reader = wire.FrameReader(sock)
         self.request = None  # the id of the request being served, on every frame sent
         self.noted: set | None = None  # what was noted in the running case (None: no case)
-        self._asked = 0
+        self.asked = 0  # questions asked, each one's seq
         self.student = False  # student code is running
         self.holding = 0  # channel operations in progress
         self.pending = False  # a SIGINT arrived while holding
@@ -100,27 +100,6 @@ class Channel:
             except BaseException:  # noqa: BLE001 (even a KeyboardInterrupt: the frame is cut)
                 os._exit(wire.LOST_SYNC)
 
-    def ask(self, question: type, **fields):
-        """Ask the grader a `protocol.QUESTIONS` question; its answer, or raise what it says."""
-        self._asked += 1
-        with self.held():
-            self.send(question(id=self.request, seq=self._asked, **fields))
-            answer = self.receive()
-        asked = (self.request, self._asked)
-        if not isinstance(answer, protocol.Answer) or (answer.id, answer.seq) != asked:
-            os._exit(wire.LOST_SYNC)  # not the answer to this question: out of step
-        if answer.error is not None:
-            ename, message = answer.error
-            raise _RAISABLE.get(ename, RuntimeError)(message)
-        return answer.value
-
-    def note(self, kind: str, name: str) -> None:
-        """Tell the grader, once per case, that the running case called `name`."""
-        if self.noted is None or (kind, name) in self.noted:
-            return
-        self.noted.add((kind, name))
-        self.send(protocol.Note(self.request, kind, name))
-
 
 _channel: Channel | None = None  # the kernel's one channel, made by `connect`
 
@@ -135,13 +114,29 @@ def connect(sock) -> Channel:
 
 
 def ask(question: type, **fields):
-    """`Channel.ask` on the kernel's channel."""
-    if _channel is None:
+    """Ask the grader a `protocol.QUESTIONS` question on the kernel's channel; its answer, or
+    raise what it says."""
+    link = _channel
+    if link is None:
         raise Unavailable("this function is only available inside the grading sandbox")
-    return _channel.ask(question, **fields)
+    link.asked += 1
+    with link.held():
+        link.send(question(id=link.request, seq=link.asked, **fields))
+        answer = link.receive()
+    asked = (link.request, link.asked)
+    if not isinstance(answer, protocol.Answer) or (answer.id, answer.seq) != asked:
+        os._exit(wire.LOST_SYNC)  # not the answer to this question: out of step
+    if answer.error is not None:
+        ename, message = answer.error
+        raise _RAISABLE.get(ename, RuntimeError)(message)
+    return answer.value
 
 
 def note(kind: str, name: str) -> None:
-    """`Channel.note` on the kernel's channel (nothing outside the grading sandbox)."""
-    if _channel is not None:
-        _channel.note(kind, name)
+    """Tell the grader, once per case, that the running case called `name` (nothing outside
+    the grading sandbox)."""
+    link = _channel
+    if link is None or link.noted is None or (kind, name) in link.noted:
+        return
+    link.noted.add((kind, name))
+    link.send(protocol.Note(link.request, kind, name))

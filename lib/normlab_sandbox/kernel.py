@@ -5,9 +5,8 @@
 It serves the grader's requests (`protocol`) on the socket FD: frames (`wire`), interrupts
 (`channel.Channel`; an interrupted cell or case answers the notebook's functions that were
 running, which the grader then stalls), pacing and kills (`normlab.course.grader.kernel_process`)
-and replacement (`kernel_session`) are described where they are done. It exits with
-HARNESS_FAILED (70) when its own request loop fails, SETUP_FAILED (71) when it could not set
-itself up, LOST_SYNC (72) when its channel broke.
+and replacement (`kernel_session`) are described where they are done; its exit statuses, in
+`wire` (HARNESS_FAILED, SETUP_FAILED, LOST_SYNC).
 """
 
 from __future__ import annotations

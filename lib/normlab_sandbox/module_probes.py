@@ -222,11 +222,9 @@ def training(cls, **run) -> dict:
         return stub
     fresh = _build(cls, width)  # as the network builds it
     losses = spirals.train_losses(cls, **run)
-    start = {}
-    for name in ("weight", "bias"):
-        value = getattr(fresh, name, None)
-        start[name] = _array(value) if isinstance(value, torch.Tensor) else None
-    kinds = {name: held(fresh, name) for name in ("weight", "bias")}
+    own = {name: getattr(fresh, name, None) for name in ("weight", "bias")}
+    start = {n: _array(t) if isinstance(t, torch.Tensor) else None for n, t in own.items()}
+    kinds = {name: held(fresh, name) for name in own}
     return {"losses": losses, "fresh": start, "held": kinds}
 
 

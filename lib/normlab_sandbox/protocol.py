@@ -30,6 +30,7 @@ none.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from .cases import WIRE_TYPES as CASE_TYPES
 from .cases import Case, Ref, Result
@@ -64,20 +65,30 @@ def _reasons(value, what: str) -> dict:
     return reasons
 
 
+def _owner(value, what: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise MalformedMessage("AskLibrary's owner is a name")
+    return value
+
+
 @dataclass(frozen=True)
-class _FromKernel:
-    """A message the kernel sends: its `id` checked first, then its own fields (`_check`)."""
+class _Checked:
+    """A message that checks its fields when built, from its class's tables: `id` first, then
+    the types of `_types` (else MalformedMessage(`_why`)), then each field of `_fields` through
+    its check, `check(value, "Class.field")`, which returns the value kept."""
+
+    _types: ClassVar[dict] = {}
+    _why: ClassVar[str] = ""
+    _fields: ClassVar[dict] = {}
 
     def __post_init__(self) -> None:
         if type(self.id) is not int:
             raise MalformedMessage("a message's id must be an int")
-        self._check()
-
-    def _check(self) -> None:
-        pass
-
-
-# --- setup --------------------------------------------------------------------------------
+        if not all(isinstance(getattr(self, name), t) for name, t in self._types.items()):
+            raise MalformedMessage(self._why)
+        for name, check in self._fields.items():
+            value = check(getattr(self, name), f"{type(self).__name__}.{name}")
+            object.__setattr__(self, name, value)
 
 
 @dataclass(frozen=True)
@@ -107,9 +118,6 @@ class SetupFailed:
     reason: str
 
 
-# --- requests -----------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class RunCell:
     id: int
@@ -118,21 +126,17 @@ class RunCell:
 
 
 @dataclass(frozen=True)
-class AskNames:
+class AskNames(_Checked):
     id: int
     names: tuple[str, ...]
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "names", _strings(self.names, "AskNames.names"))
+    _fields = {"names": _strings}
 
 
 @dataclass(frozen=True)
-class Stall:
+class Stall(_Checked):
     id: int
     names: dict  # name -> (category, message)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "names", _reasons(self.names, "Stall.names"))
+    _fields = {"names": _reasons}
 
 
 @dataclass(frozen=True)
@@ -155,65 +159,51 @@ class Bye:
 REQUESTS = (RunCell, AskNames, Stall, RunCase)
 
 
-# --- replies: exactly one per request -----------------------------------------------------
-
-
 @dataclass(frozen=True)
-class CellDone(_FromKernel):
+class CellDone(_Checked):
     id: int
     outputs: list
     error: bool
-
-    def _check(self) -> None:
-        if not isinstance(self.outputs, list) or type(self.error) is not bool:
-            raise MalformedMessage("CellDone carries a list of outputs and a bool")
+    _types = {"outputs": list, "error": bool}
+    _why = "CellDone carries a list of outputs and a bool"
 
 
 @dataclass(frozen=True)
-class NamesDone(_FromKernel):
+class NamesDone(_Checked):
     id: int
     defined: tuple[str, ...]
     stalled: dict  # name -> (category, message)
-
-    def _check(self) -> None:
-        object.__setattr__(self, "defined", _strings(self.defined, "NamesDone.defined"))
-        object.__setattr__(self, "stalled", _reasons(self.stalled, "NamesDone.stalled"))
+    _fields = {"defined": _strings, "stalled": _reasons}
 
 
 @dataclass(frozen=True)
-class StallDone(_FromKernel):
+class StallDone(_Checked):
     id: int
 
 
 @dataclass(frozen=True)
-class CaseDone(_FromKernel):
+class CaseDone(_Checked):
     id: int
     result: Result
     outputs: list
-
-    def _check(self) -> None:
-        if not isinstance(self.result, Result) or not isinstance(self.outputs, list):
-            raise MalformedMessage("CaseDone carries a Result and a list of outputs")
+    _types = {"result": Result, "outputs": list}
+    _why = "CaseDone carries a Result and a list of outputs"
 
 
 @dataclass(frozen=True)
-class Interrupted(_FromKernel):
+class Interrupted(_Checked):
     id: int
     running: tuple[str, ...] = ()
-
-    def _check(self) -> None:
-        object.__setattr__(self, "running", _strings(self.running, "Interrupted.running"))
+    _fields = {"running": _strings}
 
 
 @dataclass(frozen=True)
-class Failed(_FromKernel):
+class Failed(_Checked):
     id: int
     reason: str
-
-    def _check(self) -> None:
-        if not isinstance(self.reason, str):
-            raise MalformedMessage("Failed carries its reason as a string")
-        object.__setattr__(self, "reason", self.reason[:500])
+    _types = {"reason": str}
+    _why = "Failed carries its reason as a string"
+    _fields = {"reason": lambda reason, what: reason[:500]}
 
 
 REPLIES = (CellDone, NamesDone, StallDone, CaseDone, Interrupted, Failed)
@@ -221,60 +211,47 @@ REPLIES = (CellDone, NamesDone, StallDone, CaseDone, Interrupted, Failed)
 REPLY_TO = {RunCell: CellDone, AskNames: NamesDone, Stall: StallDone, RunCase: CaseDone}
 
 
-# --- questions, while a case runs ---------------------------------------------------------
-
-
 @dataclass(frozen=True)
-class AskLibrary(_FromKernel):
+class AskLibrary(_Checked):
     id: int
     seq: int
     path: str
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     owner: str | None = None  # the innermost graded function on the call's stack
-
-    def _check(self) -> None:
-        if not isinstance(self.path, str) or not isinstance(self.args, tuple):
-            raise MalformedMessage("AskLibrary carries a path and a tuple of arguments")
-        if self.owner is not None and not isinstance(self.owner, str):
-            raise MalformedMessage("AskLibrary's owner is a name")
-        _string_map(self.kwargs, "AskLibrary.kwargs")
+    _types = {"path": str, "args": tuple}
+    _why = "AskLibrary carries a path and a tuple of arguments"
+    _fields = {"owner": _owner, "kwargs": _string_map}
 
 
 @dataclass(frozen=True)
-class AskRef(_FromKernel):
+class AskRef(_Checked):
     id: int
     seq: int
     ref: Ref
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
-
-    def _check(self) -> None:
-        if not isinstance(self.args, tuple):
-            raise MalformedMessage("AskRef carries a tuple of arguments")
-        _string_map(self.kwargs, "AskRef.kwargs")
+    _types = {"args": tuple}
+    _why = "AskRef carries a tuple of arguments"
+    _fields = {"kwargs": _string_map}
 
 
 @dataclass(frozen=True)
-class AskTorch(_FromKernel):
+class AskTorch(_Checked):
     id: int
     seq: int
     path: str
-
-    def _check(self) -> None:
-        if not isinstance(self.path, str):
-            raise MalformedMessage("AskTorch carries a path")
+    _types = {"path": str}
+    _why = "AskTorch carries a path"
 
 
 @dataclass(frozen=True)
-class Note(_FromKernel):
+class Note(_Checked):
     id: int
     kind: str
     name: str
-
-    def _check(self) -> None:
-        if not isinstance(self.kind, str) or not isinstance(self.name, str):
-            raise MalformedMessage("a Note carries a kind and a name")
+    _types = {"kind": str, "name": str}
+    _why = "a Note carries a kind and a name"
 
 
 QUESTIONS = (AskLibrary, AskRef, AskTorch)

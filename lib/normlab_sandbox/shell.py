@@ -67,6 +67,8 @@ class Collector:
 class CapturedStream(io.TextIOBase):
     """A text stream whose writes become `stream` outputs."""
 
+    encoding = "utf-8"
+
     def __init__(self, collector: Collector, name: str) -> None:
         self.collector, self.name = collector, name
 
@@ -78,13 +80,6 @@ class CapturedStream(io.TextIOBase):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         self.collector.stream(self.name, text)
         return len(text)
-
-    @property
-    def encoding(self) -> str:
-        return "utf-8"
-
-    def isatty(self) -> bool:
-        return False
 
 
 def _mime_bundle(data) -> dict:
@@ -154,21 +149,18 @@ class SandboxShell(InteractiveShell):
         self.user_ns["_exit_code"] = done.returncode
 
     def _showtraceback(self, etype, evalue, stb) -> None:
+        try:
+            text = str(evalue)
+        except Exception as exc:  # noqa: BLE001 (an exception whose str() raises)
+            text = f"<unprintable {type(evalue).__name__}: {type(exc).__name__}>"
         self.collector.add(
             {
                 "output_type": "error",
                 "ename": getattr(etype, "__name__", str(etype)),
-                "evalue": _safe_str(evalue),
+                "evalue": text,
                 "traceback": [str(line) for line in stb],
             }
         )
-
-
-def _safe_str(value) -> str:
-    try:
-        return str(value)
-    except Exception as exc:  # noqa: BLE001 (an exception whose str() raises)
-        return f"<unprintable {type(value).__name__}: {type(exc).__name__}>"
 
 
 def make_shell() -> SandboxShell:
@@ -194,5 +186,4 @@ def run_cell(shell: SandboxShell, source: str) -> tuple[list[dict], bool]:
     """Run one cell; return its outputs and whether it failed."""
     with captured(shell):
         result = shell.run_cell(source, store_history=True)
-    failed = result.error_before_exec is not None or result.error_in_exec is not None
-    return list(shell.collector.items), bool(failed)
+    return list(shell.collector.items), not result.success

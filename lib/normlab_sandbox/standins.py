@@ -51,8 +51,7 @@ case_owners: dict = {}  # the running case's graded functions: code object -> na
 
 
 class LibraryFunction(_StandIn):
-    """`normlab.<path>` inside the sandbox: calls are answered (and noted) by the grader, told
-    which of the notebook's graded functions made the call (`tripwire.owner_of`)."""
+    """`normlab.<path>`: the grader answers (and notes) each call, told its graded caller."""
 
     shown = "answered by the grader while a check runs"
 
@@ -172,8 +171,7 @@ class TorchStandIn(_StandIn):
 
 
 class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves `packages` (`normlab`, and `torch` unless it is the real one) and their
-    submodules as `StandInModule`s."""
+    """Serves `packages` (see `install`) and their submodules as `StandInModule`s."""
 
     def __init__(self, packages) -> None:
         self.packages = tuple(packages)
@@ -184,9 +182,7 @@ class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def create_module(self, spec):
-        module = StandInModule(spec.name)
-        module.__path__ = []
-        return module
+        return StandInModule(spec.name)  # the import system sets __path__ from the spec
 
     def exec_module(self, module) -> None:
         pass
@@ -214,27 +210,23 @@ def _numpy_stand_in(label: str, original):
 _inside: list[str] = []  # the stand-ins running now
 
 
-def _install_numpy_stand_ins() -> None:
-    """Replace NumPy's var, std, nanvar and nanstd everywhere NumPy looks them up (`ndarray.var`
-    finds `_methods._var`); NumPy 2's private modules: the `course` extra requires numpy>=2."""
-    from numpy._core import _methods
-    from numpy.lib import _nanfunctions_impl
-
-    _methods._var = _numpy_stand_in("numpy.var", _methods._var)
-    _methods._std = _numpy_stand_in("numpy.std", _methods._std)
-    for name in ("nanvar", "nanstd"):
-        stand_in = _numpy_stand_in(f"numpy.{name}", getattr(_nanfunctions_impl, name))
-        setattr(_nanfunctions_impl, name, stand_in)
-        setattr(numpy, name, stand_in)
-
-
 def install(real_torch: bool = False, student: str = "", variant: dict | None = None) -> None:
     """Forget every loaded normlab or torch module and serve stand-ins from now on (torch's
     only when not `real_torch`); note NumPy's variances; `variant` is `my_variant()`'s."""
+    from numpy._core import _methods
+    from numpy.lib import _nanfunctions_impl
+
     _variant.update(student=student, variant=variant)
     packages = tuple(p for p in STAND_IN_PACKAGES if not (real_torch and p == "torch"))
     for name in list(sys.modules):
         if name.split(".")[0] in STAND_IN_PACKAGES:
             del sys.modules[name]
     sys.meta_path.insert(0, StandInFinder(packages))
-    _install_numpy_stand_ins()
+    # NumPy's var, std, nanvar and nanstd, everywhere NumPy looks them up (`ndarray.var` finds
+    # `_methods._var`); NumPy 2's private modules: the `course` extra requires numpy>=2
+    _methods._var = _numpy_stand_in("numpy.var", _methods._var)
+    _methods._std = _numpy_stand_in("numpy.std", _methods._std)
+    for name in ("nanvar", "nanstd"):
+        stand_in = _numpy_stand_in(f"numpy.{name}", getattr(_nanfunctions_impl, name))
+        setattr(_nanfunctions_impl, name, stand_in)
+        setattr(numpy, name, stand_in)

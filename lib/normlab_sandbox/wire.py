@@ -59,9 +59,6 @@ class Opaque:
         return f"<{self.type_name} {self.text}>"
 
 
-# --- framing ------------------------------------------------------------------------------
-
-
 def frame(payload: bytes) -> bytes:
     """`payload` as one frame (header and payload)."""
     if len(payload) > MAX_FRAME_BYTES:
@@ -86,13 +83,10 @@ class FrameReader:
             payload = self._take()
             if payload is not None:
                 return payload
-            if deadline is None:
-                self.sock.settimeout(None)
-            else:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise TimeoutError
-                self.sock.settimeout(left)
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise TimeoutError
+            self.sock.settimeout(left)
             chunk = self.sock.recv(1 << 20)
             if not chunk:
                 raise EOFError("the other side closed the connection")
@@ -120,14 +114,6 @@ class FrameReader:
         return payload
 
 
-def recv_message(reader: FrameReader, registry=None, deadline: float | None = None):
-    """Read one frame and decode it (see `FrameReader.read` and `loads`)."""
-    return loads(reader.read(deadline), registry)
-
-
-# --- values -------------------------------------------------------------------------------
-
-
 def dumps(value, registry=None) -> bytes:
     """Encode plain data to JSON bytes; unknown objects become `Opaque`."""
     return json.dumps(_encode(value, registry or {}, 0)).encode()
@@ -145,20 +131,6 @@ def loads(data: bytes, registry=None):
         raise WireError(f"a value that does not decode: {type(exc).__name__}: {exc}") from None
 
 
-def _array_to_text(arr: np.ndarray) -> str:
-    buffer = io.BytesIO()
-    np.save(buffer, arr, allow_pickle=False)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def _array_from_text(text: str) -> np.ndarray:
-    try:
-        raw = base64.b64decode(text.encode("ascii"), validate=True)
-        return np.load(io.BytesIO(raw), allow_pickle=False)
-    except Exception as exc:  # noqa: BLE001 (any malformed array is the sender's fault)
-        raise WireError(f"an array that does not decode: {type(exc).__name__}: {exc}") from None
-
-
 def _encode(value, registry: dict, depth: int):
     if depth > MAX_DEPTH:
         raise WireError(f"a value nested deeper than {MAX_DEPTH} levels")
@@ -167,14 +139,11 @@ def _encode(value, registry: dict, depth: int):
     if type(value) is int or type(value) is float:
         return value if type(value) is not float else {"$": "float", "v": repr(value)}
     nxt = depth + 1
-    if isinstance(value, np.ndarray):
-        if value.dtype.hasobject:
-            return _opaque(value)
-        return {"$": "nd", "v": _array_to_text(np.asarray(value))}
-    if isinstance(value, np.generic):
-        if isinstance(value, np.object_):
-            return _opaque(value)
-        return {"$": "scalar", "v": _array_to_text(np.asarray(value))}
+    if isinstance(value, np.ndarray | np.generic) and not np.asarray(value).dtype.hasobject:
+        buffer = io.BytesIO()
+        np.save(buffer, np.asarray(value), allow_pickle=False)
+        tag = "nd" if isinstance(value, np.ndarray) else "scalar"
+        return {"$": tag, "v": base64.b64encode(buffer.getvalue()).decode("ascii")}
     if isinstance(value, complex):
         return {"$": "complex", "v": [repr(value.real), repr(value.imag)]}
     if isinstance(value, bytes):
@@ -183,10 +152,8 @@ def _encode(value, registry: dict, depth: int):
         tag = "list" if type(value) is list else "tuple"
         return {"$": tag, "v": [_encode(item, registry, nxt) for item in value]}
     if type(value) is dict:
-        return {
-            "$": "dict",
-            "v": [[_encode(k, registry, nxt), _encode(v, registry, nxt)] for k, v in value.items()],
-        }
+        pairs = [[_encode(k, registry, nxt), _encode(v, registry, nxt)] for k, v in value.items()]
+        return {"$": "dict", "v": pairs}
     if isinstance(value, Opaque):
         return {"$": "opaque", "v": [value.type_name, value.text]}
     name = type(value).__name__
@@ -194,15 +161,11 @@ def _encode(value, registry: dict, depth: int):
         fields = dataclasses.fields(value)
         fields = {f.name: _encode(getattr(value, f.name), registry, nxt) for f in fields if f.init}
         return {"$": "obj", "type": name, "v": fields}
-    return _opaque(value)
-
-
-def _opaque(value):
     try:
         text = repr(value)
     except Exception as exc:  # noqa: BLE001 (a repr that raises is still reported)
         text = f"<repr failed: {type(exc).__name__}>"
-    return {"$": "opaque", "v": [type(value).__name__, text[:MAX_REPR]]}
+    return {"$": "opaque", "v": [name, text[:MAX_REPR]]}
 
 
 def _decode(tree, registry: dict, depth: int):
@@ -215,13 +178,16 @@ def _decode(tree, registry: dict, depth: int):
     tag, body, nxt = tree["$"], tree["v"], depth + 1
     if tag == "float":
         return _float(body)
-    if tag == "nd":
-        return _array_from_text(_text(body))
-    if tag == "scalar":
-        arr = _array_from_text(_text(body))
-        if arr.shape != ():
+    if tag in ("nd", "scalar"):
+        text = _text(body)
+        try:
+            raw = base64.b64decode(text.encode("ascii"), validate=True)
+            arr = np.lib.format.read_array(io.BytesIO(raw), allow_pickle=False)  # .npy only
+        except Exception as exc:  # noqa: BLE001 (any malformed array is the sender's fault)
+            raise WireError(f"an array that does not decode: {type(exc).__name__}: {exc}") from None
+        if tag == "scalar" and arr.shape != ():
             raise WireError("a scalar that is not 0-dimensional")
-        return arr[()]
+        return arr if tag == "nd" else arr[()]
     if tag == "complex":
         if not (isinstance(body, list) and len(body) == 2):
             raise WireError("a malformed complex number")

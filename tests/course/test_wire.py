@@ -79,6 +79,16 @@ def test_a_malformed_value_is_a_wire_error_never_another_exception():
             wire.loads(json.dumps(tree).encode())
 
 
+def test_an_array_that_is_no_npy_is_a_wire_error():
+    """np.load would read an .npz archive (a lazy NpzFile, not data) where an array belongs."""
+    buffer = io.BytesIO()
+    np.savez(buffer, a=np.ones(2))
+    npz = base64.b64encode(buffer.getvalue()).decode()
+    for tag in ("nd", "scalar"):
+        with pytest.raises(wire.WireError, match="does not decode"):
+            wire.loads(json.dumps({"$": tag, "v": npz}).encode())
+
+
 def test_depth_and_size_are_capped():
     deep: list = []
     for _ in range(wire.MAX_DEPTH + 5):

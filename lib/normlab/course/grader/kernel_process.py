@@ -156,7 +156,7 @@ class Kernel:
             self._send(protocol.Setup(**setup, files=len(files)))
             for path, data in files:
                 self._send(protocol.File(path, data))
-            reply = wire.recv_message(self.reader, WIRE_TYPES, deadline)
+            reply = wire.loads(self.reader.read(deadline), WIRE_TYPES)
         except (OSError, EOFError, wire.WireError):  # TimeoutError is an OSError
             reply = None
         if not isinstance(reply, protocol.Ready):
@@ -218,7 +218,7 @@ class Kernel:
         """The kernel's next message for request `ident` (TimeoutError once `deadline` has
         passed, nothing lost); anything but a note, a question or a reply kills it."""
         try:
-            frame = wire.recv_message(self.reader, WIRE_TYPES, deadline)
+            frame = wire.loads(self.reader.read(deadline), WIRE_TYPES)
         except TimeoutError:
             raise
         except (EOFError, OSError):
