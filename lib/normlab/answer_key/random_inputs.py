@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+F64, F32 = np.float64, np.float32  # the dtypes a battery casts its inputs to
+
 
 def rng_for(seed: int, salt: str) -> np.random.Generator:
     """An independent random stream per (seed, check): cases never depend on each other."""

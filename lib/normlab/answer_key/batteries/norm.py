@@ -134,9 +134,7 @@ def input_untouched(kind: NormKind, rng, hidden: bool) -> list[Case]:
 
 
 def numerics(kind: NormKind, rng, hidden: bool) -> list[Case]:
-    setups = [((3, 4, 8), 1e4)]
-    if hidden:
-        setups += [((6, 16), 1e4), ((4, 5, 12), -3e4)]
+    setups = [((3, 4, 8), 1e4)] + ([((6, 16), 1e4), ((4, 5, 12), -3e4)] if hidden else [])
     cases = []
     for pair, (shape, offset) in enumerate(setups):
         far32 = (offset + rng.normal(size=shape)).astype(np.float32)

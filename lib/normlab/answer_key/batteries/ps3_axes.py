@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from functools import partial
 
-import numpy as np
-
 from normlab_sandbox.cases import Case, Ref
 
 from ...grading.ps3_axes import CATCHES, CHECKS
 from ...grading.ps3_running import call as forward_call
-from ..random_inputs import each, messy, signed_affine
+from ..random_inputs import F32, F64, each, messy, signed_affine
 
 _PLANTED_WORDS = {
     "red_team.wrong_axis": "normalizes down the token axis",
@@ -81,7 +79,7 @@ BATTERIES = {
 # -- Part C: batch_norm_forward, running statistics (`normlab.grading.ps3_running`) -----------
 
 
-def _forward(rng, shape, momentum, training, dtype=np.float64, tag="forward"):
+def _forward(rng, shape, momentum, training, dtype=F64, tag="forward"):
     """A call of batch_norm_forward on messy records, gamma of both signs, and running
     statistics unlike the batch's (so eval with the batch's own shows)."""
     d = shape[-1]
@@ -105,7 +103,6 @@ EVAL = (
     [((5, 4), 0.1), ((2, 3, 3), 0.1)],
     [((4, 4), 0.2), ((2, 2, 2, 5), 0.1), ((7, 3), 0.3)],
 )
-F64, F32 = np.float64, np.float32
 BATTERIES |= {
     CHECKS.cell.bnf_momentum: each(_setup, *TRAINING, training=True),
     CHECKS.cell.bnf_running_var_unbiased: each(_setup, *TRAINING, training=True),

@@ -11,7 +11,7 @@ import numpy as np
 from normlab_sandbox.cases import Case, Ref
 
 from ...grading.ps6_stability_speed import CHECKS
-from ..random_inputs import each, messy
+from ..random_inputs import F32, F64, each, messy
 
 
 def _vcase(x, tag, label="", **meta) -> Case:
@@ -67,7 +67,6 @@ def _median_cases(rng, hidden):
 
 
 POPULATION = [(3, 4), (2, 3, 5)]
-F32, F64 = np.float32, np.float64
 BATTERIES = {
     CHECKS.cell.far_from_zero: each(
         _far, [((4, 16), 1e4)], [((3, 5, 32), -2e4), ((8, 8), 1e4)], number="pair"

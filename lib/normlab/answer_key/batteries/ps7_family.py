@@ -24,7 +24,7 @@ from ...grading.ps7_backward import bcall
 from ...grading.ps7_family import CHECKS
 from ...grading.ps7_group_norm import DEFAULT_EPS, FUNCTION, SCALE
 from ..live import LIVE
-from ..random_inputs import each, messy, signed_affine, signed_gain
+from ..random_inputs import F32, F64, each, messy, signed_affine, signed_gain
 from .ps5_backward import dtype_case, untouched_case
 
 
@@ -40,9 +40,6 @@ def gcall(x, groups: int, gamma=None, beta=None, eps=None, *, tag="", **meta) ->
     label += f", {x.dtype}" if x.dtype != np.float64 else ""
     meta = {"eps": DEFAULT_EPS if eps is None else float(eps), **meta}
     return Case(FUNCTION, "call", args, tag=tag, label=label, meta=meta)
-
-
-F64, F32 = np.float64, np.float32
 
 
 def _plain(rng, setup, *, spread=(0.5, 50.0), params=False):
