@@ -49,14 +49,12 @@ def _tcase(durations, *, repeats=None, warmup=None, **meta) -> Case:
 
 
 def _warmup_cases(rng, hidden):
-    cases = [
+    return [
         _tcase((5.0, 5.0, 5.0, 0.1, 0.1, 0.1), repeats=3, warmup=3, want=0.1, calls=6),
         # slow warm-up runs, and timed runs whose mean is not their median
         _tcase((2.0, 2.0, 0.3, 0.2, 0.4, 0.2, 0.3, 0.2, 0.3), want=0.3, calls=9),
+        *([_tcase((1.0, 0.5, 0.5), repeats=3, warmup=0, want=0.5, calls=3)] if hidden else []),
     ]
-    if hidden:
-        cases += [_tcase((1.0, 0.5, 0.5), repeats=3, warmup=0, want=0.5, calls=3)]
-    return cases
 
 
 def _median_cases(rng, hidden):
