@@ -54,7 +54,6 @@ def _run(module: types.ModuleType, name: str) -> None:
 
 
 def _load_private_copy() -> types.ModuleType:
-    """Compile and run normlab's reference into a fresh, unregistered package."""
     package = types.ModuleType(PACKAGE)
     package.__path__ = []
     package.__package__ = PACKAGE

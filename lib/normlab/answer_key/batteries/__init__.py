@@ -9,7 +9,6 @@ the check objects); a cell a shared builder made runs on that builder's battery 
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 from functools import cache, partial
 

@@ -27,9 +27,7 @@ _PLANTED_WORDS = {
 }
 
 
-# what only the hidden battery runs: a second correct LayerNorm for the cell that must accept
-# one, and for each catch cell planted wrong LayerNorms that exist only in the graders
-# (`trusted`), with their words
+# what only the hidden battery runs (see the docstring), the planted ones with their words
 GRADER_ONLY = {
     CHECKS.cell.witness_accepts_layer_norm: {"layer_norm_alt": ""},
     CHECKS.cell.witness_catches_axis: {
