@@ -1,5 +1,4 @@
-"""The random inputs every check draws from: one stream per check, records on many scales, and
-`each`, the battery of a list of setups."""
+"""The random inputs every check draws from, and `each`, the battery of a list of setups."""
 
 from __future__ import annotations
 
