@@ -28,13 +28,9 @@ def moments(x, axes, center: bool, divisor: str, detach=()):
 
 def scale(m2, mode: str, eps: float, fixed: float, sqrt=np.sqrt):
     """What a member divides by, from the second moment m2 (`sqrt`: NumPy's, or torch's)."""
-    if mode == "inside":
-        return sqrt(m2 + eps)
     if mode == "outside":
         return sqrt(m2) + eps
-    if mode == "none":
-        return sqrt(m2)
-    return sqrt(m2 + fixed)
+    return sqrt(m2 + {"inside": eps, "none": 0.0, "fixed": fixed}[mode])
 
 
 def all_outputs(x, eps: float) -> dict[Formula, np.ndarray]:

@@ -1,9 +1,10 @@
-"""The random inputs every check draws from: one stream per check, records on many scales, and
-`each`, the battery of a list of setups."""
+"""The random inputs every check draws from, and `each`, the battery of a list of setups."""
 
 from __future__ import annotations
 
 import numpy as np
+
+F64, F32 = np.float64, np.float32  # the dtypes a battery casts its inputs to
 
 
 def rng_for(seed: int, salt: str) -> np.random.Generator:

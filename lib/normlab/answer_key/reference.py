@@ -1,13 +1,12 @@
 """A private copy of normlab's reference, for the graders' expectations.
 
 A cell that runs `normlab.layer_norm = lambda x, *a, **k: x` must not change what a check
-expects. So at import this compiles `normlab/__init__.py` and every module it imports (found by
-their relative imports, each after those it imports) into fresh module objects registered
-nowhere, under file names that mark them as the graders' copy (which also lets the tripwire
-tell the graders' calls from a student's). The same code as the chapters show: Ba, Kiros and
-Hinton (2016, arXiv:1607.06450) exactly as normlab implements them; its public names are
-`normlab.__all__`. An in-kernel precaution; the defence is running the student's code in
-another process (`normlab.course`).
+expects. So at import this compiles `normlab/__init__.py` and every module it imports
+(`reference_modules`) into fresh module objects registered nowhere, under file names that mark
+them as the graders' copy (which also lets the tripwire tell the graders' calls from a
+student's). The same code as the chapters show: Ba, Kiros and Hinton (2016, arXiv:1607.06450)
+exactly as normlab implements them; its public names are `normlab.__all__`. An in-kernel
+precaution; the defence is running the student's code in another process (`normlab.course`).
 """
 
 from __future__ import annotations
@@ -54,7 +53,6 @@ def _run(module: types.ModuleType, name: str) -> None:
 
 
 def _load_private_copy() -> types.ModuleType:
-    """Compile and run normlab's reference into a fresh, unregistered package."""
     package = types.ModuleType(PACKAGE)
     package.__path__ = []
     package.__package__ = PACKAGE

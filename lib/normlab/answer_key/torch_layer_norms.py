@@ -58,13 +58,10 @@ def layer_norm(
             y = F.layer_norm(xt, shape, *params, eps=eps)
         else:
             y = member_output(xt, *params, eps, axes, **choices)
-        found = {"y": y.detach().numpy(), "dx": None, "dweight": None, "dbias": None}
         if dy is not None:
             y.backward(torch.tensor(np.asarray(dy, dtype=np.float64)))
-            found["dx"] = xt.grad.numpy()
-            for key, p in zip(("dweight", "dbias"), params, strict=True):
-                found[key] = None if p is None else p.grad.numpy()
-    return found
+        grads = [None if dy is None or t is None else t.grad.numpy() for t in (xt, *params)]
+    return dict(zip(("y", "dx", "dweight", "dbias"), [y.detach().numpy(), *grads], strict=True))
 
 
 def fresh_state(normalized_shape, elementwise_affine=True) -> dict:
@@ -82,9 +79,7 @@ class FamilyLayerNorm(nn.Module):
         super().__init__()
         self.member = member
         weight, bias = torch.ones(width), torch.zeros(width)
-        if not frozen:
-            weight, bias = nn.Parameter(weight), nn.Parameter(bias)
-        self.weight, self.bias = weight, bias
+        self.weight, self.bias = (weight, bias) if frozen else map(nn.Parameter, (weight, bias))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         weight, bias = self.weight.to(x.dtype), self.bias.to(x.dtype)

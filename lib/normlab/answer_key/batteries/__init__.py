@@ -9,7 +9,6 @@ the check objects); a cell a shared builder made runs on that builder's battery 
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 from functools import cache, partial
 
@@ -34,15 +33,12 @@ def values(spec, rng, hidden: bool, variant: dict | None = None) -> list[Case]:
 def _own(assignment: str) -> dict:
     """The BATTERIES of the assignment's module here ({} when it has none)."""
     name = f"{__name__}.{assignment}"
-    if importlib.util.find_spec(name) is None:
-        return {}
-    return importlib.import_module(name).BATTERIES
+    return importlib.import_module(name).BATTERIES if importlib.util.find_spec(name) else {}
 
 
 def battery(spec: CheckSpec):
     """The make(rng, hidden[, variant]) of `spec`'s battery."""
-    own = _own(spec.assignment)
-    if spec in own:
+    if spec in (own := _own(spec.assignment)):
         return own[spec]
     if spec.builder in norm.SHARED:
         return partial(norm.SHARED[spec.builder], spec.kind)

@@ -24,8 +24,7 @@ def axis(kind: NormKind, rng, hidden: bool) -> list[Case]:
     visible = [first, (2, 3, 4)] if kind.leading_axes else [first, (2, 3, 4), (6, 6), (7,)]
 
     drawn = {s: call(kind, messy(rng, s), tag="axes") for s in shapes}
-    rest = [drawn[s] for s in shapes if s not in visible]
-    return [drawn[s] for s in visible] + (rest if hidden else [])
+    return [drawn[s] for s in visible] + [drawn[s] for s in shapes if hidden and s not in visible]
 
 
 def centering(kind: NormKind, rng, hidden: bool) -> list[Case]:
@@ -41,26 +40,20 @@ def population_variance(kind: NormKind, rng, hidden: bool) -> list[Case]:
     return [call(kind, messy(rng, s, spread=(2.0, 40.0)), tag="divisor") for s in shapes]
 
 
-def _eps_block(rng, kind: NormKind) -> np.ndarray:
-    """Three records of variance 1e-6, one constant record, two ordinary ones.
+def eps_inputs(kind: NormKind, rng, hidden: bool) -> list[tuple[np.ndarray, float | None]]:
+    """(x, eps) of an eps cell (None: the default eps); ps8's module is judged on LayerNorm's.
 
-    For batch-norm the same block is transposed: the features carry the tiny and
-    the zero variance. RMSNorm's tiny records sit at zero (its statistic is the
-    mean square), LayerNorm's anywhere.
+    The first is a block of three records of variance 1e-6, one constant record and two
+    ordinary ones. For batch-norm the same block is transposed: the features carry the tiny and
+    the zero variance. RMSNorm's tiny records sit at zero (its statistic is the mean square),
+    LayerNorm's anywhere.
     """
     d = 6 if not kind.leading_axes else 5
     base = rng.uniform(-5, 5, size=(3, 1)) if kind.center else 0.0
     tiny = base + 1e-3 * rng.standard_normal((3, d))  # variance about 1e-6 < eps = 1e-5
     constant = np.full((1, d), 3.0 if kind.center else 0.0)
-    normal = messy(rng, (2, d), spread=(0.5, 5.0))
-    block = np.concatenate([tiny, constant, normal])  # (6, d)
-    return block.T.copy() if kind.leading_axes else block
-
-
-def eps_inputs(kind: NormKind, rng, hidden: bool) -> list[tuple[np.ndarray, float | None]]:
-    """(x, eps) of an eps cell (None: the default eps), the block of `_eps_block` first; ps8's
-    module is judged on LayerNorm's."""
-    block = _eps_block(rng, kind)
+    block = np.concatenate([tiny, constant, messy(rng, (2, d), spread=(0.5, 5.0))])  # (6, d)
+    block = block.T.copy() if kind.leading_axes else block
     found = [(block, None), (messy(rng, (4, 3), spread=(0.05, 0.2)), 0.1)]
     if hidden:
         found += [
@@ -134,9 +127,7 @@ def input_untouched(kind: NormKind, rng, hidden: bool) -> list[Case]:
 
 
 def numerics(kind: NormKind, rng, hidden: bool) -> list[Case]:
-    setups = [((3, 4, 8), 1e4)]
-    if hidden:
-        setups += [((6, 16), 1e4), ((4, 5, 12), -3e4)]
+    setups = [((3, 4, 8), 1e4)] + ([((6, 16), 1e4), ((4, 5, 12), -3e4)] if hidden else [])
     cases = []
     for pair, (shape, offset) in enumerate(setups):
         far32 = (offset + rng.normal(size=shape)).astype(np.float32)

@@ -24,9 +24,7 @@ def _stats_cases(rng, hidden: bool) -> list[Case]:
         _stats_case(np.array([1.0, 2.0, 3.0, 4.0])),  # one record: x.shape[:-1] is ()
         _stats_case(messy(rng, (5, 5))),  # square: the wrong axis keeps the shape
     ]
-    if hidden:
-        cases += [_stats_case(messy(rng, (2, 2, 3, 4)))]
-    return cases
+    return cases + ([_stats_case(messy(rng, (2, 2, 3, 4)))] if hidden else [])
 
 
 BATTERIES = {

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from functools import partial
 
-import numpy as np
-
 from normlab_sandbox.cases import Case, Ref
 
 from ...grading.ps3_axes import CATCHES, CHECKS
 from ...grading.ps3_running import call as forward_call
-from ..random_inputs import each, messy, signed_affine
+from ..random_inputs import F32, F64, each, messy, signed_affine
 
 _PLANTED_WORDS = {
     "red_team.wrong_axis": "normalizes down the token axis",
@@ -29,9 +27,7 @@ _PLANTED_WORDS = {
 }
 
 
-# what only the hidden battery runs: a second correct LayerNorm for the cell that must accept
-# one, and for each catch cell planted wrong LayerNorms that exist only in the graders
-# (`trusted`), with their words
+# what only the hidden battery runs (see the docstring), the planted ones with their words
 GRADER_ONLY = {
     CHECKS.cell.witness_accepts_layer_norm: {"layer_norm_alt": ""},
     CHECKS.cell.witness_catches_axis: {
@@ -81,7 +77,7 @@ BATTERIES = {
 # -- Part C: batch_norm_forward, running statistics (`normlab.grading.ps3_running`) -----------
 
 
-def _forward(rng, shape, momentum, training, dtype=np.float64, tag="forward"):
+def _forward(rng, shape, momentum, training, dtype=F64, tag="forward"):
     """A call of batch_norm_forward on messy records, gamma of both signs, and running
     statistics unlike the batch's (so eval with the batch's own shows)."""
     d = shape[-1]
@@ -105,7 +101,6 @@ EVAL = (
     [((5, 4), 0.1), ((2, 3, 3), 0.1)],
     [((4, 4), 0.2), ((2, 2, 2, 5), 0.1), ((7, 3), 0.3)],
 )
-F64, F32 = np.float64, np.float32
 BATTERIES |= {
     CHECKS.cell.bnf_momentum: each(_setup, *TRAINING, training=True),
     CHECKS.cell.bnf_running_var_unbiased: each(_setup, *TRAINING, training=True),

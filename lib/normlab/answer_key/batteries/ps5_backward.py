@@ -61,9 +61,8 @@ def _scale_case(rng, shape):
 
 
 def _eps_cases(rng, hidden):
-    d = 6
-    tiny = rng.uniform(-5, 5, (3, 1)) + 1e-3 * rng.standard_normal((3, d))  # var ~1e-6
-    block = np.concatenate([tiny, messy(rng, (2, d), spread=(0.5, 5.0))])
+    tiny = rng.uniform(-5, 5, (3, 1)) + 1e-3 * rng.standard_normal((3, 6))  # var ~1e-6
+    block = np.concatenate([tiny, messy(rng, (2, 6), spread=(0.5, 5.0))])
     specs = [(block, None), (messy(rng, (3, 4), spread=(0.05, 0.2)), 0.1)]
     if hidden:
         specs += [(block * 10.0, 1e-3), (block.reshape(1, *block.shape), None)]

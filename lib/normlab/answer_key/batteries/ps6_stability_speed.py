@@ -11,7 +11,7 @@ import numpy as np
 from normlab_sandbox.cases import Case, Ref
 
 from ...grading.ps6_stability_speed import CHECKS
-from ..random_inputs import each, messy
+from ..random_inputs import F32, F64, each, messy
 
 
 def _vcase(x, tag, label="", **meta) -> Case:
@@ -49,14 +49,12 @@ def _tcase(durations, *, repeats=None, warmup=None, **meta) -> Case:
 
 
 def _warmup_cases(rng, hidden):
-    cases = [
+    return [
         _tcase((5.0, 5.0, 5.0, 0.1, 0.1, 0.1), repeats=3, warmup=3, want=0.1, calls=6),
         # slow warm-up runs, and timed runs whose mean is not their median
         _tcase((2.0, 2.0, 0.3, 0.2, 0.4, 0.2, 0.3, 0.2, 0.3), want=0.3, calls=9),
+        *([_tcase((1.0, 0.5, 0.5), repeats=3, warmup=0, want=0.5, calls=3)] if hidden else []),
     ]
-    if hidden:
-        cases += [_tcase((1.0, 0.5, 0.5), repeats=3, warmup=0, want=0.5, calls=3)]
-    return cases
 
 
 def _median_cases(rng, hidden):
@@ -67,7 +65,6 @@ def _median_cases(rng, hidden):
 
 
 POPULATION = [(3, 4), (2, 3, 5)]
-F32, F64 = np.float32, np.float64
 BATTERIES = {
     CHECKS.cell.far_from_zero: each(
         _far, [((4, 16), 1e4)], [((3, 5, 32), -2e4), ((8, 8), 1e4)], number="pair"

@@ -24,7 +24,7 @@ from ...grading.ps7_backward import bcall
 from ...grading.ps7_family import CHECKS
 from ...grading.ps7_group_norm import DEFAULT_EPS, FUNCTION, SCALE
 from ..live import LIVE
-from ..random_inputs import each, messy, signed_affine, signed_gain
+from ..random_inputs import F32, F64, each, messy, signed_affine, signed_gain
 from .ps5_backward import dtype_case, untouched_case
 
 
@@ -32,9 +32,8 @@ def gcall(x, groups: int, gamma=None, beta=None, eps=None, *, tag="", **meta) ->
     """A call of the student's group_norm; gamma = 1 and beta = 0 unless given, eps passed
     only when given."""
     x = np.asarray(x)
-    c = x.shape[1]
-    gamma = np.ones(c, dtype=x.dtype) if gamma is None else np.asarray(gamma)
-    beta = np.zeros(c, dtype=x.dtype) if beta is None else np.asarray(beta)
+    gamma = np.ones(x.shape[1], dtype=x.dtype) if gamma is None else np.asarray(gamma)
+    beta = np.zeros(x.shape[1], dtype=x.dtype) if beta is None else np.asarray(beta)
     args = (x, groups, gamma, beta) + ((eps,) if eps is not None else ())
     label = f"a {x.ndim}-D input of shape {x.shape}, num_groups = {groups}"
     label += f", eps = {eps:g}" if eps is not None else ""
@@ -43,16 +42,12 @@ def gcall(x, groups: int, gamma=None, beta=None, eps=None, *, tag="", **meta) ->
     return Case(FUNCTION, "call", args, tag=tag, label=label, meta=meta)
 
 
-F64, F32 = np.float64, np.float32
-
-
 def _plain(rng, setup, *, spread=(0.5, 50.0), params=False):
     """A call on (shape, num_groups, dtype), gamma = 1 and beta = 0 unless `params` (then
     random ones)."""
     shape, groups, dtype = setup
     c = shape[1]
-    gamma = rng.uniform(0.5, 2.0, size=c) if params else None
-    beta = rng.normal(size=c) if params else None
+    gamma, beta = (rng.uniform(0.5, 2.0, size=c), rng.normal(size=c)) if params else (None, None)
     x = messy(rng, shape, spread=spread).astype(dtype)
     return gcall(x, groups, gamma, beta, tag="plain")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...grading.ps9_dyt import CHECKS, bcall, call
-from ..random_inputs import each, messy, signed_affine
+from ..random_inputs import F32, F64, each, messy, signed_affine
 
 CELL = CHECKS.cell
 
@@ -75,7 +75,6 @@ def _gradients(rng, shape, dtypes=(np.float64,)) -> list:
 
 
 STANDARD = ([(3, 5), (2, 3, 6)], [(6, 6), (2, 2, 3, 4)])
-F32, F64 = np.float32, np.float64
 BATTERIES = {
     CELL.dyt_values: each(_standardized, [(3, 6), (2, 3, 5)], [(4, 8), (1, 7)]),
     CELL.dyt_alpha: each(
