@@ -45,11 +45,8 @@ class Formula:
 
 def axis_subsets(ndim: int) -> list[tuple[int, ...]]:
     """Every non-empty set of axes of an ndim-array, the last axis first."""
-    axes = list(range(ndim))[::-1]
-    subsets = []
-    for size in range(1, ndim + 1):
-        subsets.extend(tuple(sorted(c)) for c in itertools.combinations(axes, size))
-    return subsets
+    axes = range(ndim - 1, -1, -1)
+    return [tuple(sorted(c)) for n in range(1, ndim + 1) for c in itertools.combinations(axes, n)]
 
 
 def members(ndim: int) -> list[Formula]:

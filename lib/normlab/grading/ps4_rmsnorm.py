@@ -20,12 +20,9 @@ N_NORMS = 2 * N_LAYERS + 1  # two per block (attention, MLP) and a final one
 
 def _param_counts(seen):
     """The message naming the mistake (never a count: they are the answers)."""
-    ln, problem = number("ln_total", seen.value["ln_total"])
-    if problem:
-        return problem
-    rms, problem = number("rms_total", seen.value["rms_total"])
-    if problem:
-        return problem
+    (ln, problem), (rms, other) = (number(n, seen.value[n]) for n in ("ln_total", "rms_total"))
+    if problem or other:
+        return problem or other
     per_ln = seen.oracle.reference("param_count", "layer_norm", D_MODEL)
     per_rms = seen.oracle.reference("param_count", "rms_norm", D_MODEL)
     if ln == N_NORMS * per_ln and rms == N_NORMS * per_rms:

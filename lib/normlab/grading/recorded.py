@@ -134,6 +134,8 @@ class RecordedBacking:
 
     def __init__(self, recording: Recording) -> None:
         self.recording = recording
+        self.answer = recording.answer  # answer(question)
+        self.resolve = recording.resolve  # resolve(ref, made)
 
     def cases(self, spec, seed: int, hidden: bool, variant: dict | None) -> list:
         """The check's recorded visible battery; the hidden one, or another seed, is refused."""
@@ -153,12 +155,6 @@ class RecordedBacking:
         if variant is None or variant.get("slot") not in found:
             raise NotRecorded("this check runs on your own variant: the download has no other")
         return list(found[variant["slot"]])
-
-    def answer(self, question: Question):
-        return self.recording.answer(question)
-
-    def resolve(self, ref: Ref, made: dict):
-        return self.recording.resolve(ref, made)
 
     def unanswered(self, results) -> Verdict | None:
         """A run that asked a replayed LayerNorm about an input it has no output for."""

@@ -223,7 +223,7 @@ def try_it(function, *args, **kwargs):
         lines = [
             f"  in {frame.name}, line {frame.lineno}: {frame.line}"
             for frame in traceback.extract_tb(exc.__traceback__.tb_next)
-            if not _library(frame.filename)
+            if not os.path.abspath(frame.filename).startswith(_LIBRARY_ROOTS)
         ]
         print("\n".join([f"✗ {name} raised {type(exc).__name__}: {exc}", *lines]))
         print("(the notebook runs on; the checks below say what to fix)")
@@ -233,12 +233,7 @@ def try_it(function, *args, **kwargs):
     return returned
 
 
-def _library(filename: str) -> bool:
-    """Is this a file of an installed package (NumPy, normlab...), not the notebook's code?"""
-    path = os.path.abspath(filename)
-    return any(path.startswith(root) for root in _LIBRARY_ROOTS)
-
-
+# the files of installed packages (NumPy, normlab...), not the notebook's code
 _LIBRARY_ROOTS = tuple(
     {os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))}  # normlab's
     | {os.path.abspath(p) for p in sys.path if "site-packages" in p or "dist-packages" in p}

@@ -6,6 +6,8 @@ the gradients)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from normlab_sandbox.cases import Case
@@ -61,10 +63,7 @@ def _affine_message(kind, case, y1, yg, gamma, beta, expected, index) -> str:
     params = "gamma and beta" if has_beta else "gamma"
     head = f"Gain{' and bias' if has_beta else ''}: for {where(case)} with gamma = {fmt(gamma)}"
     head += f" and beta = {fmt(beta)}" if has_beta else ""
-
-    def close(z) -> bool:
-        return near(yg, z, 1e-6, 1e-8)
-
+    close = partial(near, yg, rtol=1e-6, atol=1e-8)  # close(z): is the output z?
     if close(y1):
         why = f"{params} had no effect: the output is the same as with gamma = 1" + (
             ", beta = 0." if has_beta else "."
