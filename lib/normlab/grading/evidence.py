@@ -17,11 +17,7 @@ def fmt(value, digits: int = 4, limit: int = 8) -> str:
     if arr.ndim == 0:
         return f"{arr.item():.{digits}g}" if arr.dtype.kind == "f" else repr(arr.item())
     if arr.size > limit:
-        body = ", ".join(
-            f"{v:.{digits}g}" if isinstance(v, float | np.floating) else repr(v.item())
-            for v in arr.reshape(-1)[:limit]
-        )
-        return f"[{body}, ...]"
+        return f"[{', '.join(fmt(v, digits) for v in arr.reshape(-1)[:limit])}, ...]"
     return np.array2string(
         arr, precision=digits, separator=", ", floatmode="maxprec", suppress_small=False
     ).replace("\n", "")

@@ -91,13 +91,8 @@ class Recording:
         return cls(**wire.loads(data, REGISTRY))
 
     def dumps(self) -> bytes:
-        fields = {
-            "cases": self.cases,
-            "answers": dict(sorted(self.answers.items())),
-            "refs": sorted(self.refs),
-            "seed": self.seed,
-        }
-        return wire.dumps(fields, REGISTRY)
+        fields = {"answers": dict(sorted(self.answers.items())), "refs": sorted(self.refs)}
+        return wire.dumps(vars(self) | fields, REGISTRY)
 
     def answer(self, question, what: str = ""):
         """The recorded answer to `question`; NotRecorded (naming `what`) when there is none."""

@@ -66,11 +66,8 @@ TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 def _follow_cells(old: Session | None, new: Session) -> None:
     """In IPython, have each cell tell the new session where it begins (the old one no longer)."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return
-    shell = get_ipython()
+    ipython = sys.modules.get("IPython")  # imported already where a shell runs
+    shell = ipython.get_ipython() if ipython else None
     if shell is None:
         return
     callbacks = shell.events.callbacks["pre_run_cell"]

@@ -96,8 +96,8 @@ def choice_cell(builder, kind: NormKind, grade_id: str, choice: str, explain, su
 
 
 def formula_questions(kind: NormKind, other_eps=()):
-    """The questions of a choice cell, for each case: the formulas on the case's input (also
-    at each of `other_eps`), and for a per-record norm the statistics `lost_keepdims` reads."""
+    """The questions of a choice cell, for each case: the formulas on the case's input (also at
+    each of `other_eps`), and for a per-record norm the statistics `NormKind.fallback` reads."""
 
     def questions(case) -> list:
         x = kind.x_of(case)
