@@ -101,13 +101,6 @@ class DeclaredOracle(_Asking):
         return self._backing.answer(question)
 
 
-class Answering:
-    """Mixed into a backing oracle with the methods above: `answer(question)`."""
-
-    def answer(self, question: Question):
-        return ask(self, question)
-
-
 def key(value, memo: dict | None = None):
     """A hashable key of plain data, equal for equal questions: arrays by dtype, shape and the
     SHA-256 of their bytes (`memo`: each array's by its id, for one battery), dicts sorted,

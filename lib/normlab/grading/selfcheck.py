@@ -54,14 +54,11 @@ def use_assignment(assignment: str, reuse_voids: str = POLICIES[0], student: str
     if assignment in REAL_TORCH and importlib.util.find_spec("torch") is None:
         raise ModuleNotFoundError(
             f"{assignment} needs torch, which this Python does not have. Install its CPU "
-            f"build, in a cell: %pip install torch --index-url {TORCH_CPU_INDEX} (Exercises > "
-            f"Getting started on the course's site says more), then restart the kernel and "
-            f"run the notebook again.",
+            "build, in a cell: %pip install torch --index-url "
+            "https://download.pytorch.org/whl/cpu (Exercises > Getting started on the course's "
+            "site says more), then restart the kernel and run the notebook again.",
             name="torch",
         )
-
-
-TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
 def _follow_cells(old: Session | None, new: Session) -> None:

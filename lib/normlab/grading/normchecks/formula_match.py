@@ -53,11 +53,8 @@ def formula_judge(target, read, choices: set, explain, cells, words=qualified.WO
         if found != "fails":
             return found
         if not matches:
-            lost = target.fallback(seen)
-            if lost:
-                return lost
-        closest = min(matches, key=lambda v: len(wrong[v])) if matches else None
-        return explain(seen, closest)
+            return target.fallback(seen) or explain(seen, None)
+        return explain(seen, min(matches, key=lambda v: len(wrong[v])))
 
     return qualified.qualified_judge(read, rule, cells, words)
 
