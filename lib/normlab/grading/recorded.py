@@ -11,6 +11,7 @@ student download"). Nothing here computes an answer: what was not recorded raise
 from __future__ import annotations
 
 import builtins
+from copy import deepcopy
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,15 +62,6 @@ def storable(answer):
     ):
         return Pairs(tuple(answer.items()))
     return answer
-
-
-def copied(value):
-    """A fresh copy of an answer's arrays (the student's code may write into what it gets)."""
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if type(value) in (tuple, list):
-        return type(value)(copied(v) for v in value)
-    return value
 
 
 def norm_question(name: str, x) -> tuple:
@@ -176,7 +168,8 @@ def replay_norm(recording: Recording, name: str):
         x = np.asarray(x)
         shown = f"a {x.dtype} array of shape {x.shape}"
         try:
-            return copied(recording.answer(norm_question(name, x), f"norm_fn({shown})"))
+            # a copy: the student's code may write into what it gets
+            return deepcopy(recording.answer(norm_question(name, x), f"norm_fn({shown})"))
         except NotRecorded:
             missed.append(shown)
             raise
