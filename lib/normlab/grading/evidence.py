@@ -174,11 +174,8 @@ COUNTS = {2: "two", 3: "three", 4: "four"}
 
 
 def arrays_output(name: str, case: Case, result: Result, parts, *, shapes=None, things="arrays"):
-    """(the output as a tuple of float64 arrays named `parts`, None), or (None, the problem).
-
-    The output must be a tuple (or list) of len(parts) items, each convertible to numbers;
-    with `shapes`, each array must have as many entries as its shape, and is read in it.
-    """
+    """(the output, a tuple or list of len(parts) items, as float64 arrays named `parts`, None),
+    or (None, the problem); with `shapes`, each has as many entries as its shape, read in it."""
     problem = failure_of_call(name, case, result)
     if problem:
         return None, problem

@@ -346,8 +346,7 @@ REUSE = "Reference reuse:"
 
 def reuse_message(function: str, calls, library: str) -> Message | None:
     """The message when a call reached a library normalization, else None; its cause is what
-    the function hands its work to (the reuse policy voids the function's other cells:
-    `selfcheck.run_check` adds what it costs)."""
+    the function hands its work to (`session.Session.judge` adds what the reuse policy costs)."""
     if TRIPWIRE_REMOVED in calls:
         return Message(
             f"{REUSE} {function} removed the grader's profile hook (sys.setprofile), "

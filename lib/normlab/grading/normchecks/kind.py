@@ -73,7 +73,7 @@ class NormKind:
         A mean of shape x.shape[:-1] (no keepdims) raises a broadcast error against x, except
         when the leading shape lines up with the features, as on a square input: then record i
         is centred and scaled with the statistics of record k for feature k, and no error
-        shows. Those outputs are computed here from the oracle's statistics of the input.
+        shows.
         """
         if self.leading_axes:
             return None
@@ -81,11 +81,8 @@ class NormKind:
         mean, var = seen.oracle.statistics(x)[(x.ndim - 1,), 0]  # (...,): one per record
         if mean.ndim == 0:
             return None  # one record: its statistics have no axis to lose
-        try:
-            if np.broadcast_shapes(mean.shape, x.shape) != x.shape:
-                return None
-        except ValueError:
-            return None
+        if any(m not in (1, n) for m, n in zip(mean.shape, x.shape[1:], strict=True)):
+            return None  # they do not broadcast against x, or not to its shape
         gamma = np.asarray(seen.case.args[1], dtype=np.float64)
         beta = np.asarray(seen.case.args[2], dtype=np.float64) if self.has_beta else 0.0
         statistic = var if self.center else var + mean * mean  # what it divides by: (...,)
