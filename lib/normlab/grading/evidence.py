@@ -205,8 +205,7 @@ def arrays_output(name: str, case: Case, result: Result, parts, *, shapes=None, 
 
 def worst(actual: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
     """Index of the worst mismatch beyond tolerance (NaN counts), or None when all close."""
-    actual = np.asarray(actual, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
+    actual, expected = (np.asarray(a, dtype=np.float64) for a in (actual, expected))
     with np.errstate(invalid="ignore"):
         gap = np.abs(actual - expected)
         bad = ~(gap <= atol + rtol * np.abs(expected))

@@ -95,8 +95,7 @@ def describe_axes(axes: tuple[int, ...], ndim: int) -> str:
         return "the whole array at once"
     if axes == tuple(range(ndim - 1)):
         return "every leading axis (each feature across all records, as batch-norm does)"
-    names = {3: ("the batch axis", "the token axis", "the feature axis")}
-    if ndim in names:
-        words = " and ".join(f"{names[ndim][a]} ({a})" for a in axes)
-        return f"axes {axes}: {words}"
+    if ndim == 3:
+        names = ("the batch axis", "the token axis", "the feature axis")
+        return f"axes {axes}: {' and '.join(f'{names[a]} ({a})' for a in axes)}"
     return f"axis {axes[0]}" if len(axes) == 1 else f"axes {axes}"

@@ -88,8 +88,7 @@ def _affine_message(kind, case, y1, yg, gamma, beta, expected, index) -> str:
             f"the output is not gamma[k] * x_hat[k]{' + beta[k]' if has_beta else ''} of your "
             "own normalized x_hat (your output with gamma = 1): apply them after normalizing."
         )
-    r = tuple(index[:-1])
-    k = int(index[-1])
+    r, k = tuple(index[:-1]), int(index[-1])
     return (
         f"{head}, {why} Record {record(r) if r else 0}, feature {k}: expected "
         f"{fmt(expected[index])}, got {fmt(yg[index])}."
