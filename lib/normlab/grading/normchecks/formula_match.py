@@ -112,9 +112,7 @@ def output_of(seen, formula: formulas.Formula, **change) -> np.ndarray:
 
 def evidence_of_difference(y, z) -> str:
     """The record where the output y differs most from z (the same formula, this choice right)."""
-    index = worst(y, z, formulas.MATCH_RTOL, formulas.MATCH_ATOL)
-    if index is None:
-        index = (0,) * np.ndim(y)
+    index = worst(y, z, formulas.MATCH_RTOL, formulas.MATCH_ATOL) or (0,) * np.ndim(y)
     r = tuple(index[:-1])
     if not r:
         return f" You returned {fmt(y)}; expected {fmt(z)}."
