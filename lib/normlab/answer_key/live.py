@@ -11,7 +11,7 @@ from importlib import import_module
 
 import numpy as np
 
-from ..grading.oracle import Answering, Question, ask, key
+from ..grading.oracle import Question, ask, key
 from . import formula_outputs as outputs
 from .wrong_implementations import BATCH_NORM_BACKWARD, GROUP_NORM
 
@@ -30,7 +30,7 @@ def _later(module: str, name: str):
     return method
 
 
-class LiveBacking(Answering):
+class LiveBacking:
     """The answer key's backing; its oracle methods are `normlab.grading.oracle`'s.
 
     A question is answered once per process and kept by its `key`, its arrays read-only, for

@@ -20,15 +20,10 @@ _SET = re.compile(r"ps(\d+)_\w+$")
 
 def _course() -> list:
     """The assignments' modules, in the course's order."""
-    found = []
-    package = importlib.import_module(__package__)
-    for info in pkgutil.iter_modules(package.__path__):
-        match = _SET.match(info.name)
-        if match:
-            module = importlib.import_module(f"{__package__}.{info.name}")
-            if hasattr(module, "ASSIGNMENT"):
-                found.append((int(match[1]), module))
-    return [module for _, module in sorted(found, key=lambda pair: pair[0])]
+    found = pkgutil.iter_modules(importlib.import_module(__package__).__path__)
+    sets = sorted((int(match[1]), match[0]) for i in found if (match := _SET.match(i.name)))
+    modules = (importlib.import_module(f"{__package__}.{name}") for _, name in sets)
+    return [module for module in modules if hasattr(module, "ASSIGNMENT")]
 
 
 _COURSE = _course()

@@ -34,24 +34,14 @@ def is_check_cell(cell) -> bool:
 
 
 def _check_call(node: ast.stmt) -> CheckCall | None:
-    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
-        return None
-    call = node.value
-    if not (isinstance(call.func, ast.Name) and call.func.id == "check") or not call.args:
-        return None
-    first, rest = call.args[0], call.args[1:]
-    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
-        return None
-    if not all(isinstance(arg, ast.Name) for arg in rest):
-        return None
-    options = {}
-    for keyword in call.keywords:
-        kind = _KEYWORDS.get(keyword.arg)
-        value = getattr(keyword.value, "value", None)
-        if kind is None or not isinstance(keyword.value, ast.Constant) or type(value) is not kind:
-            return None
-        options[keyword.arg] = value
-    return CheckCall(first.value, tuple(arg.id for arg in rest), **options)
+    match node:
+        case ast.Expr(ast.Call(ast.Name("check"), [ast.Constant(str() as grade_id), *rest], keys)):
+            names = tuple(arg.id for arg in rest if isinstance(arg, ast.Name))
+            options = {k.arg: k.value.value for k in keys if isinstance(k.value, ast.Constant)}
+            typed = all(type(options.get(k.arg)) is _KEYWORDS.get(k.arg) for k in keys)
+            if len(names) == len(rest) and typed:
+                return CheckCall(grade_id, names, **options)
+    return None
 
 
 def parse_test_cell(source: str) -> list[CheckCall] | None:
@@ -62,6 +52,4 @@ def parse_test_cell(source: str) -> list[CheckCall] | None:
         return None
     body = tree.body[1:] if ast.get_docstring(tree, clean=False) is not None else tree.body
     calls = [_check_call(node) for node in body]
-    if not calls or any(call is None for call in calls):
-        return None
-    return calls
+    return calls if calls and None not in calls else None

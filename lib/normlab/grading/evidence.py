@@ -17,11 +17,7 @@ def fmt(value, digits: int = 4, limit: int = 8) -> str:
     if arr.ndim == 0:
         return f"{arr.item():.{digits}g}" if arr.dtype.kind == "f" else repr(arr.item())
     if arr.size > limit:
-        body = ", ".join(
-            f"{v:.{digits}g}" if isinstance(v, float | np.floating) else repr(v.item())
-            for v in arr.reshape(-1)[:limit]
-        )
-        return f"[{body}, ...]"
+        return f"[{', '.join(fmt(v, digits) for v in arr.reshape(-1)[:limit])}, ...]"
     return np.array2string(
         arr, precision=digits, separator=", ", floatmode="maxprec", suppress_small=False
     ).replace("\n", "")
@@ -178,11 +174,8 @@ COUNTS = {2: "two", 3: "three", 4: "four"}
 
 
 def arrays_output(name: str, case: Case, result: Result, parts, *, shapes=None, things="arrays"):
-    """(the output as a tuple of float64 arrays named `parts`, None), or (None, the problem).
-
-    The output must be a tuple (or list) of len(parts) items, each convertible to numbers;
-    with `shapes`, each array must have as many entries as its shape, and is read in it.
-    """
+    """(the output, a tuple or list of len(parts) items, as float64 arrays named `parts`, None),
+    or (None, the problem); with `shapes`, each has as many entries as its shape, read in it."""
     problem = failure_of_call(name, case, result)
     if problem:
         return None, problem
@@ -212,8 +205,7 @@ def arrays_output(name: str, case: Case, result: Result, parts, *, shapes=None, 
 
 def worst(actual: np.ndarray, expected: np.ndarray, rtol: float, atol: float):
     """Index of the worst mismatch beyond tolerance (NaN counts), or None when all close."""
-    actual = np.asarray(actual, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
+    actual, expected = (np.asarray(a, dtype=np.float64) for a in (actual, expected))
     with np.errstate(invalid="ignore"):
         gap = np.abs(actual - expected)
         bad = ~(gap <= atol + rtol * np.abs(expected))

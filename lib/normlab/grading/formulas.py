@@ -45,11 +45,8 @@ class Formula:
 
 def axis_subsets(ndim: int) -> list[tuple[int, ...]]:
     """Every non-empty set of axes of an ndim-array, the last axis first."""
-    axes = list(range(ndim))[::-1]
-    subsets = []
-    for size in range(1, ndim + 1):
-        subsets.extend(tuple(sorted(c)) for c in itertools.combinations(axes, size))
-    return subsets
+    axes = range(ndim - 1, -1, -1)
+    return [tuple(sorted(c)) for n in range(1, ndim + 1) for c in itertools.combinations(axes, n)]
 
 
 def members(ndim: int) -> list[Formula]:
@@ -98,8 +95,7 @@ def describe_axes(axes: tuple[int, ...], ndim: int) -> str:
         return "the whole array at once"
     if axes == tuple(range(ndim - 1)):
         return "every leading axis (each feature across all records, as batch-norm does)"
-    names = {3: ("the batch axis", "the token axis", "the feature axis")}
-    if ndim in names:
-        words = " and ".join(f"{names[ndim][a]} ({a})" for a in axes)
-        return f"axes {axes}: {words}"
+    if ndim == 3:
+        names = ("the batch axis", "the token axis", "the feature axis")
+        return f"axes {axes}: {' and '.join(f'{names[a]} ({a})' for a in axes)}"
     return f"axis {axes[0]}" if len(axes) == 1 else f"axes {axes}"

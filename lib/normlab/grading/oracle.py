@@ -101,25 +101,17 @@ class DeclaredOracle(_Asking):
         return self._backing.answer(question)
 
 
-class Answering:
-    """Mixed into a backing oracle with the methods above: `answer(question)`."""
-
-    def answer(self, question: Question):
-        return ask(self, question)
-
-
 def key(value, memo: dict | None = None):
     """A hashable key of plain data, equal for equal questions: arrays by dtype, shape and the
     SHA-256 of their bytes (`memo`: each array's by its id, for one battery), dicts sorted,
     NumPy scalars as Python's, dataclasses by their type and fields."""
+    memo = {} if memo is None else memo
     if isinstance(value, np.ndarray):
-        found = memo.get(id(value)) if memo is not None else None
+        found = memo.get(id(value))
         if found is None or found[0] is not value:
             data = np.ascontiguousarray(value)
             digest = hashlib.sha256(data.tobytes()).hexdigest()
-            found = (value, ("array", data.dtype.str, data.shape, digest))
-            if memo is not None:
-                memo[id(value)] = found
+            found = memo[id(value)] = (value, ("array", data.dtype.str, data.shape, digest))
         return found[1]
     if isinstance(value, np.generic):
         return value.item()

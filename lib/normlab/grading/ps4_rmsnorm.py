@@ -16,18 +16,15 @@ ASSIGNMENT = "ps4_rmsnorm"
 N_LAYERS = 12
 D_MODEL = 768
 N_NORMS = 2 * N_LAYERS + 1  # two per block (attention, MLP) and a final one
+NORMS = ("layer_norm", "rms_norm")  # the reference's param_count of each, asked of the oracle
 
 
 def _param_counts(seen):
     """The message naming the mistake (never a count: they are the answers)."""
-    ln, problem = number("ln_total", seen.value["ln_total"])
-    if problem:
-        return problem
-    rms, problem = number("rms_total", seen.value["rms_total"])
-    if problem:
-        return problem
-    per_ln = seen.oracle.reference("param_count", "layer_norm", D_MODEL)
-    per_rms = seen.oracle.reference("param_count", "rms_norm", D_MODEL)
+    (ln, problem), (rms, other) = (number(n, seen.value[n]) for n in ("ln_total", "rms_total"))
+    if problem or other:
+        return problem or other
+    per_ln, per_rms = (seen.oracle.reference("param_count", norm, D_MODEL) for norm in NORMS)
     if ln == N_NORMS * per_ln and rms == N_NORMS * per_rms:
         return None
     if ln == (N_NORMS - 1) * per_ln or rms == (N_NORMS - 1) * per_rms:
@@ -61,9 +58,6 @@ CHECKS = registry(
         "parameter counts",
         misconception="the parameter counts of a 12-layer model wrong",
         points=4,
-        questions=lambda case: [
-            ASK.reference("param_count", "layer_norm", D_MODEL),
-            ASK.reference("param_count", "rms_norm", D_MODEL),
-        ],
+        questions=lambda case: [ASK.reference("param_count", norm, D_MODEL) for norm in NORMS],
     ),
 )

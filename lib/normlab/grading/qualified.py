@@ -82,9 +82,7 @@ def qualified_judge(read, rule, cells: dict, words: dict = WORDS):
             first, cell = hidden[0]
             fix = cell or words.get(first.choice, first.choice)
             return Verdict(NOT_JUDGED, f"not judged: fix {fix} first: {first.why}")
-        if apart:
-            return Verdict(PASSED, note=note(apart, words))
-        return None
+        return Verdict(PASSED, note=note(apart, words)) if apart else None
 
     return judge
 
@@ -102,6 +100,4 @@ def reading(matches: list, wrong: dict, choice: set, hides) -> object:
     if not others:
         return None
     why = hides(best)
-    if why:
-        return Hidden(others[0], why)
-    return Apart(others)
+    return Hidden(others[0], why) if why else Apart(others)

@@ -11,6 +11,7 @@ student download"). Nothing here computes an answer: what was not recorded raise
 from __future__ import annotations
 
 import builtins
+from copy import deepcopy
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,15 +64,6 @@ def storable(answer):
     return answer
 
 
-def copied(value):
-    """A fresh copy of an answer's arrays (the student's code may write into what it gets)."""
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if type(value) in (tuple, list):
-        return type(value)(copied(v) for v in value)
-    return value
-
-
 def norm_question(name: str, x) -> tuple:
     """What a trusted LayerNorm `name` is asked when a witness calls it on x."""
     return ("norm", name, np.asarray(x))
@@ -91,13 +83,8 @@ class Recording:
         return cls(**wire.loads(data, REGISTRY))
 
     def dumps(self) -> bytes:
-        fields = {
-            "cases": self.cases,
-            "answers": dict(sorted(self.answers.items())),
-            "refs": sorted(self.refs),
-            "seed": self.seed,
-        }
-        return wire.dumps(fields, REGISTRY)
+        fields = {"answers": dict(sorted(self.answers.items())), "refs": sorted(self.refs)}
+        return wire.dumps(vars(self) | fields, REGISTRY)
 
     def answer(self, question, what: str = ""):
         """The recorded answer to `question`; NotRecorded (naming `what`) when there is none."""
@@ -134,6 +121,8 @@ class RecordedBacking:
 
     def __init__(self, recording: Recording) -> None:
         self.recording = recording
+        self.answer = recording.answer  # answer(question)
+        self.resolve = recording.resolve  # resolve(ref, made)
 
     def cases(self, spec, seed: int, hidden: bool, variant: dict | None) -> list:
         """The check's recorded visible battery; the hidden one, or another seed, is refused."""
@@ -153,12 +142,6 @@ class RecordedBacking:
         if variant is None or variant.get("slot") not in found:
             raise NotRecorded("this check runs on your own variant: the download has no other")
         return list(found[variant["slot"]])
-
-    def answer(self, question: Question):
-        return self.recording.answer(question)
-
-    def resolve(self, ref: Ref, made: dict):
-        return self.recording.resolve(ref, made)
 
     def unanswered(self, results) -> Verdict | None:
         """A run that asked a replayed LayerNorm about an input it has no output for."""
@@ -185,13 +168,11 @@ def replay_norm(recording: Recording, name: str):
         x = np.asarray(x)
         shown = f"a {x.dtype} array of shape {x.shape}"
         try:
-            return copied(recording.answer(norm_question(name, x), f"norm_fn({shown})"))
+            # a copy: the student's code may write into what it gets
+            return deepcopy(recording.answer(norm_question(name, x), f"norm_fn({shown})"))
         except NotRecorded:
             missed.append(shown)
             raise
 
-    def probes():
-        return ((NOT_RECORDED, missed[0]),) if missed else ()
-
-    norm_fn.probes = probes
+    norm_fn.probes = lambda: ((NOT_RECORDED, missed[0]),) if missed else ()
     return norm_fn

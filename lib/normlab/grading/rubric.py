@@ -73,12 +73,11 @@ def markdown(assignment: str) -> str:
         "may pass apart from | not judged when these fail |",
         "|---|---|---|---|---|---|---|",
     ]
-    for row in rows(assignment):
-        lines.append(
-            f"| `{row.grade_id}` | {row.points:g} | {row.certifies} | {row.misconception} | "
-            f"{_cells(row.also_costs)} | {_cells(row.apart_from)} | "
-            f"{_cells(row.not_judged_when)} |"
-        )
+    lines += [
+        f"| `{row.grade_id}` | {row.points:g} | {row.certifies} | {row.misconception} | "
+        f"{_cells(row.also_costs)} | {_cells(row.apart_from)} | {_cells(row.not_judged_when)} |"
+        for row in rows(assignment)
+    ]
     manual = MANUAL.get(assignment, {})
     if manual:
         graded = ", ".join(f"`{g}` ({points(p)})" for g, p in manual.items())

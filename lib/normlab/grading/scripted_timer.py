@@ -29,7 +29,6 @@ class ScriptedTimer:
         step = self.durations[self.calls] if self.calls < len(self.durations) else self.overrun
         self.calls += 1
         self.now += step
-        return None
 
     def clock(self) -> float:
         self.reads += 1

@@ -54,23 +54,17 @@ def use_assignment(assignment: str, reuse_voids: str = POLICIES[0], student: str
     if assignment in REAL_TORCH and importlib.util.find_spec("torch") is None:
         raise ModuleNotFoundError(
             f"{assignment} needs torch, which this Python does not have. Install its CPU "
-            f"build, in a cell: %pip install torch --index-url {TORCH_CPU_INDEX} (Exercises > "
-            f"Getting started on the course's site says more), then restart the kernel and "
-            f"run the notebook again.",
+            "build, in a cell: %pip install torch --index-url "
+            "https://download.pytorch.org/whl/cpu (Exercises > Getting started on the course's "
+            "site says more), then restart the kernel and run the notebook again.",
             name="torch",
         )
 
 
-TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
-
-
 def _follow_cells(old: Session | None, new: Session) -> None:
     """In IPython, have each cell tell the new session where it begins (the old one no longer)."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return
-    shell = get_ipython()
+    ipython = sys.modules.get("IPython")  # imported already where a shell runs
+    shell = ipython.get_ipython() if ipython else None
     if shell is None:
         return
     callbacks = shell.events.callbacks["pre_run_cell"]
@@ -223,7 +217,7 @@ def try_it(function, *args, **kwargs):
         lines = [
             f"  in {frame.name}, line {frame.lineno}: {frame.line}"
             for frame in traceback.extract_tb(exc.__traceback__.tb_next)
-            if not _library(frame.filename)
+            if not os.path.abspath(frame.filename).startswith(_LIBRARY_ROOTS)
         ]
         print("\n".join([f"✗ {name} raised {type(exc).__name__}: {exc}", *lines]))
         print("(the notebook runs on; the checks below say what to fix)")
@@ -233,12 +227,7 @@ def try_it(function, *args, **kwargs):
     return returned
 
 
-def _library(filename: str) -> bool:
-    """Is this a file of an installed package (NumPy, normlab...), not the notebook's code?"""
-    path = os.path.abspath(filename)
-    return any(path.startswith(root) for root in _LIBRARY_ROOTS)
-
-
+# the files of installed packages (NumPy, normlab...), not the notebook's code
 _LIBRARY_ROOTS = tuple(
     {os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))}  # normlab's
     | {os.path.abspath(p) for p in sys.path if "site-packages" in p or "dist-packages" in p}

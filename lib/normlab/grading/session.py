@@ -119,9 +119,7 @@ class Session:
     def kept(self, key, held=()) -> dict | None:
         """The verdicts kept for checks of `key` (None when cells are not told apart); `held`:
         objects kept alive while their ids are the key."""
-        if self.memo is None:
-            return None
-        return self.memo.setdefault(key, (held, {}))[1]
+        return None if self.memo is None else self.memo.setdefault(key, (held, {}))[1]
 
     def judge(
         self, spec: CheckSpec, run_one, *, hidden=False, seed=DEFAULT_SEED, oracle=None, kept=None

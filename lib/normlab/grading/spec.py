@@ -19,11 +19,6 @@ from .verdict import Verdict, as_verdict
 DEFAULT_SEED = 0
 
 
-def no_questions(case: Case) -> list:
-    """The questions of a judge that asks the oracle nothing."""
-    return []
-
-
 @dataclass(frozen=True, eq=False)
 class CheckSpec:
     """The check behind one autograded test cell (named by the cell's nbgrader grade_id).
@@ -54,7 +49,7 @@ class CheckSpec:
     misconception: str
     points: float
     category: str
-    questions: Callable[[Case], list] = no_questions
+    questions: Callable[[Case], list] = lambda case: []  # by default, the oracle is not asked
     salt: str = ""
     voids: bool = False
     apart_from: tuple[str, ...] = ()

@@ -6,6 +6,8 @@ the gradients)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from normlab_sandbox.cases import Case
@@ -61,10 +63,7 @@ def _affine_message(kind, case, y1, yg, gamma, beta, expected, index) -> str:
     params = "gamma and beta" if has_beta else "gamma"
     head = f"Gain{' and bias' if has_beta else ''}: for {where(case)} with gamma = {fmt(gamma)}"
     head += f" and beta = {fmt(beta)}" if has_beta else ""
-
-    def close(z) -> bool:
-        return near(yg, z, 1e-6, 1e-8)
-
+    close = partial(near, yg, rtol=1e-6, atol=1e-8)  # close(z): is the output z?
     if close(y1):
         why = f"{params} had no effect: the output is the same as with gamma = 1" + (
             ", beta = 0." if has_beta else "."
@@ -89,8 +88,7 @@ def _affine_message(kind, case, y1, yg, gamma, beta, expected, index) -> str:
             f"the output is not gamma[k] * x_hat[k]{' + beta[k]' if has_beta else ''} of your "
             "own normalized x_hat (your output with gamma = 1): apply them after normalizing."
         )
-    r = tuple(index[:-1])
-    k = int(index[-1])
+    r, k = tuple(index[:-1]), int(index[-1])
     return (
         f"{head}, {why} Record {record(r) if r else 0}, feature {k}: expected "
         f"{fmt(expected[index])}, got {fmt(yg[index])}."
@@ -347,8 +345,7 @@ REUSE = "Reference reuse:"
 
 def reuse_message(function: str, calls, library: str) -> Message | None:
     """The message when a call reached a library normalization, else None; its cause is what
-    the function hands its work to (the reuse policy voids the function's other cells:
-    `selfcheck.run_check` adds what it costs)."""
+    the function hands its work to (`session.Session.judge` adds what the reuse policy costs)."""
     if TRIPWIRE_REMOVED in calls:
         return Message(
             f"{REUSE} {function} removed the grader's profile hook (sys.setprofile), "

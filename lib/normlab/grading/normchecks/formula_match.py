@@ -53,11 +53,8 @@ def formula_judge(target, read, choices: set, explain, cells, words=qualified.WO
         if found != "fails":
             return found
         if not matches:
-            lost = target.fallback(seen)
-            if lost:
-                return lost
-        closest = min(matches, key=lambda v: len(wrong[v])) if matches else None
-        return explain(seen, closest)
+            return target.fallback(seen) or explain(seen, None)
+        return explain(seen, min(matches, key=lambda v: len(wrong[v])))
 
     return qualified.qualified_judge(read, rule, cells, words)
 
@@ -96,8 +93,8 @@ def choice_cell(builder, kind: NormKind, grade_id: str, choice: str, explain, su
 
 
 def formula_questions(kind: NormKind, other_eps=()):
-    """The questions of a choice cell, for each case: the formulas on the case's input (also
-    at each of `other_eps`), and for a per-record norm the statistics `lost_keepdims` reads."""
+    """The questions of a choice cell, for each case: the formulas on the case's input (also at
+    each of `other_eps`), and for a per-record norm the statistics `NormKind.fallback` reads."""
 
     def questions(case) -> list:
         x = kind.x_of(case)
@@ -113,16 +110,9 @@ def output_of(seen, formula: formulas.Formula, **change) -> np.ndarray:
     return seen.oracle.formula_outputs(x, seen.case.meta["eps"])[replace(formula, **change)]
 
 
-def correct_formula(kind: NormKind, ndim: int) -> formulas.Formula:
-    """The formula the student should have written."""
-    return formulas.Formula(kind.correct_axes(ndim), kind.center, "n", "inside")
-
-
 def evidence_of_difference(y, z) -> str:
     """The record where the output y differs most from z (the same formula, this choice right)."""
-    index = worst(y, z, formulas.MATCH_RTOL, formulas.MATCH_ATOL)
-    if index is None:
-        index = (0,) * np.ndim(y)
+    index = worst(y, z, formulas.MATCH_RTOL, formulas.MATCH_ATOL) or (0,) * np.ndim(y)
     r = tuple(index[:-1])
     if not r:
         return f" You returned {fmt(y)}; expected {fmt(z)}."
@@ -268,13 +258,6 @@ def population_variance_spec(
 ZHANG_SENNRICH_EPS = 1e-8  # their code's default, added to the rms
 
 
-def _zhang_sennrich(seen, kind: NormKind):
-    """RMSNorm with Zhang and Sennrich's default, x / (rms + 1e-8), on the case's input."""
-    x = kind.x_of(seen.case)
-    variant = formulas.Formula(kind.correct_axes(x.ndim), False, "n", "outside")
-    return seen.oracle.formula_outputs(x, ZHANG_SENNRICH_EPS)[variant]
-
-
 def _other_convention(kind: NormKind, case: Case, computed: str) -> str:
     """RMSNorm's eps outside the root: another convention, not ps4's contract."""
     theirs, ours = (f"{e:g}".replace("e-0", "e-") for e in (ZHANG_SENNRICH_EPS, kind.default_eps))
@@ -350,7 +333,8 @@ def eps_placement_spec(
 def _eps_property(seen, kind: NormKind) -> str | None:
     """No member of the family matches: is the output finite, with the statistic eps gives?"""
     case, y, eps = seen.case, seen.value, seen.case.meta["eps"]
-    z = output_of(seen, correct_formula(kind, y.ndim))
+    right = formulas.Formula(kind.correct_axes(y.ndim), kind.center, "n", "inside")
+    z = output_of(seen, right)
     if not np.all(np.isfinite(y)):
         r = first_index(~np.isfinite(y))
         zero = "beta" if kind.has_beta else "0"
@@ -359,8 +343,10 @@ def _eps_property(seen, kind: NormKind) -> str | None:
             f"{warned(seen.result)}: a {kind.unit} of zero {kind.statistic_name} must give "
             f"{zero}, eps inside the square root keeps the division finite."
         )
-    if not kind.center and formulas.same(y, _zhang_sennrich(seen, kind)):
-        return _other_convention(kind, case, "x / (rms + 1e-8)") + evidence_of_difference(y, z)
+    if not kind.center:  # Zhang and Sennrich's default, x / (rms + 1e-8)?
+        theirs = seen.oracle.formula_outputs(kind.x_of(case), ZHANG_SENNRICH_EPS)
+        if formulas.same(y, theirs[replace(right, eps_mode="outside")]):
+            return _other_convention(kind, case, "x / (rms + 1e-8)") + evidence_of_difference(y, z)
     got, want = kind.statistic(y), kind.statistic(z)
     r = first_beyond(got - want, 1e-3 * np.abs(want) + 1e-9)
     if r is not None:

@@ -14,6 +14,8 @@ from ..judges import an_array
 from ..spec import CheckSpec, check_spec
 from ..verdict import Verdict
 
+MISSING_KEEPDIMS = "missing_keepdims"  # a misconception of its own, whichever cell shows it
+
 
 @dataclass(frozen=True, kw_only=True)
 class NormKind:
@@ -65,8 +67,50 @@ class NormKind:
         return formulas.matching(seen.value, outputs)
 
     def fallback(self, seen) -> Verdict | None:
-        """The output matches no formula: is it what statistics that lost their axis give?"""
-        return lost_keepdims(self, seen)
+        """The output matches no formula: the verdict when it is what statistics that lost
+        their axis give, else None.
+
+        A mean of shape x.shape[:-1] (no keepdims) raises a broadcast error against x, except
+        when the leading shape lines up with the features, as on a square input: then record i
+        is centred and scaled with the statistics of record k for feature k, and no error
+        shows.
+        """
+        if self.leading_axes:
+            return None
+        x, eps = self.x_of(seen.case), seen.case.meta["eps"]
+        mean, var = seen.oracle.statistics(x)[(x.ndim - 1,), 0]  # (...,): one per record
+        if mean.ndim == 0:
+            return None  # one record: its statistics have no axis to lose
+        if any(m not in (1, n) for m, n in zip(mean.shape, x.shape[1:], strict=True)):
+            return None  # they do not broadcast against x, or not to its shape
+        gamma = np.asarray(seen.case.args[1], dtype=np.float64)
+        beta = np.asarray(seen.case.args[2], dtype=np.float64) if self.has_beta else 0.0
+        statistic = var if self.center else var + mean * mean  # what it divides by: (...,)
+        centres = [(mean[..., None], True), (mean, False)] if self.center else [(0.0, True)]
+        for centre, centre_kept in centres:
+            xc = x - centre
+            scales = [
+                (statistic[..., None], True),
+                (statistic, False),
+                ((xc * xc).mean(axis=-1), False),  # the variance of the misaligned centring
+            ]
+            for scale, scale_kept in scales:
+                if centre_kept and scale_kept:
+                    continue  # the correct normalization
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    z = gamma * xc / np.sqrt(scale + eps) + beta
+                if formulas.same(seen.value, z):
+                    return Verdict(
+                        MISSING_KEEPDIMS,
+                        f"Missing keepdims: for {where(seen.case)}, {self.function} "
+                        f"normalizes record i with the statistics of record k at feature k. "
+                        f"Its statistics over the last axis (shape {mean.shape}, one per "
+                        f"record) lost that axis; on this input they still broadcast against "
+                        f"x of shape {x.shape}, along the features, so no error shows. Keep "
+                        f"the axis with keepdims=True (or mean[..., None]).",
+                        cause=keepdims_cause(self.function),
+                    )
+        return None
 
     @property
     def unit(self) -> str:
@@ -96,58 +140,6 @@ def call(kind: NormKind, x, *, gamma=None, beta=None, eps=None, tag="", label=""
         label += f", {x.dtype}" if x.dtype != np.float64 else ""
     meta = {"eps": kind.default_eps if eps is None else float(eps), "eps_passed": eps, **meta}
     return Case(kind.function, "call", args, tag=tag, label=label, meta=meta)
-
-
-MISSING_KEEPDIMS = "missing_keepdims"  # a misconception of its own, whichever cell shows it
-
-
-def lost_keepdims(kind: NormKind, seen) -> Verdict | None:
-    """The verdict when the output is what statistics that lost their axis give, else None.
-
-    A mean of shape x.shape[:-1] (no keepdims) raises a broadcast error against x, except
-    when the leading shape lines up with the features, as on a square input: then record i is
-    centred and scaled with the statistics of record k for feature k, and no error shows.
-    Those outputs are computed here from the oracle's statistics of the input.
-    """
-    if kind.leading_axes:
-        return None
-    x, eps = kind.x_of(seen.case), seen.case.meta["eps"]
-    mean, var = seen.oracle.statistics(x)[(x.ndim - 1,), 0]  # (...,): one per record
-    if mean.ndim == 0:
-        return None  # one record: its statistics have no axis to lose
-    try:
-        if np.broadcast_shapes(mean.shape, x.shape) != x.shape:
-            return None
-    except ValueError:
-        return None
-    gamma = np.asarray(seen.case.args[1], dtype=np.float64)
-    beta = np.asarray(seen.case.args[2], dtype=np.float64) if kind.has_beta else 0.0
-    statistic = var if kind.center else var + mean * mean  # what it divides by: (...,)
-    centres = [(mean[..., None], True), (mean, False)] if kind.center else [(0.0, True)]
-    for centre, centre_kept in centres:
-        xc = x - centre
-        scales = [
-            (statistic[..., None], True),
-            (statistic, False),
-            ((xc * xc).mean(axis=-1), False),  # the variance of the misaligned centring
-        ]
-        for scale, scale_kept in scales:
-            if centre_kept and scale_kept:
-                continue  # the correct normalization
-            with np.errstate(divide="ignore", invalid="ignore"):
-                z = gamma * xc / np.sqrt(scale + eps) + beta
-            if formulas.same(seen.value, z):
-                return Verdict(
-                    MISSING_KEEPDIMS,
-                    f"Missing keepdims: for {where(seen.case)}, {kind.function} normalizes "
-                    f"record i with the statistics of record k at feature k. Its statistics "
-                    f"over the last axis (shape {mean.shape}, one per record) lost that axis; "
-                    f"on this input they still broadcast against x of shape {x.shape}, along "
-                    f"the features, so no error shows. Keep the axis with keepdims=True (or "
-                    f"mean[..., None]).",
-                    cause=keepdims_cause(kind.function),
-                )
-    return None
 
 
 def norm_cell(builder, kind: NormKind, grade_id: str, judge, summary: str, **fields) -> CheckSpec:
