@@ -33,9 +33,9 @@ import random
 import shutil
 import time
 import traceback
+import types
 import warnings
 
-import jsonschema
 from jsonschema import exceptions, validators
 from nbgrader import api
 from nbgrader.api import Gradebook, MissingEntry
@@ -48,33 +48,25 @@ from . import cpu_seconds, forget_student, staging_step
 
 LOCK_RETRIES = 8
 _engine = functools.cache(api.create_engine)  # one engine per (URL, options)
+_validators: dict[int, tuple] = {}  # id(schema): (schema, its validator)
 
 
-class _SchemaCheckedOnce:
-    """Stands for the `jsonschema` module in nbgrader's metadata check: `validate` as
-    jsonschema's, with each schema checked against its metaschema the first time only."""
-
-    def __init__(self) -> None:
-        self._validators: dict[int, tuple] = {}
-
-    def validate(self, instance, schema) -> None:
-        found = self._validators.get(id(schema))
-        if found is None or found[0] is not schema:
-            cls = validators.validator_for(schema)
-            cls.check_schema(schema)
-            found = self._validators[id(schema)] = (schema, cls(schema))
-        error = exceptions.best_match(found[1].iter_errors(instance))
-        if error is not None:
-            raise error
-
-    def __getattr__(self, name: str):
-        return getattr(jsonschema, name)
+def _validate(instance, schema) -> None:
+    """`jsonschema.validate`, each schema checked once (nbgrader calls nothing else of it)."""
+    found = _validators.get(id(schema))
+    if found is None or found[0] is not schema:
+        cls = validators.validator_for(schema)
+        cls.check_schema(schema)
+        found = _validators[id(schema)] = (schema, cls(schema))
+    error = exceptions.best_match(found[1].iter_errors(instance))
+    if error is not None:
+        raise error
 
 
 def reuse_in_this_process() -> None:
     """Keep nbgrader's engines and its checked schema for the rest of this process."""
     api.create_engine = _engine
-    common.jsonschema = _SchemaCheckedOnce()
+    common.jsonschema = types.SimpleNamespace(validate=_validate)
 
 
 @contextlib.contextmanager
