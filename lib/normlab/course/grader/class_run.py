@@ -117,15 +117,8 @@ def grade(
         dest = coursedir.format_path(coursedir.autograded_directory, student, assignment)
         (skipped if os.path.exists(dest) and not force else todo).append(student)
     jobs = max(1, min(jobs, len(todo)))
-    chosen = iso.choose(
-        isolation,
-        coursedir,
-        app.config,
-        jobs,
-        limits or iso.Limits(),
-        uid_base,
-        real_torch=assignment in REAL_TORCH,
-    )
+    torch = assignment in REAL_TORCH
+    chosen = iso.choose(isolation, coursedir, app.config, jobs, limits, uid_base, real_torch=torch)
     print(ISOLATION_LINES[chosen.mode].format(assignment=assignment), flush=True)
     if chosen.real_torch:  # once, here: the workers fork from this process
         importlib.import_module("normlab.answer_key.torch_layer_norms")  # the expectations' torch

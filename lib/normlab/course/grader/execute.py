@@ -49,12 +49,7 @@ class SandboxExecute(Execute):
         # no isolation set: nbgrader's own autograde, e.g. the formgrader's (hub/), gets what
         # `grade --isolation auto` chooses (strict, or a refusal that says why), for one kernel
         isolation = self.isolation or iso.choose(
-            "auto",
-            coursedir,
-            self.config,
-            1,
-            iso.Limits(),
-            real_torch=info["assignment"] in REAL_TORCH,
+            "auto", coursedir, self.config, 1, real_torch=info["assignment"] in REAL_TORCH
         )
         timeout = float(self.timeout) if self.timeout else NO_TIMEOUT_CAP_S
         budget = self.notebook_budget or max(BUDGET_CELL_TIMEOUTS * timeout, MIN_BUDGET_S)

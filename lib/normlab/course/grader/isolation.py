@@ -159,7 +159,7 @@ def choose(
     coursedir,
     config,
     slots: int,
-    limits: Limits,
+    limits: Limits | None = None,
     uid_base: int = DEFAULT_UID_BASE,
     real_torch: bool = False,
 ) -> Isolation:
@@ -175,6 +175,7 @@ def choose(
             f"grader runs ({sys.executable}): install it (pip install 'normlab[torch]'; the "
             "CPU wheel is enough) and grade again"
         )
+    limits = limits or Limits()
     if mode == "basic":
         return Isolation("basic", limits=limits, real_torch=real_torch)
     expose = tuple(python_paths())
