@@ -110,19 +110,10 @@ def autograded_cells(gb: Gradebook, assignment: str) -> list[tuple[str, object]]
     return cells
 
 
-def after_penalty(gb: Gradebook, assignment: str, student: str) -> float | None:
-    """The student's points for `assignment` after the late penalty; None: no submission."""
+def _found(find, *args):
+    """`find(*args)` of the gradebook; None where it holds no such entry."""
     try:
-        submission = gb.find_submission(assignment, student)
-    except MissingEntry:
-        return None
-    return max(0.0, submission.score - submission.late_submission_penalty)
-
-
-def check_points(gb: Gradebook, check: tuple[str, str], assignment: str, student: str):
-    notebook, grade_id = check
-    try:
-        return gb.find_grade(grade_id, notebook, assignment, student).score
+        return find(*args)
     except MissingEntry:
         return None
 
@@ -143,12 +134,13 @@ def rows(db_url: str, per_check: bool = False) -> tuple[list[str], list[dict[str
             row = {key: getattr(student, key.removeprefix("student_")) or "" for key in IDENTITY}
             total = 0.0
             for assignment in assignments:
-                score = after_penalty(gb, assignment, student.id)
+                sub = _found(gb.find_submission, assignment, student.id)  # None: not submitted
+                score = None if sub is None else max(0.0, sub.score - sub.late_submission_penalty)
                 row[assignment] = "" if score is None else points(score)
                 total += score or 0.0
-                for check in checks.get(assignment, []):
-                    got = None if score is None else check_points(gb, check, assignment, student.id)
-                    row[f"{assignment}:{check[1]}"] = "" if got is None else points(got)
+                for notebook, gid in checks.get(assignment, []):  # a Grade's score is never None
+                    grade = sub and _found(gb.find_grade, gid, notebook, assignment, student.id)
+                    row[f"{assignment}:{gid}"] = "" if grade is None else points(grade.score)
             row["total"] = points(total)
             table.append(row)
     return header, table
