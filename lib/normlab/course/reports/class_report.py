@@ -29,12 +29,7 @@ from ..grader.nbgrader_app import load_app, require_assignment
 from .export import autograded_cells, write_csv
 
 # the column that counts a lost cell, by its verdict's category (else: a misconception)
-COLUMNS = {
-    NOT_WRITTEN: "not_written",
-    CRASHED: "crashed",
-    TIMED_OUT: "timed_out",
-    NOT_JUDGED: "not_judged",
-}
+COLUMNS = {c: c.replace(" ", "_") for c in (NOT_WRITTEN, CRASHED, TIMED_OUT, NOT_JUDGED)}
 
 
 @dataclass
