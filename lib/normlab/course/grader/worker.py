@@ -38,7 +38,7 @@ import warnings
 
 from jsonschema import exceptions, validators
 from nbgrader import api
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Gradebook
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.nbgraderformat import common
@@ -104,11 +104,7 @@ def zero_missing(db_url: str, folder: str, assignment: str, student: str) -> lis
     missing notebook); return their names."""
     zeroed = []
     with Gradebook(db_url) as gb:
-        try:
-            submission = gb.find_submission(assignment, student)
-        except MissingEntry:
-            submission = gb.add_submission(assignment, student)
-        for notebook in submission.notebooks:
+        for notebook in gb.update_or_create_submission(assignment, student).notebooks:
             if os.path.exists(os.path.join(folder, f"{notebook.name}.ipynb")):
                 continue
             for grade in notebook.grades:
