@@ -173,8 +173,10 @@ class NotebookRun:
             if name not in defined:
                 return out.error("NameError", f"name {name!r} is not defined"), NOT_WRITTEN
         for name in call.names:
-            if name in stalled:
-                category, why = stall_reason(stalled[name])
+            if name in stalled:  # (category, message), checked: it came through the kernel
+                category, why = stalled[name]
+                if category not in (TIMED_OUT, CRASHED):
+                    category, why = CRASHED, "a function of this notebook failed in an earlier cell"
                 raise NotRun(f"not run: {why}", category)
         names = dict(zip(spec.targets, call.names, strict=True))
         try:
@@ -208,13 +210,6 @@ class NotebookRun:
         return dataclasses.replace(
             result, reference_calls=calls, delegated=handed_on, probes=probes
         )
-
-
-def stall_reason(value: tuple[str, str]) -> tuple[str, str]:
-    """(category, message) of a stalled function, checked: it comes back through the kernel."""
-    if value[0] in (TIMED_OUT, CRASHED):
-        return value
-    return CRASHED, "a function of this notebook failed in an earlier cell"
 
 
 def cell_category(grade_id: str, failed: bool, errors: list, verdict: str | None) -> str:
