@@ -67,13 +67,14 @@ class SandboxExecute(Execute):
             record = NotebookRun(kernel, session, timeout, budget).run(nb)
         finally:
             kernel.close()
+        seconds = round(time.monotonic() - started, 3)
         record.update(
             student=student,
             assignment=assignment,
             notebook=notebook,
             variant=variant,
             isolation=isolation.mode,
-            seconds=round(time.monotonic() - started, 3),
+            seconds=seconds,
             kernel_cpu_seconds=kernel.cpu_used,
             kernel_peak_mib=None if kernel.peak_memory is None else kernel.peak_memory >> 20,
         )
@@ -82,10 +83,7 @@ class SandboxExecute(Execute):
         path.write_text(json.dumps(record, indent=1))
         # the formgrader's Autograde shows this line (issue 46): which grader, how isolated
         self.log.info(
-            "%s: sandboxed grader, %s isolation, %.1f s",
-            notebook,
-            isolation.mode,
-            record["seconds"],
+            "%s: sandboxed grader, %s isolation, %.1f s", notebook, isolation.mode, seconds
         )
         return nb, resources
 
