@@ -87,9 +87,8 @@ def _autograde_once(app, config, assignment: str, student: str) -> str | None:
     coursedir = CourseDirectory(config=config)
     coursedir.assignment_id, coursedir.student_id = assignment, student
     coursedir.autograded_directory = staging_step(assignment)
-    converter = Autograde(coursedir=coursedir, config=config, parent=app)
-    converter.force = True  # over whatever an interrupted attempt left there
-    converter.log = app.log
+    # force: over whatever an interrupted attempt left there; it logs to its parent's log
+    converter = Autograde(coursedir=coursedir, config=config, parent=app, force=True)
     with _captured_log(app.log) as captured:
         try:
             converter.start()

@@ -107,8 +107,7 @@ def draw(rows: list[Row], title: str):
 
 def write_report(assignment: str, output: str | None = None) -> list[Path]:
     """Read the course's gradebook (cwd) and write the CSV and the chart; return their paths."""
-    app = load_app()
-    coursedir = app.coursedir
+    coursedir = load_app().coursedir
     require_assignment(coursedir.db_url, assignment)
     rows = class_rows(coursedir.db_url, coursedir.root, assignment)
     if not rows or not any(r.students for r in rows):
