@@ -160,7 +160,7 @@ def export(course, out, *options) -> list[list[str]]:
 
 def test_canvas_reads_its_own_export_layout(course, tmp_path):
     """Student, ID, SIS User ID, SIS Login ID, Section in that order, a Points Possible row, the
-    assignments, no total (lms.py cites Canvas's guide); a missing submission is blank."""
+    assignments, no total (export.py cites Canvas's guide); a missing submission is blank."""
     header, maxima, *students = export(course, tmp_path / "c.csv", "--lms", "canvas")
     assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
                       "ps2_layer_norm", "ps3_axes"]  # fmt: skip

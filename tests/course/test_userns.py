@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from normlab.course.grader import userns
+from normlab.course.grader import bwrap
 
 REPO = Path(__file__).resolve().parents[2]
 ALLOWED = {
@@ -30,27 +30,27 @@ def proc_sys(tmp_path: Path, **changed: str) -> str:
 
 
 def test_a_host_that_allows_user_namespaces_forbids_nothing(tmp_path):
-    assert userns.forbidden(proc_sys(tmp_path)) is None
+    assert bwrap.forbidden(proc_sys(tmp_path)) is None
     missing = {name.replace("/", "__"): None for name in ALLOWED}
-    assert userns.forbidden(proc_sys(tmp_path / "bare", **missing)) is None
+    assert bwrap.forbidden(proc_sys(tmp_path / "bare", **missing)) is None
 
 
 def test_no_user_namespaces_at_all_names_the_limit_and_the_sysctl(tmp_path):
-    line = userns.forbidden(proc_sys(tmp_path, user__max_user_namespaces="0"))
+    line = bwrap.forbidden(proc_sys(tmp_path, user__max_user_namespaces="0"))
     assert line.startswith("user.max_user_namespaces is 0 here")
     assert "sysctl -w user.max_user_namespaces=" in line and "/etc/sysctl.d/" in line
 
 
 def test_apparmors_restriction_names_both_fixes(tmp_path):
     setting = "kernel__apparmor_restrict_unprivileged_userns"
-    line = userns.forbidden(proc_sys(tmp_path, **{setting: "1"}))
+    line = bwrap.forbidden(proc_sys(tmp_path, **{setting: "1"}))
     assert line.startswith("kernel.apparmor_restrict_unprivileged_userns is 1 here")
     assert "AppArmor profile with the rule `userns`" in line
     assert "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0" in line
 
 
 def test_debians_switch_names_its_sysctl(tmp_path):
-    line = userns.forbidden(proc_sys(tmp_path, kernel__unprivileged_userns_clone="0"))
+    line = bwrap.forbidden(proc_sys(tmp_path, kernel__unprivileged_userns_clone="0"))
     assert "sysctl -w kernel.unprivileged_userns_clone=1" in line
 
 
@@ -59,7 +59,7 @@ def test_every_setting_that_forbids_is_named_in_one_line(tmp_path):
         "user__max_user_namespaces": "0",
         "kernel__apparmor_restrict_unprivileged_userns": "1",
     }
-    line = userns.forbidden(proc_sys(tmp_path, **changed))
+    line = bwrap.forbidden(proc_sys(tmp_path, **changed))
     assert "\n" not in line
     assert (
         "user.max_user_namespaces is 0" in line
@@ -71,5 +71,5 @@ def test_every_setting_that_forbids_is_named_in_one_line(tmp_path):
     "needed", ["/usr/bin/bwrap", "userns,", "apparmor_parser -r /etc/apparmor.d/bwrap"]
 )
 def test_the_profile_the_refusal_points_to_is_on_the_threat_model_page(needed):
-    assert "instructors/threat_model.md" in userns.APPARMOR_PROFILE
+    assert "instructors/threat_model.md" in bwrap.APPARMOR_PROFILE
     assert needed in (REPO / "instructors" / "threat_model.md").read_text()

@@ -131,16 +131,13 @@ def record() -> recorded.Recording:
         for assignment in ASSIGNMENTS:
             cases[assignment] = {}
             for grade_id, spec in CHECKS[assignment].items():
-                if spec.varies:
-                    by_slot = {
-                        v["slot"]: spec.make_cases(DEFAULT_SEED, hidden=False, variant=v)
-                        for v in pools.variants(assignment)
-                    }
-                    cases[assignment][grade_id] = by_slot
-                    battery = [case for slot_cases in by_slot.values() for case in slot_cases]
-                else:
-                    battery = spec.make_cases(DEFAULT_SEED, hidden=False)
-                    cases[assignment][grade_id] = battery
+                variants = pools.variants(assignment) if spec.varies else [None]
+                made = {  # by slot; None: the one battery of a check that does not vary
+                    v and v["slot"]: spec.make_cases(DEFAULT_SEED, hidden=False, variant=v)
+                    for v in variants
+                }
+                cases[assignment][grade_id] = made if spec.varies else made[None]
+                battery = [case for slot_cases in made.values() for case in slot_cases]
                 for case in battery:
                     for question in spec.questions(case):
                         key = recorded.fingerprint(question)

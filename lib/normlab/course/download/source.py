@@ -259,7 +259,6 @@ def write_bundle(downloads: Path) -> Path:
     with zipfile.ZipFile(path, "w") as bundle:
         for name, data in members:
             info = zipfile.ZipInfo(f"{BUNDLE}/{name}", date_time=EPOCH_ZIP)
-            info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            bundle.writestr(info, data)
+            bundle.writestr(info, data, zipfile.ZIP_DEFLATED)
     return path

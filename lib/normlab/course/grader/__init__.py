@@ -39,8 +39,7 @@ def notebook_record(root, assignment: str, student: str, notebook: str) -> Path:
 
 
 def staging_step(assignment: str) -> str:
-    """The folder, relative to the course root, where the worker has nbgrader write a
-    submission's autograded copy before moving it, complete, into `autograded/`."""
+    """Where, under the course root, nbgrader writes an autograded copy (see `worker`)."""
     return f"{REPORTS}/{assignment}/autograding"
 
 

@@ -12,22 +12,65 @@ on /tmp and /dev/shm; `--die-with-parent` and `--new-session`.
 
 Folders that bwrap creates on the way to an exposed one get mode 755 (bwrap's own are 700,
 which the grading slot's uid could not walk through).
+
+Where a normal user's bwrap cannot make its user namespace, `forbidden` names the host setting
+that forbids it and the fix, read from /proc/sys (`SETTINGS`; root's bwrap needs none).
+AppArmor's restriction is Ubuntu's default since 24.04
+(https://ubuntu.com/blog/ubuntu-23-10-restricted-unprivileged-user-namespaces); bwrap then fails
+with "setting up uid map: Permission denied". instructors/threat_model.md shows each fix.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
-from pathlib import PurePath
-
-from . import userns
+from pathlib import Path, PurePath
 
 OS_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "fonts", "mime.types")
 NAMESPACES = ("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts")
 PROBE_TIMEOUT_S = 60
+SYSCTL_D = "and in a file under /etc/sysctl.d/ to keep it"
+APPARMOR_PROFILE = (
+    "give bwrap an AppArmor profile with the rule `userns` (instructors/threat_model.md shows "
+    "one: /etc/apparmor.d/bwrap, then apparmor_parser -r /etc/apparmor.d/bwrap)"
+)
+# (setting, the value that forbids, what that means, the fix)
+SETTINGS = (
+    (
+        "user.max_user_namespaces",
+        "0",
+        "the kernel allows no user namespaces at all",
+        f"raise it: sysctl -w user.max_user_namespaces=15000 ({SYSCTL_D})",
+    ),
+    (
+        "kernel.unprivileged_userns_clone",
+        "0",
+        "Debian's switch keeps user namespaces to root",
+        f"sysctl -w kernel.unprivileged_userns_clone=1 ({SYSCTL_D})",
+    ),
+    (
+        "kernel.apparmor_restrict_unprivileged_userns",
+        "1",
+        "AppArmor allows them only to programs whose profile says so (Ubuntu 24.04's default)",
+        f"{APPARMOR_PROFILE}, or lift the restriction for every program: sysctl -w "
+        f"kernel.apparmor_restrict_unprivileged_userns=0 ({SYSCTL_D})",
+    ),
+)
+
+
+def forbidden(proc_sys: str = "/proc/sys") -> str | None:
+    """Each setting that forbids this user a user namespace, with its fix, in one line; None
+    where none does (a setting /proc/sys does not show to this process forbids nothing)."""
+    found = []
+    for name, value, meaning, fix in SETTINGS:
+        with contextlib.suppress(OSError):
+            if (Path(proc_sys) / name.replace(".", "/")).read_text().strip() == value:
+                found.append(f"{name} is {value} here ({meaning}): {fix}")
+    return "; ".join(found) or None
 
 
 def _mirror(path: str) -> list[str]:
@@ -74,7 +117,7 @@ def command(expose, hide, tmp_bytes: int, privileged: bool) -> list[str]:
 def unavailable(expose, tmp_bytes: int) -> str | None:
     """Why strict isolation cannot work here, in one line (None when it can): bwrap runs
     this Python, exactly as it will run every kernel, once. Where a setting of the host forbids
-    the user namespace a normal user's bwrap makes, the line names it and its fix (`userns`)."""
+    the user namespace a normal user's bwrap makes, the line names it and its fix (`forbidden`)."""
     if not sys.platform.startswith("linux"):
         return "bubblewrap sandboxes need Linux"
     if shutil.which("bwrap") is None:
@@ -93,7 +136,7 @@ def unavailable(expose, tmp_bytes: int) -> str | None:
         return None
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     why = lines[-1].strip() if lines else f"exit status {done.returncode}"
-    blocker = None if os.geteuid() == 0 else userns.forbidden()
+    blocker = None if os.geteuid() == 0 else forbidden()
     if blocker and ("namespace" in why or "uid map" in why):
         return f"bubblewrap cannot make the user namespace it needs ({why}): {blocker}"
     return f"bubblewrap cannot make a sandbox here ({why})"

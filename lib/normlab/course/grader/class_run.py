@@ -39,11 +39,9 @@ ISOLATION_LINES = {
 
 @dataclass(frozen=True)
 class Shard:
-    """Part `index` of `count` (0 <= index < count) of a class (`--shard K/N`), so N hosts or
-    processes share it. A student belongs to part `sha256(student id) mod N`, whatever the other
-    students are and in whatever order they come, so N graders started with K = 0 .. N-1 (a Slurm
-    job array's `SLURM_ARRAY_TASK_ID`, a Kubernetes indexed Job's `JOB_COMPLETION_INDEX`) grade
-    every submission exactly once between them. K counts from 0, as both schedulers do."""
+    """Part `index` of `count` of a class (`--shard K/N`; K from 0, as a Slurm array's and a
+    Kubernetes indexed Job's index): a student's part is `sha256(student id) mod N`, whatever the
+    other students and their order, so N graders, K = 0 .. N-1, grade each submission once."""
 
     index: int
     count: int
@@ -117,15 +115,8 @@ def grade(
         dest = coursedir.format_path(coursedir.autograded_directory, student, assignment)
         (skipped if os.path.exists(dest) and not force else todo).append(student)
     jobs = max(1, min(jobs, len(todo)))
-    chosen = iso.choose(
-        isolation,
-        coursedir,
-        app.config,
-        jobs,
-        limits or iso.Limits(),
-        uid_base,
-        real_torch=assignment in REAL_TORCH,
-    )
+    torch = assignment in REAL_TORCH
+    chosen = iso.choose(isolation, coursedir, app.config, jobs, limits, uid_base, real_torch=torch)
     print(ISOLATION_LINES[chosen.mode].format(assignment=assignment), flush=True)
     if chosen.real_torch:  # once, here: the workers fork from this process
         importlib.import_module("normlab.answer_key.torch_layer_norms")  # the expectations' torch

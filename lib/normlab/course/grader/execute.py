@@ -45,52 +45,46 @@ class SandboxExecute(Execute):
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
+        assignment, student, notebook = info["assignment"], info["student"], info["notebook"]
         coursedir = CourseDirectory(config=self.config)  # the records go under its root
         # no isolation set: nbgrader's own autograde, e.g. the formgrader's (hub/), gets what
         # `grade --isolation auto` chooses (strict, or a refusal that says why), for one kernel
         isolation = self.isolation or iso.choose(
-            "auto",
-            coursedir,
-            self.config,
-            1,
-            iso.Limits(),
-            real_torch=info["assignment"] in REAL_TORCH,
+            "auto", coursedir, self.config, 1, real_torch=assignment in REAL_TORCH
         )
         timeout = float(self.timeout) if self.timeout else NO_TIMEOUT_CAP_S
         budget = self.notebook_budget or max(BUDGET_CELL_TIMEOUTS * timeout, MIN_BUDGET_S)
         started = time.monotonic()
         folder = resources["metadata"]["path"]
         # ps1's variant is the submitter's: the student id is nbgrader's, not the STUDENT line's
-        pooled = info["assignment"] in pools.POOLS
-        variant = pools.variant(info["assignment"], info["student"]) if pooled else None
+        variant = pools.variant(assignment, student) if assignment in pools.POOLS else None
         policy = NormlabGrading(config=self.config).reuse_voids
-        session = Session(info["assignment"], policy, variant)
+        session = Session(assignment, policy, variant)
         kernel = KernelSession(
-            lambda: start_kernel(isolation, self.slot, folder, info["student"], variant), timeout
+            lambda: start_kernel(isolation, self.slot, folder, student, variant), timeout
         )
         try:
             record = NotebookRun(kernel, session, timeout, budget).run(nb)
         finally:
             kernel.close()
+        seconds = round(time.monotonic() - started, 3)
         record.update(
-            student=info["student"],
-            assignment=info["assignment"],
-            notebook=info["notebook"],
+            student=student,
+            assignment=assignment,
+            notebook=notebook,
             variant=variant,
             isolation=isolation.mode,
-            seconds=round(time.monotonic() - started, 3),
+            seconds=seconds,
             kernel_cpu_seconds=kernel.cpu_used,
             kernel_peak_mib=None if kernel.peak_memory is None else kernel.peak_memory >> 20,
         )
-        student, notebook = info["student"], info["notebook"]
-        path = notebook_record(coursedir.root, info["assignment"], student, notebook)
+        path = notebook_record(coursedir.root, assignment, student, notebook)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(record, indent=1))
         # the formgrader's Autograde shows this line (issue 46): which grader, how isolated
         self.log.info(
-            "%s: sandboxed grader, %s isolation, %.1f s", info["notebook"], isolation.mode,
-            record["seconds"],
-        )  # fmt: skip
+            "%s: sandboxed grader, %s isolation, %.1f s", notebook, isolation.mode, seconds
+        )
         return nb, resources
 
 

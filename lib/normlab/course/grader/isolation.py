@@ -91,17 +91,16 @@ class Isolation:
         the grader made for it (used under basic isolation; strict has its own /tmp)."""
         limits = asdict(self.limits)
         del limits["tmp_bytes"]  # bwrap's, not the kernel's
-        python = [sys.executable, "-I", "-m", KERNEL_MODULE]
+        argv = [sys.executable, "-I", "-m", KERNEL_MODULE]
         strict, root = self.mode != "basic", os.geteuid() == 0
         if not strict:
             del limits["processes"]  # it would count the grader's own processes too
         home = STRICT_HOME if strict else basic_home
         uid = self.uid_base + slot if strict and root else None
         setup = {"uid": uid, "workdir": f"{home}/work", "limits": limits, "torch": self.real_torch}
-        if not strict:
-            return Launch(python, kernel_env(home), setup, via_bwrap=False)
-        sandbox = bwrap.command(self.expose, self.hide, self.limits.tmp_bytes, privileged=root)
-        return Launch([*sandbox, *python], kernel_env(home), setup, via_bwrap=True)
+        if strict:
+            argv = [*bwrap.command(self.expose, self.hide, self.limits.tmp_bytes, root), *argv]
+        return Launch(argv, kernel_env(home), setup, via_bwrap=strict)
 
 
 def python_paths() -> list[str]:
@@ -130,11 +129,9 @@ def course_secrets(coursedir, config) -> list[str]:
     gives nbgrader's default exchange, if it exists)."""
     from nbgrader.exchange.default.exchange import Exchange
 
-    paths = [coursedir.root]
-    for name in ("source", "release", "submitted", "autograded", "feedback", "solution"):
-        folder = getattr(coursedir, f"{name}_directory", None)
-        if folder:
-            paths.append(os.path.join(coursedir.root, folder))
+    names = ("source", "release", "submitted", "autograded", "feedback", "solution")
+    folders = [getattr(coursedir, f"{name}_directory", None) for name in names]
+    paths = [coursedir.root, *(os.path.join(coursedir.root, f) for f in folders if f)]
     db = sqlite_path(coursedir.db_url)
     if db:
         paths.append(os.path.dirname(db))
@@ -162,7 +159,7 @@ def choose(
     coursedir,
     config,
     slots: int,
-    limits: Limits,
+    limits: Limits | None = None,
     uid_base: int = DEFAULT_UID_BASE,
     real_torch: bool = False,
 ) -> Isolation:
@@ -178,6 +175,7 @@ def choose(
             f"grader runs ({sys.executable}): install it (pip install 'normlab[torch]'; the "
             "CPU wheel is enough) and grade again"
         )
+    limits = limits or Limits()
     if mode == "basic":
         return Isolation("basic", limits=limits, real_torch=real_torch)
     expose = tuple(python_paths())

@@ -253,11 +253,9 @@ class Kernel:
                 self.proc.wait(timeout=5.0)
         self.cpu_used, self.peak_memory = usage_of(self.pid)
         self.kill()
-        reason = describe_exit(self.proc.wait(), self.via_bwrap, self.cpu_seconds)
-        if why:
-            reason = f"the kernel was stopped: {why}"
-        self.dead = reason
-        raise KernelDied(reason)
+        status = describe_exit(self.proc.wait(), self.via_bwrap, self.cpu_seconds)
+        self.dead = f"the kernel was stopped: {why}" if why else status
+        raise KernelDied(self.dead)
 
     def kill(self) -> None:
         """Kill the kernel and everything it started (its sandbox, or its process group)."""

@@ -53,7 +53,14 @@ class KernelSession:
         except Interrupted as stopped:
             late = f"ran longer than the {self.timeout:g} s timeout in an earlier cell"
             late = {n: (TIMED_OUT, f"{n} {late} and is not called again") for n in stopped.running}
-            self._stall(late)
+            if late:
+                self.journal.append(protocol.Stall(0, late))
+                try:
+                    self.kernel.request(self.journal[-1], STALL_TIMEOUT_S, Answers())
+                except Interrupted:
+                    pass  # it was not stopped by this: the next request will tell
+                except KernelDied as died:
+                    self.lost = died.reason
             raise
         except KernelDied as died:
             self.lost = died.reason
@@ -66,18 +73,6 @@ class KernelSession:
         if isinstance(message, protocol.RunCell):
             self.journal.append(message)
         return reply
-
-    def _stall(self, names: dict[str, tuple]) -> None:
-        if not names:
-            return
-        entry = protocol.Stall(0, names)
-        self.journal.append(entry)
-        try:
-            self.kernel.request(entry, STALL_TIMEOUT_S, Answers())
-        except Interrupted:
-            pass  # it was not stopped by this: the next request will tell
-        except KernelDied as died:
-            self.lost = died.reason
 
     def renew(self, over: float) -> None:
         """Replace a lost kernel (its time counts against the notebook's deadline `over`,

@@ -12,15 +12,15 @@ Every cell has a timeout (nbgrader's `Execute.timeout`), the notebook a budget; 
 score 0, and the record says why. A function a timeout stopped, or that crashed the kernel, is
 stalled (`normlab_sandbox.kernel.Stalled`): every later check of it fails at once, so a
 function that never returns costs one timeout, not one per check. A lost kernel is replaced
-before the next cell (`kernel_session`). The record gives each test cell a `status` (`Status`)
-and its verdict's `category`; for a cell the kernel could not finish, "timed out" or "crashed".
+before the next cell (`kernel_session`). The record gives each test cell a `status` (passed,
+failed, timed out, kernel died or not run) and its verdict's `category`; for a cell the kernel
+could not finish, "timed out" or "crashed".
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from enum import Enum
 
 from normlab.grading.catalog import GRADED
 from normlab.grading.checkcell import CheckCall, is_check_cell, parse_test_cell
@@ -33,16 +33,6 @@ from . import outputs as out
 from .answers import Answers
 from .kernel_process import Interrupted, KernelDied
 from .kernel_session import KernelSession
-
-
-class Status(str, Enum):
-    """How a test cell ran (the record's `status`; its JSON is the value)."""
-
-    PASSED = "passed"
-    FAILED = "failed"
-    TIMED_OUT = "timed out"
-    KERNEL_DIED = "kernel died"
-    NOT_RUN = "not run"
 
 
 class NotRun(Exception):
@@ -102,7 +92,7 @@ class NotebookRun:
             if test:
                 cell.outputs = [out.error("KernelDied", f"not run: {stopped}")]
                 category = CRASHED if self.kernel.dead else TIMED_OUT
-                self._note(entry, Status.NOT_RUN, category, stopped)
+                self._note(entry, "not run", category, stopped)
             return
         self.count += 1
         cell.execution_count = self.count
@@ -121,16 +111,16 @@ class NotebookRun:
             if deadline == self.over:
                 message = f"{self._over_budget()}: the cell was interrupted"
             cell.outputs = [*cell.outputs, out.error("CellTimeoutError", message)]
-            self._note(entry, Status.TIMED_OUT, TIMED_OUT, message, started)
+            self._note(entry, "timed out", TIMED_OUT, message, started)
             return
         except NotRun as skipped:  # stalled by an earlier timeout or crash
             ename = "CellTimeoutError" if skipped.category == TIMED_OUT else "KernelDied"
             cell.outputs = [*cell.outputs, out.error(ename, str(skipped))]
-            self._note(entry, Status.NOT_RUN, skipped.category, str(skipped), started)
+            self._note(entry, "not run", skipped.category, str(skipped), started)
             return
         except KernelDied as died:
             cell.outputs = [*cell.outputs, out.error("KernelDied", died.reason)]
-            self._note(entry, Status.KERNEL_DIED, CRASHED, died.reason, started)
+            self._note(entry, "kernel died", CRASHED, died.reason, started)
             return
         if test:
             failed = out.scores_zero(cell.outputs)
@@ -138,11 +128,11 @@ class NotebookRun:
             message = f"{errors[0].ename}: {errors[0].evalue}" if errors else None
             if failed and not errors:
                 message = "the cell wrote to stderr"
-            status = Status.FAILED if failed else Status.PASSED
+            status = "failed" if failed else "passed"
             category = cell_category(entry["grade_id"], failed, errors, category)
             self._note(entry, status, category, message, started)
 
-    def _note(self, entry: dict, status: Status, category: str, message, started=None) -> None:
+    def _note(self, entry: dict, status: str, category: str, message, started=None) -> None:
         seconds = None if started is None else round(time.monotonic() - started, 3)
         entry.update(status=status, category=category, message=message, seconds=seconds)
         self.record["cells"].append(entry)
@@ -183,8 +173,10 @@ class NotebookRun:
             if name not in defined:
                 return out.error("NameError", f"name {name!r} is not defined"), NOT_WRITTEN
         for name in call.names:
-            if name in stalled:
-                category, why = stall_reason(stalled[name])
+            if name in stalled:  # (category, message), checked: it came through the kernel
+                category, why = stalled[name]
+                if category not in (TIMED_OUT, CRASHED):
+                    category, why = CRASHED, "a function of this notebook failed in an earlier cell"
                 raise NotRun(f"not run: {why}", category)
         names = dict(zip(spec.targets, call.names, strict=True))
         try:
@@ -218,13 +210,6 @@ class NotebookRun:
         return dataclasses.replace(
             result, reference_calls=calls, delegated=handed_on, probes=probes
         )
-
-
-def stall_reason(value: tuple[str, str]) -> tuple[str, str]:
-    """(category, message) of a stalled function, checked: it comes back through the kernel."""
-    if value[0] in (TIMED_OUT, CRASHED):
-        return value
-    return CRASHED, "a function of this notebook failed in an earlier cell"
 
 
 def cell_category(grade_id: str, failed: bool, errors: list, verdict: str | None) -> str:

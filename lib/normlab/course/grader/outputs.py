@@ -17,16 +17,14 @@ MAX_OUTPUTS = 200
 
 
 def _bundle(value) -> dict | None:
+    """A mime bundle: {"type/subtype": text, or anything for a JSON type}; None if not one."""
     if not isinstance(value, dict):
         return None
-    out = {}
-    for mime, data in value.items():
-        if not isinstance(mime, str) or "/" not in mime:
-            return None
-        if not (mime.endswith("json") or isinstance(data, str)):
-            return None
-        out[mime] = data
-    return out
+    ok = all(
+        isinstance(mime, str) and "/" in mime and (mime.endswith("json") or isinstance(data, str))
+        for mime, data in value.items()
+    )
+    return dict(value) if ok else None
 
 
 def sanitize(raw) -> list:
@@ -86,17 +84,15 @@ def _is_pair_of_text(value) -> bool:
 
 def trusted_result(value) -> Result:
     """The kernel's `Result`, with every field's type checked (its values are its answer)."""
-    refused = Result(error=("GraderRefused", "the kernel sent a malformed result"))
-    if not isinstance(value, Result) or not isinstance(value.output_type, str):
-        return refused
-    if value.error is not None and not _is_pair_of_text(value.error):
-        return refused
-    if not isinstance(value.warnings, tuple) or not all(map(_is_pair_of_text, value.warnings)):
-        return refused
-    modified = value.modified_inputs
-    if not isinstance(modified, tuple) or not all(isinstance(m, int | str) for m in modified):
-        return refused
-    calls = value.reference_calls
-    if not isinstance(calls, tuple) or not all(isinstance(c, str) for c in calls):
-        return refused
-    return value
+    ok = (
+        isinstance(value, Result)
+        and isinstance(value.output_type, str)
+        and (value.error is None or _is_pair_of_text(value.error))
+        and isinstance(value.warnings, tuple)
+        and all(map(_is_pair_of_text, value.warnings))
+        and isinstance(value.modified_inputs, tuple)
+        and all(isinstance(m, int | str) for m in value.modified_inputs)
+        and isinstance(value.reference_calls, tuple)
+        and all(isinstance(c, str) for c in value.reference_calls)
+    )
+    return value if ok else Result(error=("GraderRefused", "the kernel sent a malformed result"))

@@ -33,12 +33,12 @@ import random
 import shutil
 import time
 import traceback
+import types
 import warnings
 
-import jsonschema
 from jsonschema import exceptions, validators
 from nbgrader import api
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Gradebook
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.nbgraderformat import common
@@ -48,33 +48,25 @@ from . import cpu_seconds, forget_student, staging_step
 
 LOCK_RETRIES = 8
 _engine = functools.cache(api.create_engine)  # one engine per (URL, options)
+_validators: dict[int, tuple] = {}  # id(schema): (schema, its validator)
 
 
-class _SchemaCheckedOnce:
-    """Stands for the `jsonschema` module in nbgrader's metadata check: `validate` as
-    jsonschema's, with each schema checked against its metaschema the first time only."""
-
-    def __init__(self) -> None:
-        self._validators: dict[int, tuple] = {}
-
-    def validate(self, instance, schema) -> None:
-        found = self._validators.get(id(schema))
-        if found is None or found[0] is not schema:
-            cls = validators.validator_for(schema)
-            cls.check_schema(schema)
-            found = self._validators[id(schema)] = (schema, cls(schema))
-        error = exceptions.best_match(found[1].iter_errors(instance))
-        if error is not None:
-            raise error
-
-    def __getattr__(self, name: str):
-        return getattr(jsonschema, name)
+def _validate(instance, schema) -> None:
+    """`jsonschema.validate`, each schema checked once (nbgrader calls nothing else of it)."""
+    found = _validators.get(id(schema))
+    if found is None or found[0] is not schema:
+        cls = validators.validator_for(schema)
+        cls.check_schema(schema)
+        found = _validators[id(schema)] = (schema, cls(schema))
+    error = exceptions.best_match(found[1].iter_errors(instance))
+    if error is not None:
+        raise error
 
 
 def reuse_in_this_process() -> None:
     """Keep nbgrader's engines and its checked schema for the rest of this process."""
     api.create_engine = _engine
-    common.jsonschema = _SchemaCheckedOnce()
+    common.jsonschema = types.SimpleNamespace(validate=_validate)
 
 
 @contextlib.contextmanager
@@ -95,9 +87,8 @@ def _autograde_once(app, config, assignment: str, student: str) -> str | None:
     coursedir = CourseDirectory(config=config)
     coursedir.assignment_id, coursedir.student_id = assignment, student
     coursedir.autograded_directory = staging_step(assignment)
-    converter = Autograde(coursedir=coursedir, config=config, parent=app)
-    converter.force = True  # over whatever an interrupted attempt left there
-    converter.log = app.log
+    # force: over whatever an interrupted attempt left there; it logs to its parent's log
+    converter = Autograde(coursedir=coursedir, config=config, parent=app, force=True)
     with _captured_log(app.log) as captured:
         try:
             converter.start()
@@ -112,11 +103,7 @@ def zero_missing(db_url: str, folder: str, assignment: str, student: str) -> lis
     missing notebook); return their names."""
     zeroed = []
     with Gradebook(db_url) as gb:
-        try:
-            submission = gb.find_submission(assignment, student)
-        except MissingEntry:
-            submission = gb.add_submission(assignment, student)
-        for notebook in submission.notebooks:
+        for notebook in gb.update_or_create_submission(assignment, student).notebooks:
             if os.path.exists(os.path.join(folder, f"{notebook.name}.ipynb")):
                 continue
             for grade in notebook.grades:

@@ -13,7 +13,6 @@ with a pool (ps1), also `copied_variants.csv` (`copied`), for the instructor to 
 
 from __future__ import annotations
 
-import csv
 import json
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -27,15 +26,10 @@ from normlab.grading.verdict import CRASHED, NOT_JUDGED, NOT_WRITTEN, PASSED, TI
 
 from ..grader import assignment_folder, student_records
 from ..grader.nbgrader_app import load_app, require_assignment
-from .export import autograded_cells
+from .export import autograded_cells, write_csv
 
 # the column that counts a lost cell, by its verdict's category (else: a misconception)
-COLUMNS = {
-    NOT_WRITTEN: "not_written",
-    CRASHED: "crashed",
-    TIMED_OUT: "timed_out",
-    NOT_JUDGED: "not_judged",
-}
+COLUMNS = {c: c.replace(" ", "_") for c in (NOT_WRITTEN, CRASHED, TIMED_OUT, NOT_JUDGED)}
 
 
 @dataclass
@@ -113,21 +107,16 @@ def draw(rows: list[Row], title: str):
 
 def write_report(assignment: str, output: str | None = None) -> list[Path]:
     """Read the course's gradebook (cwd) and write the CSV and the chart; return their paths."""
-    app = load_app()
-    coursedir = app.coursedir
+    coursedir = load_app().coursedir
     require_assignment(coursedir.db_url, assignment)
     rows = class_rows(coursedir.db_url, coursedir.root, assignment)
     if not rows or not any(r.students for r in rows):
         raise SystemExit(f"no graded submissions of {assignment} in the gradebook")
     folder = Path(output) if output else assignment_folder(coursedir.root, assignment)
-    csv_path = folder / "class_report.csv"
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(csv_path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=[f.name for f in fields(Row)])
-        writer.writeheader()
-        writer.writerows(asdict(row) for row in rows)
+    header = [f.name for f in fields(Row)]
+    written = [write_csv(folder / "class_report.csv", header, map(asdict, rows))]
     fig = draw(rows, f"{assignment}: misconceptions in the class")
-    written = [csv_path, figures.save(fig, folder / "misconceptions.png")]
+    written.append(figures.save(fig, folder / "misconceptions.png"))
     if assignment in pools.POOLS:
         written.append(write_copied(coursedir, assignment, folder / "copied_variants.csv"))
     return written
@@ -145,10 +134,7 @@ def write_copied(coursedir, assignment: str, path: Path) -> Path:
         for s in students
     }  # fmt: skip
     found = flags(assignment, submitted)
-    with open(path, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["student", "variant_of", "cells"])
-        for flag in found:
-            writer.writerow([flag.student, flag.variant_of, " ".join(flag.cells)])
-            print(describe_flag(assignment, flag))
-    return path
+    for flag in found:
+        print(describe_flag(assignment, flag))
+    table = [{**asdict(flag), "cells": " ".join(flag.cells)} for flag in found]
+    return write_csv(path, ["student", "variant_of", "cells"], table)

@@ -90,10 +90,9 @@ def copied_cells(assignment: str, typed: dict, own: dict, other: dict) -> tuple[
     """The graded cells whose every target was typed as `other`'s answer and is not `own`'s."""
     cells = []
     for grade_id, spec in CHECKS[assignment].items():
-        targets = spec.targets
-        if targets and all(t in typed and t in other for t in targets):
-            theirs = all(same(typed[t], other[t]) for t in targets)
-            mine = all(same(typed[t], own[t]) for t in targets if t in own)
+        if spec.targets and all(t in typed and t in other for t in spec.targets):
+            theirs = all(same(typed[t], other[t]) for t in spec.targets)
+            mine = all(same(typed[t], own[t]) for t in spec.targets if t in own)
             if theirs and not mine:
                 cells.append(grade_id)
     return tuple(cells)

@@ -24,12 +24,6 @@ from normlab.grading.session import POLICIES as REUSE_VOIDS
 TOTAL = re.compile(r"\((\d+(?:\.\d+)?) points?\)")
 
 
-def _set_heading_total(cell, level: str, total: float) -> None:
-    """The first total of the first `level` heading line that has one becomes `total`."""
-    heading = re.compile(rf"^({level} .*?){TOTAL.pattern}", re.MULTILINE)
-    cell.source = heading.sub(lambda found: f"{found[1]}({points(total)})", cell.source, count=1)
-
-
 def _heading_level(cell) -> str | None:
     """A markdown cell's opening heading level, "#" or "##", when that heading holds a total."""
     first = cell.source.lstrip().split("\n", 1)[0]
@@ -41,22 +35,18 @@ def _heading_level(cell) -> str | None:
 SETUP = re.compile(r'use_assignment\("(\w+)"(?:, reuse_voids="\w+")?((?:, student=\w+)?)\)')
 
 
-def _setup_call(match: re.Match, reuse_voids: str) -> str:
-    """The setup call with the policy (none for the default), its `student=` kept (ps1)."""
-    policy = "" if reuse_voids == REUSE_VOIDS[0] else f', reuse_voids="{reuse_voids}"'
-    return f'use_assignment("{match[1]}"{policy}{match[2]})'
-
-
 def sync_notebook(nb, checks: dict, reuse_voids: str = REUSE_VOIDS[0]) -> None:
     """Set `nb`'s test-cell points from `checks` (grade_id -> CheckSpec), its heading totals
     and the reuse policy of its setup cell."""
     if reuse_voids not in REUSE_VOIDS:
         raise ValueError(f"reuse_voids must be one of {REUSE_VOIDS}; got {reuse_voids!r}")
+    # the setup call with the policy (none for the default), its `student=` kept (ps1)
+    policy = "" if reuse_voids == REUSE_VOIDS[0] else f', reuse_voids="{reuse_voids}"'
     part, title = None, None
     sums: dict[int, float] = {}
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "code":
-            cell.source = SETUP.sub(lambda m: _setup_call(m, reuse_voids), cell.source)
+            cell.source = SETUP.sub(rf'use_assignment("\1"{policy}\2)', cell.source)
         meta = cell.metadata.get("nbgrader", {})
         spec = checks.get(meta.get("grade_id"))
         if spec is not None and is_check_cell(cell):
@@ -72,8 +62,10 @@ def sync_notebook(nb, checks: dict, reuse_voids: str = REUSE_VOIDS[0]) -> None:
         for holder in (part, title):
             if holder is not None:
                 sums[holder] = sums.get(holder, 0.0) + graded
-    for index, total in sums.items():
-        _set_heading_total(nb.cells[index], _heading_level(nb.cells[index]), total)
+    for index, total in sums.items():  # the heading line's first total becomes the sum
+        cell = nb.cells[index]
+        heading = re.compile(rf"^({_heading_level(cell)} .*?){TOTAL.pattern}", re.MULTILINE)
+        cell.source = heading.sub(rf"\g<1>({points(total)})", cell.source, count=1)
 
 
 def sync_course(source_directory: Path, reuse_voids: str = REUSE_VOIDS[0]) -> list[Path]:
