@@ -23,27 +23,27 @@ dweight and dbias.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
 
 from . import formulas
-from .evidence import first_beyond, first_index, fmt, near, record, where, worst
+from .evidence import affine_rows, first_beyond, first_index, fmt, near, record, where, worst
 from .formulas import describe_axes
 from .judges import each_case
 from .normchecks.cells import REUSE, reuse_message
 from .normchecks.formula_match import wrong_choices
-from .oracle import ASK
+from .oracle import ASK, ask
 from .ps8_probes import (
     CELLS,
     CLASS,
     DEFAULT_EPS,
-    affine_property,
     built,
     choice_spec,
     float_array,
     formula_questions,
-    member_options,
     members,
     output,
     probed,
@@ -104,7 +104,8 @@ def _explain_trailing(seen, y, closest):
     case, x = seen.case, np.asarray(seen.case.args[1], dtype=np.float64)
     axes = trailing_axes(case)
     if closest is None:
-        if affine_property(x, y, axes):
+        size = int(np.prod([x.shape[a] for a in axes]))
+        if affine_rows(x.reshape(-1, size), y.reshape(-1, size)):
             return None  # not a member, but each record is rescaled by its own numbers
         return (
             f"Trailing axes: for {where(case)}, the output is not each record rescaled by "
@@ -317,31 +318,27 @@ def _close(got: np.ndarray, want: np.ndarray) -> bool:
     return got.size == want.size and near(got.reshape(want.shape), want, 1e-6, 1e-9)
 
 
-def _expected(seen, member=None, **extra) -> dict:
-    """The oracle's output and gradients for the case, for `member` (None: nn.LayerNorm's)."""
-    case = seen.case
+def _question(case, member=None, **cut):
+    """The question of the case's output and gradients for `member` (None: nn.LayerNorm's; a
+    member's fields are the oracle's keywords), with `cut` (detach=...)."""
     shape, x, weight, bias, dy = case.args
-    options = {**member_options(member), **extra}
-    return seen.oracle.torch_layer_norm(
-        x, shape, weight, bias, eps=case.meta["eps"], dy=dy, **options
+    options = {} if member is None else dataclasses.asdict(member)
+    return ASK.torch_layer_norm(
+        x, shape, weight, bias, eps=case.meta["eps"], dy=dy, **options, **cut
     )
+
+
+def _expected(seen, member=None, **cut) -> dict:
+    return ask(seen.oracle, _question(seen.case, member, **cut))
 
 
 def _gradient_questions(case) -> list:
     """The family on the case's x, and the gradients of any member the module may compute,
     with and without each statistic cut (which is asked depends on the module's output)."""
-    shape, x, weight, bias, dy = case.args
-    eps = case.meta["eps"]
-    return [
-        *formula_questions(case),
-        *(
-            ASK.torch_layer_norm(
-                x, shape, weight, bias, eps=eps, dy=dy, **member_options(member), **cut
-            )
-            for member in (None, *formulas.members(np.ndim(x)))
-            for cut in ({}, *({"detach": detach} for detach in DETACHED_WORDS))
-        ),
-    ]
+    cuts = ({}, *({"detach": detach} for detach in DETACHED_WORDS))
+    family = (None, *formulas.members(np.ndim(case.args[1])))
+    asked = [_question(case, member, **cut) for member in family for cut in cuts]
+    return [*formula_questions(case), *asked]
 
 
 def _candidates(seen) -> list:

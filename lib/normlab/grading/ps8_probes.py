@@ -8,7 +8,6 @@ problem. The cells that read a choice of the formula judge as ps2's do
 
 from __future__ import annotations
 
-import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
@@ -16,7 +15,7 @@ import numpy as np
 from normlab_sandbox.cases import Case
 
 from . import formulas
-from .evidence import affine_rows, failure_of_call, where
+from .evidence import failure_of_call, where
 from .normchecks.formula_match import formula_judge
 from .oracle import ASK
 from .spec import check_spec
@@ -166,15 +165,3 @@ def choice_spec(grade_id: str, choices: tuple[str, ...], explain, summary: str, 
     )
     fields.setdefault("questions", formula_questions)
     return check_spec(grade_id, CLASS, judge, summary, reads=choices, **fields)
-
-
-def member_options(v: formulas.Formula | None) -> dict:
-    """The oracle's keywords for member v's torch formula, its fields (None: nn.LayerNorm's)."""
-    return {} if v is None else dataclasses.asdict(v)
-
-
-def affine_property(x: np.ndarray, y: np.ndarray, axes: tuple[int, ...]) -> bool:
-    """No member matches: is each record (the entries over `axes`) an affine map of itself,
-    as any normalization over those axes followed by one gain and one shift is?"""
-    size = int(np.prod([x.shape[a] for a in axes]))
-    return affine_rows(x.reshape(-1, size), y.reshape(-1, size))
