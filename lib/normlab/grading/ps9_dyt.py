@@ -176,41 +176,39 @@ def _dx_form(seen) -> tuple[str, bool] | None:
     return None
 
 
-def _dx_message(seen) -> str:
-    want = seen.oracle.reference(BACKWARD, *seen.case.args)[0]
-    return (
-        f"dx: for {where(seen.case)}, {_at(seen.value[0], want)}. With t = tanh(alpha x), "
-        f"dx = dy * gamma * alpha * (1 - t^2)."
-    )
+def _apart(words: str, cell) -> Verdict:
+    return Verdict(PASSED, note=f"apart from {words}: see {cell.grade_id}")
 
 
-def _dx_alpha(seen):
-    form = _dx_form(seen)
-    if form is None:
-        return _dx_message(seen)
-    if not form[1]:
-        return (
-            f"dx without alpha: for {where(seen.case)}, your dx misses the factor alpha = "
-            f"{seen.case.args[2]:g}. The tanh is of u = alpha * x, so the chain rule "
-            f"multiplies by du/dx = alpha."
-        )
-    if form[0] != RIGHT_DERIVATIVE:
-        return Verdict(PASSED, note=f"apart from the derivative of tanh: see {DX_TANH.grade_id}")
-    return None
+def _dx(reads_alpha: bool):
+    """The rule of dyt_dx_alpha (reads_alpha) or dyt_dx_tanh: each reads one part of the
+    student's form of dx (`_dx_form`), and passes apart from the other."""
 
+    def rule(seen):
+        form = _dx_form(seen)
+        if form is None:
+            want = seen.oracle.reference(BACKWARD, *seen.case.args)[0]
+            return (
+                f"dx: for {where(seen.case)}, {_at(seen.value[0], want)}. With t = tanh(alpha x), "
+                f"dx = dy * gamma * alpha * (1 - t^2)."
+            )
+        derivative, with_alpha = form
+        if reads_alpha and not with_alpha:
+            return (
+                f"dx without alpha: for {where(seen.case)}, your dx misses the factor alpha = "
+                f"{seen.case.args[2]:g}. The tanh is of u = alpha * x, so the chain rule "
+                f"multiplies by du/dx = alpha."
+            )
+        if not reads_alpha and derivative != RIGHT_DERIVATIVE:
+            return (
+                f"Derivative of tanh: for {where(seen.case)}, your dx uses {derivative}. The "
+                f"derivative of tanh(u) is 1 - tanh(u)^2, at u = alpha * x."
+            )
+        if derivative != RIGHT_DERIVATIVE:
+            return _apart("the derivative of tanh", DX_TANH)
+        return None if with_alpha else _apart("alpha", DX_ALPHA)
 
-def _dx_tanh(seen):
-    form = _dx_form(seen)
-    if form is None:
-        return _dx_message(seen)
-    if form[0] != RIGHT_DERIVATIVE:
-        return (
-            f"Derivative of tanh: for {where(seen.case)}, your dx uses {form[0]}. The "
-            f"derivative of tanh(u) is 1 - tanh(u)^2, at u = alpha * x."
-        )
-    if not form[1]:
-        return Verdict(PASSED, note=f"apart from alpha: see {DX_ALPHA.grade_id}")
-    return None
+    return rule
 
 
 def _dalpha_scalar(seen):
@@ -235,9 +233,7 @@ def _dalpha_x(seen):
         if _close(got, (du * x).sum(), 1e-5):
             if name == RIGHT_DERIVATIVE:
                 return None
-            return Verdict(
-                PASSED, note=f"apart from the derivative of tanh: see {DX_TANH.grade_id}"
-            )
+            return _apart("the derivative of tanh", DX_TANH)
         if _close(got, du.sum(), 1e-5):
             return (
                 f"dalpha without x: for {where(seen.case)}, your dalpha sums dy * gamma * "
@@ -307,7 +303,7 @@ def _backward_dtype(seen):
 DX_ALPHA = check_spec(
     "dyt_dx_alpha",
     BACKWARD,
-    each_case(_parts, _dx_alpha),
+    each_case(_parts, _dx(reads_alpha=True)),
     "dx carries alpha (the chain rule through alpha * x)",
     misconception="dx without alpha",
     points=2,
@@ -316,7 +312,7 @@ DX_ALPHA = check_spec(
 DX_TANH = check_spec(
     "dyt_dx_tanh",
     BACKWARD,
-    each_case(_parts, _dx_tanh),
+    each_case(_parts, _dx(reads_alpha=False)),
     "dx uses the derivative of tanh, 1 - tanh(alpha x)^2",
     misconception="the derivative of tanh wrong",
     points=2,
