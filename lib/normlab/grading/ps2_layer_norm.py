@@ -38,10 +38,7 @@ def _same(got: np.ndarray, want: np.ndarray) -> bool:
 
 def _mean_axes(stats: dict, x: np.ndarray, mean: np.ndarray):
     """The axes the student's mean was taken over, or None."""
-    for axes in formulas.axis_subsets(x.ndim):
-        if _same(mean, stats[axes, 0][0]):
-            return axes
-    return None
+    return next((a for a in formulas.axis_subsets(x.ndim) if _same(mean, stats[a, 0][0])), None)
 
 
 def _each_case(judge_stats):
