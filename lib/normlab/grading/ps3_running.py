@@ -206,12 +206,8 @@ def _eval_output(seen):
 
 
 def _eval_frozen(seen):
-    case, (_, running_mean, running_var) = seen.case, seen.value
-    _, _, _, before_mean, before_var, _ = _given(case)
-    for name, got, before in (
-        ("running_mean", running_mean, before_mean),
-        ("running_var", running_var, before_var),
-    ):
+    case = seen.case
+    for name, got, before in zip(PARTS[1:], seen.value[1:], _given(case)[3:5], strict=True):
         if not np.array_equal(got, before):
             return (
                 f"Eval updates the running statistics: for {where(case)}, your {name} came "

@@ -78,18 +78,12 @@ def _sets(a: np.ndarray, groups: int, sharing: str) -> np.ndarray:
     return a.reshape(n, -1)
 
 
-def _candidates(shape, groups: int) -> list[str]:
-    last = [LAST_AXIS] if len(shape) > 2 and shape[-1] % groups == 0 else []
-    return [CONTIGUOUS, INSTANCE, STRIDED, *last, LAYER]
-
-
-def _tolerance(case: Case) -> float:
-    return 1e-4 if case.args[0].dtype == np.float32 else 1e-7
-
-
-def _standardized(xs: np.ndarray, ys: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
-    """For each row: (is ys the row of xs times one positive number plus one constant, is
-    its mean 0)? Both: the row standardized."""
+def _standardized(case: Case, y: np.ndarray, sharing: str) -> tuple[np.ndarray, np.ndarray]:
+    """For each set of entries that share statistics under `sharing`: (is y there the input
+    times one positive number plus one constant, is its mean 0)? Both: the set standardized."""
+    groups, tol = case.args[1], 1e-4 if case.args[0].dtype == np.float32 else 1e-7
+    xs = _sets(np.asarray(case.args[0], dtype=np.float64), groups, sharing)
+    ys = _sets(y, groups, sharing)
     size = tol * (1.0 + np.abs(ys).max())
     xc = xs - xs.mean(axis=1, keepdims=True)
     yc = ys - ys.mean(axis=1, keepdims=True)
@@ -101,12 +95,12 @@ def _standardized(xs: np.ndarray, ys: np.ndarray, tol: float) -> tuple[np.ndarra
 
 
 def sharing_of(case: Case, y: np.ndarray) -> str | None:
-    """The first of `_candidates` on whose every set y (gamma = 1, beta = 0) is standardized."""
-    x, groups = np.asarray(case.args[0], dtype=np.float64), case.args[1]
-    for sharing in _candidates(x.shape, groups):
-        affine, centred = _standardized(
-            _sets(x, groups, sharing), _sets(y, groups, sharing), _tolerance(case)
-        )
+    """The first way of sharing statistics, in the order tried, on whose every set y (gamma =
+    1, beta = 0) is standardized."""
+    shape, groups = case.args[0].shape, case.args[1]
+    last = [LAST_AXIS] if len(shape) > 2 and shape[-1] % groups == 0 else []
+    for sharing in (CONTIGUOUS, INSTANCE, STRIDED, *last, LAYER):
+        affine, centred = _standardized(case, y, sharing)
         if affine.all() and centred.all():
             return sharing
     return None
@@ -114,14 +108,12 @@ def sharing_of(case: Case, y: np.ndarray) -> str | None:
 
 def _first_bad_group(case: Case, y: np.ndarray) -> str:
     """Where and how the output fails to be standardized on a contiguous group."""
-    x, groups = np.asarray(case.args[0], dtype=np.float64), case.args[1]
-    ys = _sets(y, groups, CONTIGUOUS)
-    affine, centred = _standardized(_sets(x, groups, CONTIGUOUS), ys, _tolerance(case))
+    groups, per = case.args[1], case.args[0].shape[1] // case.args[1]
+    affine, centred = _standardized(case, y, CONTIGUOUS)
     row = int(np.argmin(affine & centred))
     n, g = divmod(row, groups)
-    per = x.shape[1] // groups
     how = (
-        f"its mean is {fmt(ys[row].mean())}, not 0"
+        f"its mean is {fmt(_sets(y, groups, CONTIGUOUS)[row].mean())}, not 0"
         if affine[row]
         else "it is not the group's values minus one mean, divided by one positive number"
     )
