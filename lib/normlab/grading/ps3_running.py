@@ -38,21 +38,16 @@ DEFAULT_EPS = 1e-5
 WORDS = {"momentum": "the momentum"}
 
 
-def call(
-    x, gamma, beta, running_mean, running_var, *, momentum, training, eps=None, tag="", label=""
-) -> Case:
-    """A call of batch_norm_forward; momentum and training by keyword, eps only when given."""
+def call(x, gamma, beta, running_mean, running_var, *, momentum, training, tag="") -> Case:
+    """A call of batch_norm_forward, momentum and training by keyword (eps: its default)."""
     x = np.asarray(x)
     kwargs = {"momentum": float(momentum), "training": bool(training)}
-    if eps is not None:
-        kwargs["eps"] = float(eps)
-    if not label:
-        label = f"a batch of shape {x.shape} in " + (
-            f"training mode, momentum = {momentum:g}" if training else "eval mode"
-        )
-        label += f", {x.dtype}" if x.dtype != np.float64 else ""
+    label = f"a batch of shape {x.shape} in " + (
+        f"training mode, momentum = {momentum:g}" if training else "eval mode"
+    )
+    label += f", {x.dtype}" if x.dtype != np.float64 else ""
     args = (x, *(np.asarray(a) for a in (gamma, beta, running_mean, running_var)))
-    meta = {"eps": DEFAULT_EPS if eps is None else float(eps)}
+    meta = {"eps": DEFAULT_EPS}
     return Case(FUNCTION, "call", args, kwargs=kwargs, tag=tag, label=label, meta=meta)
 
 

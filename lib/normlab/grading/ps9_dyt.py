@@ -45,12 +45,11 @@ def call(x, alpha, gamma=None, beta=None, *, tag: str, label: str = "", **meta) 
     return Case(FORWARD, "call", (x, float(alpha), gamma, beta), tag=tag, label=label, meta=meta)
 
 
-def bcall(dy, x, alpha, gamma=None, *, tag: str, label: str = "") -> Case:
-    """A call of the student's dyt_backward(dy, x, alpha, gamma) (gamma: ones)."""
-    x = np.asarray(x)
-    gamma = np.ones(x.shape[-1], x.dtype) if gamma is None else np.asarray(gamma)
-    label = label or f"x of shape {x.shape}, alpha = {alpha:g}"
-    return Case(BACKWARD, "call", (np.asarray(dy), x, float(alpha), gamma), tag=tag, label=label)
+def bcall(dy, x, alpha, gamma, *, tag: str) -> Case:
+    """A call of the student's dyt_backward(dy, x, alpha, gamma)."""
+    x, label = np.asarray(x), f"x of shape {np.shape(x)}, alpha = {alpha:g}"
+    args = (np.asarray(dy), x, float(alpha), np.asarray(gamma))
+    return Case(BACKWARD, "call", args, tag=tag, label=label)
 
 
 def _close(got, want, rtol: float = 1e-6) -> bool:
