@@ -241,21 +241,16 @@ def _per_channel(case: Case, y1: np.ndarray) -> np.ndarray:
     return np.reshape(gamma, shape) * y1 + np.reshape(beta, shape)
 
 
-def _on_last_axis(case: Case, y1: np.ndarray) -> np.ndarray | None:
-    """gamma and beta broadcast along the last axis (defined when it has length C)."""
+def _on_last_axis(case: Case, y1: np.ndarray, y: np.ndarray) -> bool:
+    """Is y gamma * y1 + beta broadcast along the last axis (where it has length C)?"""
     x, _, gamma, beta = case.args[:4]
-    if x.ndim < 3 or x.shape[-1] != x.shape[1]:
-        return None
-    return gamma * y1 + beta
+    return x.ndim > 2 and x.shape[-1] == x.shape[1] and _close(y, gamma * y1 + beta)
 
 
 def _gain_and_bias(seen):
     case, y1, y = seen.case, seen.first, seen.value
-    if _close(y, _per_channel(case, y1)):
-        return None
-    last = _on_last_axis(case, y1)
-    if last is not None and _close(y, last):
-        return None  # the parameters on the last axis: the channel-axis cell's misconception
+    if _close(y, _per_channel(case, y1)) or _on_last_axis(case, y1, y):
+        return None  # right, or on the last axis: the channel-axis cell's misconception
     x, groups, gamma, beta = case.args[:4]
     head = f"Gain and bias: for {where(case)} with gamma = {fmt(gamma)} and beta = {fmt(beta)}"
     before = seen.oracle.wrong(
@@ -287,8 +282,7 @@ def _channel_axis(seen):
             f"*spatial), channels on axis 1, as torch.nn.functional.group_norm takes it: "
             f"here C = {x.shape[1]}."
         )
-    last = _on_last_axis(case, y1)
-    if last is not None and _close(y, last) and not _close(y, _per_channel(case, y1)):
+    if _on_last_axis(case, y1, y) and not _close(y, _per_channel(case, y1)):
         return (
             f"Channels from the last axis: for {where(case)}, your {FUNCTION} applies gamma "
             f"and beta along the last axis, one per position. They are per channel, axis 1 of "
