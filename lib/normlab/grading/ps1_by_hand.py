@@ -329,10 +329,10 @@ def _param_counts(seen):
     return None
 
 
-_cell = partial(value_spec, questions=right_questions)  # every cell may draw on every answer
+_cell_spec = partial(value_spec, questions=right_questions)  # every cell may draw on every answer
 CHECKS = registry(
     ASSIGNMENT,
-    _cell(
+    _cell_spec(
         "mean",
         ("mean_r",),
         _mean,
@@ -340,7 +340,7 @@ CHECKS = registry(
         misconception="the mean of a record wrong",
         points=1,
     ),
-    _cell(
+    _cell_spec(
         "variance",
         ("var_r",),
         _variance,
@@ -348,7 +348,7 @@ CHECKS = registry(
         misconception="the variance by hand wrong (the sample variance?)",
         points=2,
     ),
-    _cell(
+    _cell_spec(
         "normalized",
         ("normalized_r",),
         _normalized,
@@ -356,7 +356,7 @@ CHECKS = registry(
         misconception="the normalized record wrong",
         points=2,
     ),
-    _cell(
+    _cell_spec(
         "eps_effect",
         ("normalized_r_eps",),
         _eps_effect,
@@ -364,7 +364,7 @@ CHECKS = registry(
         misconception="eps outside the square root, or its effect rounded away",
         points=2,
     ),
-    _cell(
+    _cell_spec(
         "param_counts",
         ("params_gain_bias", "params_gain_only", "params_rms"),
         _param_counts,
