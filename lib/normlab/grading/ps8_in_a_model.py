@@ -217,8 +217,7 @@ def _explain_values(seen, y, closest):
             f"mean before dividing (that is RMSNorm). LayerNorm centres each record first."
         )
     want = seen.oracle.torch_layer_norm(x, case.args[0], case.args[2], case.args[3])["y"]
-    index = worst(y, want, 1e-6, 1e-8 * (1 + np.abs(want).max()))
-    r = tuple(int(i) for i in index)
+    r = worst(y, want, 1e-6, 1e-8 * (1 + np.abs(want).max()))
     return (
         f"Values: for {where(case)}, your output is not nn.LayerNorm's with the same weight "
         f"and bias (entry {record(r)} is off by {fmt(abs(y[r] - want[r]))}), and it is not "
