@@ -58,13 +58,9 @@ def triple(case: Case, result):
     return arrays_output(FUNCTION, case, result, PARTS, shapes=(x.shape, d, d))
 
 
-def _x64(case: Case) -> np.ndarray:
-    return np.asarray(case.args[0], dtype=np.float64)
-
-
 def questions(case: Case) -> list:
     """The batch's statistics, and the reference's answer (none for a training batch of one)."""
-    asked = [ASK.statistics(_x64(case))]
+    asked = [ASK.statistics(np.asarray(case.args[0], dtype=np.float64))]
     n = int(np.prod(np.shape(case.args[0])[:-1]))
     if n > 1 or not case.kwargs["training"]:
         asked.append(ASK.reference(FUNCTION, *case.args, **case.kwargs))
@@ -73,7 +69,7 @@ def questions(case: Case) -> list:
 
 def _batch(seen) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """(mean, population variance, unbiased variance, n) of each feature over the batch."""
-    x = _x64(seen.case)
+    x = np.asarray(seen.case.args[0], dtype=np.float64)
     found, lead = seen.oracle.statistics(x), tuple(range(x.ndim - 1))
     mean, population = found[lead, 0]
     unbiased = found[lead, 1][1]
@@ -96,7 +92,7 @@ def _given(case: Case) -> tuple[float, np.ndarray, np.ndarray, np.ndarray, np.nd
 def _normalized(seen, mean, var) -> np.ndarray:
     """x normalized with the given statistics, then gamma and beta (float64)."""
     _, gamma, beta, _, _, eps = _given(seen.case)
-    return gamma * (_x64(seen.case) - mean) / np.sqrt(var + eps) + beta
+    return gamma * (seen.case.args[0] - mean) / np.sqrt(var + eps) + beta  # in float64
 
 
 def _momentum(seen):

@@ -115,9 +115,8 @@ def _read_seconds(case, result) -> tuple[float | None, str | None]:
     try:
         seconds = float(np.asarray(result.output).reshape(()))
     except (TypeError, ValueError):
-        return (
-            None,
-            f"time_median should return a number of seconds; it returned {shown_type(result)}.",
+        return None, (
+            f"time_median should return a number of seconds; it returned {shown_type(result)}."
         )
     if result.probe("clock_reads", 0) == 0:
         return None, (
