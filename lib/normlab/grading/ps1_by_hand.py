@@ -296,17 +296,11 @@ def _count_mistakes(name: str, right: dict) -> list[tuple[float, str]]:
         ),
     ]
     if name == "params_gain_bias":
-        found.append(
-            (
-                float(d_model),
-                f"{name} counts one vector: with a gain and a bias "
-                "LayerNorm learns both, each with one entry per feature.",
-            )
-        )
-    else:
-        why = "RMSNorm has none" if name == "params_rms" else "bias=False leaves it out"
-        found.append((float(own + d_model), f"{name} counts a bias: {why}, only the gain."))
-        found.append((0.0, f"{name} is 0, but the gain is learned: one entry per feature."))
+        both = "with a gain and a bias LayerNorm learns both, each with one entry per feature"
+        return [*found, (float(d_model), f"{name} counts one vector: {both}.")]
+    why = "RMSNorm has none" if name == "params_rms" else "bias=False leaves it out"
+    found.append((float(own + d_model), f"{name} counts a bias: {why}, only the gain."))
+    found.append((0.0, f"{name} is 0, but the gain is learned: one entry per feature."))
     return found
 
 

@@ -177,9 +177,8 @@ MODULE = SimpleNamespace(
 def cells_for(case: Case) -> dict:
     """{choice: the cell that reads it} on this case (`qualified`), as registry links the
     choice cells, but a tuple normalized_shape's axes are trailing_axes'."""
-    if isinstance(case.args[0], int):
-        return VALUES.choices
-    return {**VALUES.choices, "axes": TRAILING_AXES.grade_id}
+    tuple_axes = {} if isinstance(case.args[0], int) else {"axes": TRAILING_AXES.grade_id}
+    return {**VALUES.choices, **tuple_axes}
 
 
 def choice_spec(grade_id: str, choices: tuple[str, ...], explain, summary: str, **fields):

@@ -283,15 +283,11 @@ def _backward_dtype(seen):
         shown = shown_type(result)
         return f"Type: {BACKWARD} must return four things, {PARTS}; it returned {shown}."
     x = case.args[1]
-    shapes = {"dx": x.shape, "dgamma": x.shape[-1:], "dbeta": x.shape[-1:]}
-    for name, value in zip(PARTS, out, strict=True):
-        value = np.asarray(value)
-        if name not in shapes:
-            continue  # dalpha: one number, a float or a 0-d array (its own cell)
-        if value.shape != shapes[name]:
-            return (
-                f"Shape: for {where(case)}, {name} has shape {value.shape}; {shapes[name]} is due."
-            )
+    # dalpha is one number, a float or a 0-d array: its own cell
+    for index, shape in ((0, x.shape), (2, x.shape[-1:]), (3, x.shape[-1:])):
+        name, value = PARTS[index], np.asarray(out[index])
+        if value.shape != shape:
+            return f"Shape: for {where(case)}, {name} has shape {value.shape}; {shape} is due."
         if value.dtype != x.dtype:
             return (
                 f"dtype: for {where(case)}, {name} is {value.dtype}; a {x.dtype} x gives {x.dtype}."
