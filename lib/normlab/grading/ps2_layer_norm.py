@@ -22,12 +22,10 @@ ASSIGNMENT = "ps2_layer_norm"
 
 
 def _stats_questions(case: Case) -> list:
-    """A row_stats cell asks for the statistics of its input."""
     return [ASK.statistics(case.args[0])]
 
 
 def _read_stats(case: Case, result):
-    """Reader: row_stats' (mean, var) as float64 arrays, or the problem."""
     return arrays_output("row_stats", case, result, ("mean", "var"), things="things")
 
 

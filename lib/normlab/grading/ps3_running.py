@@ -90,7 +90,6 @@ def _given(case: Case) -> tuple[float, np.ndarray, np.ndarray, np.ndarray, np.nd
 
 
 def _normalized(seen, mean, var) -> np.ndarray:
-    """x normalized with the given statistics, then gamma and beta (float64)."""
     _, gamma, beta, _, _, eps = _given(seen.case)
     return gamma * (seen.case.args[0] - mean) / np.sqrt(var + eps) + beta  # in float64
 

@@ -269,7 +269,6 @@ TRAILING_AXES = choice_spec(
 
 
 def _read_no_affine(case, result):
-    """Reader: a structure probe's findings, or a forward probe's output (or the problem)."""
     return probed(case, result) if case.tag == "structure" else output(case, result)
 
 
@@ -716,7 +715,6 @@ def _training(seen):
         return None
     for member, cell, words in OTHER_CELLS:
         if _same_run(losses, seen.oracle.training_losses(case.kwargs, **member)):
-            # another formula: that cell's misconception, named
             held = seen.value.get("held", {})
             if member.get("frozen") and any(held.get(n) != "parameter" for n in PARAMETERS):
                 cell = REGISTERED  # weight and bias are not parameters: nothing trains them

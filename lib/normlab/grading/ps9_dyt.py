@@ -133,7 +133,6 @@ def _gain_and_bias(seen):
 
 
 def _parts(case: Case, result):
-    """Reader: (dx, dalpha, dgamma, dbeta) as float64 arrays, dx of x's shape, or the problem."""
     return arrays_output(BACKWARD, case, result, PARTS, shapes=(case.args[1].shape,))
 
 
@@ -230,9 +229,7 @@ def _dalpha_x(seen):
     for name, derivative in DERIVATIVES.items():
         du = g * derivative(t, plain)
         if _close(got, (du * x).sum(), 1e-5):
-            if name == RIGHT_DERIVATIVE:
-                return None
-            return _apart("the derivative of tanh", DX_TANH)
+            return None if name == RIGHT_DERIVATIVE else _apart("the derivative of tanh", DX_TANH)
         if _close(got, du.sum(), 1e-5):
             return (
                 f"dalpha without x: for {where(seen.case)}, your dalpha sums dy * gamma * "
