@@ -33,7 +33,7 @@ from normlab_sandbox.cases import Case
 from . import normchecks
 from .evidence import failure_of_call, first_index, fmt, near, undefined, where, worst
 from .judges import an_array, each_case, each_pair, must_raise
-from .oracle import ASK
+from .oracle import ASK, ask
 from .spec import check_spec
 from .verdict import NOT_WRITTEN, Verdict
 
@@ -166,7 +166,8 @@ def _layer(seen):
 
 
 def _implementation_questions(case: Case) -> list:
-    """The reference over each grouping a student's output can have, every wrong one."""
+    """The reference over each grouping a student's output can have (the case's first), then
+    every wrong one."""
     x, groups, gamma, beta = case.args[:4]
     eps = case.meta["eps"]
     counts = dict.fromkeys((groups, x.shape[1], 1))
@@ -177,17 +178,11 @@ def _implementation_questions(case: Case) -> list:
 def implementation(seen) -> str | None:
     """Which implementation the output is (to 1e-6): "right" (the reference), one of
     `WRONG` (`oracle.wrong`), or None; the channels-last one only where it is defined."""
-    case, y = seen.case, seen.value
-    x, groups, gamma, beta = case.args[:4]
-    eps = case.meta["eps"]
-    if _close(y, seen.oracle.reference(FUNCTION, x, groups, gamma, beta, eps=eps)):
-        return "right"
-    for name in WRONG:
-        if name == "channels_from_the_last_axis" and x.shape[-1] != x.shape[1]:
-            continue
-        if _close(y, seen.oracle.wrong(name, x, groups, gamma, beta, eps)):
-            return name
-    return None
+    x, asked = seen.case.args[0], _implementation_questions(seen.case)
+    named = {"right": asked[0], **dict(zip(WRONG, asked[-len(WRONG) :], strict=True))}
+    if x.shape[-1] != x.shape[1]:
+        del named["channels_from_the_last_axis"]
+    return next((n for n, q in named.items() if _close(seen.value, ask(seen.oracle, q))), None)
 
 
 def _sample_variance(case: Case, m: int) -> str:
