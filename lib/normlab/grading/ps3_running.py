@@ -72,8 +72,7 @@ def _batch(seen) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     x = np.asarray(seen.case.args[0], dtype=np.float64)
     found, lead = seen.oracle.statistics(x), tuple(range(x.ndim - 1))
     mean, population = found[lead, 0]
-    unbiased = found[lead, 1][1]
-    return mean, population, unbiased, int(np.prod(x.shape[:-1]))
+    return mean, population, found[lead, 1][1], int(np.prod(x.shape[:-1]))
 
 
 def _want(seen) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -384,11 +384,10 @@ EPS_PLACEMENT = choice_spec(
 
 
 def _float32(seen):
-    case = seen.case
     returned = np.asarray(seen.result.output["y"]).dtype
     if returned != np.float32:
         return (
-            f"float32 in, {returned} out: for {where(case)} (the module as built, its own "
+            f"float32 in, {returned} out: for {where(seen.case)} (the module as built, its own "
             f"weight and bias), the output is {returned}. A float32 input gives a float32 "
             f"output, as nn.LayerNorm's does: make the parameters as torch makes them by "
             f"default, and compute in the input's dtype."
@@ -415,10 +414,9 @@ def _read_reuse(case, result):
     """Reader: the library normalizations the forward probe reached by any route, first (even
     when it then fails), then the output."""
     calls = [c for c in result.reference_calls if not c.startswith(_NOT_REUSE)]
-    found = result.output if isinstance(result.output, dict) else {}
-    kernels = found.get("kernels", ())
-    kernels = [k for k in kernels if isinstance(k, str)] if isinstance(kernels, tuple) else []
-    hits = calls + [k for k in kernels if k not in calls]
+    kernels = result.output.get("kernels") if isinstance(result.output, dict) else ()
+    kernels = kernels if isinstance(kernels, tuple) else ()
+    hits = calls + [k for k in kernels if isinstance(k, str) and k not in calls]
     if not hits:
         return output(case, result)
     if TRIPWIRE_REMOVED in hits:  # the message every reuse cell gives
