@@ -246,11 +246,9 @@ def _gain_and_bias(seen):
     case, y1, y = seen.case, seen.first, seen.value
     if _close(y, _per_channel(case, y1)) or _on_last_axis(case, y1, y):
         return None  # right, or on the last axis: the channel-axis cell's misconception
-    x, groups, gamma, beta = case.args[:4]
+    gamma, beta = case.args[2:4]
     head = f"Gain and bias: for {where(case)} with gamma = {fmt(gamma)} and beta = {fmt(beta)}"
-    before = seen.oracle.wrong(
-        "affine_before_normalizing", x, groups, gamma, beta, case.meta["eps"]
-    )
+    before = seen.oracle.wrong("affine_before_normalizing", *case.args[:4], case.meta["eps"])
     if _close(y, before):
         return (
             f"{head}, your {FUNCTION} applies them to x before normalizing, and normalizing "
@@ -302,8 +300,7 @@ def _eps(seen):
     index = worst(y, y1, 1e-6, 1e-9 * (1.0 + np.abs(y1).max()))
     if index is None:
         return None
-    x, groups, gamma, beta, eps = case.args
-    if _close(y, seen.oracle.wrong("eps_outside_the_root", x, groups, gamma, beta, eps)):
+    if _close(y, seen.oracle.wrong("eps_outside_the_root", *case.args)):
         return (
             f"eps outside the square root: for {case.meta['first']}, your {FUNCTION} divides by "
             f"sqrt(var) + eps. The paper adds eps to the variance, inside the root; the two "
