@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -295,17 +296,11 @@ def _count_mistakes(name: str, right: dict) -> list[tuple[float, str]]:
         ),
     ]
     if name == "params_gain_bias":
-        found.append(
-            (
-                float(d_model),
-                f"{name} counts one vector: with a gain and a bias "
-                "LayerNorm learns both, each with one entry per feature.",
-            )
-        )
-    else:
-        why = "RMSNorm has none" if name == "params_rms" else "bias=False leaves it out"
-        found.append((float(own + d_model), f"{name} counts a bias: {why}, only the gain."))
-        found.append((0.0, f"{name} is 0, but the gain is learned: one entry per feature."))
+        both = "with a gain and a bias LayerNorm learns both, each with one entry per feature"
+        return [*found, (float(d_model), f"{name} counts one vector: {both}.")]
+    why = "RMSNorm has none" if name == "params_rms" else "bias=False leaves it out"
+    found.append((float(own + d_model), f"{name} counts a bias: {why}, only the gain."))
+    found.append((0.0, f"{name} is 0, but the gain is learned: one entry per feature."))
     return found
 
 
@@ -318,63 +313,57 @@ def _param_counts(seen):
         counts[name] = got
     right = _right(seen)
     for name, words in PARAM_WORDS.items():
-        if counts[name] == right[name]:
-            continue
-        for wrong, message in _count_mistakes(name, right):
-            if counts[name] == wrong:
-                return message
-        return (
-            f"{name} is not the number of entries that {words} learns: count the learned "
-            "vectors (gain, bias) and the entries of each, one per feature of d_model."
-        )
+        if counts[name] != right[name]:
+            known = (m for wrong, m in _count_mistakes(name, right) if counts[name] == wrong)
+            return next(
+                known,
+                f"{name} is not the number of entries that {words} learns: count the learned "
+                "vectors (gain, bias) and the entries of each, one per feature of d_model.",
+            )
     return None
 
 
+_cell_spec = partial(value_spec, questions=right_questions)  # every cell may draw on every answer
 CHECKS = registry(
     ASSIGNMENT,
-    value_spec(
+    _cell_spec(
         "mean",
         ("mean_r",),
         _mean,
         "the mean of r",
         misconception="the mean of a record wrong",
         points=1,
-        questions=right_questions,
     ),
-    value_spec(
+    _cell_spec(
         "variance",
         ("var_r",),
         _variance,
         "the variance of r",
         misconception="the variance by hand wrong (the sample variance?)",
         points=2,
-        questions=right_questions,
     ),
-    value_spec(
+    _cell_spec(
         "normalized",
         ("normalized_r",),
         _normalized,
         "r normalized, eps ignored",
         misconception="the normalized record wrong",
         points=2,
-        questions=right_questions,
     ),
-    value_spec(
+    _cell_spec(
         "eps_effect",
         ("normalized_r_eps",),
         _eps_effect,
         "r normalized with eps = 1e-5",
         misconception="eps outside the square root, or its effect rounded away",
         points=2,
-        questions=right_questions,
     ),
-    value_spec(
+    _cell_spec(
         "param_counts",
         ("params_gain_bias", "params_gain_only", "params_rms"),
         _param_counts,
         "the learned entries of three layers",
         misconception="parameter counts of the wrong convention",
         points=3,
-        questions=right_questions,
     ),
 )

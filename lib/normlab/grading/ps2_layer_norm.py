@@ -22,12 +22,10 @@ ASSIGNMENT = "ps2_layer_norm"
 
 
 def _stats_questions(case: Case) -> list:
-    """A row_stats cell asks for the statistics of its input."""
     return [ASK.statistics(case.args[0])]
 
 
 def _read_stats(case: Case, result):
-    """Reader: row_stats' (mean, var) as float64 arrays, or the problem."""
     return arrays_output("row_stats", case, result, ("mean", "var"), things="things")
 
 
@@ -38,10 +36,7 @@ def _same(got: np.ndarray, want: np.ndarray) -> bool:
 
 def _mean_axes(stats: dict, x: np.ndarray, mean: np.ndarray):
     """The axes the student's mean was taken over, or None."""
-    for axes in formulas.axis_subsets(x.ndim):
-        if _same(mean, stats[axes, 0][0]):
-            return axes
-    return None
+    return next((a for a in formulas.axis_subsets(x.ndim) if _same(mean, stats[a, 0][0])), None)
 
 
 def _each_case(judge_stats):

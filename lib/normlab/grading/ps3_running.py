@@ -38,21 +38,16 @@ DEFAULT_EPS = 1e-5
 WORDS = {"momentum": "the momentum"}
 
 
-def call(
-    x, gamma, beta, running_mean, running_var, *, momentum, training, eps=None, tag="", label=""
-) -> Case:
-    """A call of batch_norm_forward; momentum and training by keyword, eps only when given."""
+def call(x, gamma, beta, running_mean, running_var, *, momentum, training, tag="") -> Case:
+    """A call of batch_norm_forward, momentum and training by keyword (eps: its default)."""
     x = np.asarray(x)
     kwargs = {"momentum": float(momentum), "training": bool(training)}
-    if eps is not None:
-        kwargs["eps"] = float(eps)
-    if not label:
-        label = f"a batch of shape {x.shape} in " + (
-            f"training mode, momentum = {momentum:g}" if training else "eval mode"
-        )
-        label += f", {x.dtype}" if x.dtype != np.float64 else ""
+    label = f"a batch of shape {x.shape} in " + (
+        f"training mode, momentum = {momentum:g}" if training else "eval mode"
+    )
+    label += f", {x.dtype}" if x.dtype != np.float64 else ""
     args = (x, *(np.asarray(a) for a in (gamma, beta, running_mean, running_var)))
-    meta = {"eps": DEFAULT_EPS if eps is None else float(eps)}
+    meta = {"eps": DEFAULT_EPS}
     return Case(FUNCTION, "call", args, kwargs=kwargs, tag=tag, label=label, meta=meta)
 
 
@@ -63,13 +58,9 @@ def triple(case: Case, result):
     return arrays_output(FUNCTION, case, result, PARTS, shapes=(x.shape, d, d))
 
 
-def _x64(case: Case) -> np.ndarray:
-    return np.asarray(case.args[0], dtype=np.float64)
-
-
 def questions(case: Case) -> list:
     """The batch's statistics, and the reference's answer (none for a training batch of one)."""
-    asked = [ASK.statistics(_x64(case))]
+    asked = [ASK.statistics(np.asarray(case.args[0], dtype=np.float64))]
     n = int(np.prod(np.shape(case.args[0])[:-1]))
     if n > 1 or not case.kwargs["training"]:
         asked.append(ASK.reference(FUNCTION, *case.args, **case.kwargs))
@@ -78,11 +69,10 @@ def questions(case: Case) -> list:
 
 def _batch(seen) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """(mean, population variance, unbiased variance, n) of each feature over the batch."""
-    x = _x64(seen.case)
+    x = np.asarray(seen.case.args[0], dtype=np.float64)
     found, lead = seen.oracle.statistics(x), tuple(range(x.ndim - 1))
     mean, population = found[lead, 0]
-    unbiased = found[lead, 1][1]
-    return mean, population, unbiased, int(np.prod(x.shape[:-1]))
+    return mean, population, found[lead, 1][1], int(np.prod(x.shape[:-1]))
 
 
 def _want(seen) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -99,9 +89,8 @@ def _given(case: Case) -> tuple[float, np.ndarray, np.ndarray, np.ndarray, np.nd
 
 
 def _normalized(seen, mean, var) -> np.ndarray:
-    """x normalized with the given statistics, then gamma and beta (float64)."""
     _, gamma, beta, _, _, eps = _given(seen.case)
-    return gamma * (_x64(seen.case) - mean) / np.sqrt(var + eps) + beta
+    return gamma * (seen.case.args[0] - mean) / np.sqrt(var + eps) + beta  # in float64
 
 
 def _momentum(seen):
@@ -206,12 +195,8 @@ def _eval_output(seen):
 
 
 def _eval_frozen(seen):
-    case, (_, running_mean, running_var) = seen.case, seen.value
-    _, _, _, before_mean, before_var, _ = _given(case)
-    for name, got, before in (
-        ("running_mean", running_mean, before_mean),
-        ("running_var", running_var, before_var),
-    ):
+    case = seen.case
+    for name, got, before in zip(PARTS[1:], seen.value[1:], _given(case)[3:5], strict=True):
         if not np.array_equal(got, before):
             return (
                 f"Eval updates the running statistics: for {where(case)}, your {name} came "

@@ -116,10 +116,9 @@ def _judge_over(message_head: str, hint: str):
             return None
         r = tuple(index[:-1])
         return (
-            f"{message_head}: for {where(case)} and a dy orthogonal to 1 and to x_hat (so "
-            f"both correction terms vanish and dx = dy * gamma / sigma), record "
-            f"{record(r) if r else 0} of dx is {fmt(out[0][r] if r else out[0])}; expected "
-            f"{fmt(want[r] if r else want)}. {hint}"
+            f"{message_head}: for {where(case)} and a dy orthogonal to 1 and to x_hat (so both "
+            f"correction terms vanish and dx = dy * gamma / sigma), record "
+            f"{record(r) if r else 0} of dx is {fmt(out[0][r])}; expected {fmt(want[r])}. {hint}"
         )
 
     return each_case(triple, rule)

@@ -206,51 +206,47 @@ def _dgamma_dbeta(seen):
     )
 
 
+_cell_spec = partial(check_spec, questions=x_hat_questions)  # every rule may ask for x_hat
 SPECS = (
-    check_spec(
+    _cell_spec(
         "bnb_axis",
         FUNCTION,
         each_case(triple, _axis),
         "means over the batch, not the features",
         misconception="the means over the features (LayerNorm's backward)",
         points=2,
-        questions=x_hat_questions,
     ),
-    check_spec(
+    _cell_spec(
         "bnb_mean_term",
         FUNCTION,
         each_case(triple, _mean_term),
         "dx: the mean term (sums to zero over the batch)",
         misconception="dx without the mean term",
         points=2,
-        questions=x_hat_questions,
     ),
-    check_spec(
+    _cell_spec(
         "bnb_variance_term",
         FUNCTION,
         each_case(triple, _variance_term),
         "dx: the variance term (dx . x_hat over the batch)",
         misconception="the variance treated as a constant",
         points=2,
-        questions=x_hat_questions,
     ),
-    check_spec(
+    _cell_spec(
         "bnb_dgamma_dbeta",
         FUNCTION,
         each_case(triple, _dgamma_dbeta),
         "dgamma = sum of dy * x_hat, dbeta = sum of dy",
         misconception="dgamma and dbeta swapped, or wrong",
         points=1,
-        questions=x_hat_questions,
     ),
-    check_spec(
+    _cell_spec(
         "bnb_every_leading_axis",
         FUNCTION,
         each_case(_per_position, _every_leading_axis),
         "statistics over every leading axis",
         misconception="statistics over the first axis only",
         points=1,
-        questions=x_hat_questions,
     ),
     gradients.dtype_and_shape_spec(FUNCTION, "bnb_dtype_and_shape", points=1),
     gradients.input_untouched_spec(FUNCTION, "bnb_input_untouched", points=1),

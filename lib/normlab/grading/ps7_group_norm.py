@@ -33,7 +33,7 @@ from normlab_sandbox.cases import Case
 from . import normchecks
 from .evidence import failure_of_call, first_index, fmt, near, undefined, where, worst
 from .judges import an_array, each_case, each_pair, must_raise
-from .oracle import ASK
+from .oracle import ASK, ask
 from .spec import check_spec
 from .verdict import NOT_WRITTEN, Verdict
 
@@ -78,18 +78,12 @@ def _sets(a: np.ndarray, groups: int, sharing: str) -> np.ndarray:
     return a.reshape(n, -1)
 
 
-def _candidates(shape, groups: int) -> list[str]:
-    last = [LAST_AXIS] if len(shape) > 2 and shape[-1] % groups == 0 else []
-    return [CONTIGUOUS, INSTANCE, STRIDED, *last, LAYER]
-
-
-def _tolerance(case: Case) -> float:
-    return 1e-4 if case.args[0].dtype == np.float32 else 1e-7
-
-
-def _standardized(xs: np.ndarray, ys: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
-    """For each row: (is ys the row of xs times one positive number plus one constant, is
-    its mean 0)? Both: the row standardized."""
+def _standardized(case: Case, y: np.ndarray, sharing: str) -> tuple[np.ndarray, np.ndarray]:
+    """For each set of entries that share statistics under `sharing`: (is y there the input
+    times one positive number plus one constant, is its mean 0)? Both: the set standardized."""
+    groups, tol = case.args[1], 1e-4 if case.args[0].dtype == np.float32 else 1e-7
+    xs = _sets(np.asarray(case.args[0], dtype=np.float64), groups, sharing)
+    ys = _sets(y, groups, sharing)
     size = tol * (1.0 + np.abs(ys).max())
     xc = xs - xs.mean(axis=1, keepdims=True)
     yc = ys - ys.mean(axis=1, keepdims=True)
@@ -101,12 +95,12 @@ def _standardized(xs: np.ndarray, ys: np.ndarray, tol: float) -> tuple[np.ndarra
 
 
 def sharing_of(case: Case, y: np.ndarray) -> str | None:
-    """The first of `_candidates` on whose every set y (gamma = 1, beta = 0) is standardized."""
-    x, groups = np.asarray(case.args[0], dtype=np.float64), case.args[1]
-    for sharing in _candidates(x.shape, groups):
-        affine, centred = _standardized(
-            _sets(x, groups, sharing), _sets(y, groups, sharing), _tolerance(case)
-        )
+    """The first way of sharing statistics, in the order tried, on whose every set y (gamma =
+    1, beta = 0) is standardized."""
+    shape, groups = case.args[0].shape, case.args[1]
+    last = [LAST_AXIS] if len(shape) > 2 and shape[-1] % groups == 0 else []
+    for sharing in (CONTIGUOUS, INSTANCE, STRIDED, *last, LAYER):
+        affine, centred = _standardized(case, y, sharing)
         if affine.all() and centred.all():
             return sharing
     return None
@@ -114,14 +108,12 @@ def sharing_of(case: Case, y: np.ndarray) -> str | None:
 
 def _first_bad_group(case: Case, y: np.ndarray) -> str:
     """Where and how the output fails to be standardized on a contiguous group."""
-    x, groups = np.asarray(case.args[0], dtype=np.float64), case.args[1]
-    ys = _sets(y, groups, CONTIGUOUS)
-    affine, centred = _standardized(_sets(x, groups, CONTIGUOUS), ys, _tolerance(case))
+    groups, per = case.args[1], case.args[0].shape[1] // case.args[1]
+    affine, centred = _standardized(case, y, CONTIGUOUS)
     row = int(np.argmin(affine & centred))
     n, g = divmod(row, groups)
-    per = x.shape[1] // groups
     how = (
-        f"its mean is {fmt(ys[row].mean())}, not 0"
+        f"its mean is {fmt(_sets(y, groups, CONTIGUOUS)[row].mean())}, not 0"
         if affine[row]
         else "it is not the group's values minus one mean, divided by one positive number"
     )
@@ -174,7 +166,8 @@ def _layer(seen):
 
 
 def _implementation_questions(case: Case) -> list:
-    """The reference over each grouping a student's output can have, every wrong one."""
+    """The reference over each grouping a student's output can have (the case's first), then
+    every wrong one."""
     x, groups, gamma, beta = case.args[:4]
     eps = case.meta["eps"]
     counts = dict.fromkeys((groups, x.shape[1], 1))
@@ -185,17 +178,11 @@ def _implementation_questions(case: Case) -> list:
 def implementation(seen) -> str | None:
     """Which implementation the output is (to 1e-6): "right" (the reference), one of
     `WRONG` (`oracle.wrong`), or None; the channels-last one only where it is defined."""
-    case, y = seen.case, seen.value
-    x, groups, gamma, beta = case.args[:4]
-    eps = case.meta["eps"]
-    if _close(y, seen.oracle.reference(FUNCTION, x, groups, gamma, beta, eps=eps)):
-        return "right"
-    for name in WRONG:
-        if name == "channels_from_the_last_axis" and x.shape[-1] != x.shape[1]:
-            continue
-        if _close(y, seen.oracle.wrong(name, x, groups, gamma, beta, eps)):
-            return name
-    return None
+    x, asked = seen.case.args[0], _implementation_questions(seen.case)
+    named = {"right": asked[0], **dict(zip(WRONG, asked[-len(WRONG) :], strict=True))}
+    if x.shape[-1] != x.shape[1]:
+        del named["channels_from_the_last_axis"]
+    return next((n for n, q in named.items() if _close(seen.value, ask(seen.oracle, q))), None)
 
 
 def _sample_variance(case: Case, m: int) -> str:
@@ -249,26 +236,19 @@ def _per_channel(case: Case, y1: np.ndarray) -> np.ndarray:
     return np.reshape(gamma, shape) * y1 + np.reshape(beta, shape)
 
 
-def _on_last_axis(case: Case, y1: np.ndarray) -> np.ndarray | None:
-    """gamma and beta broadcast along the last axis (defined when it has length C)."""
+def _on_last_axis(case: Case, y1: np.ndarray, y: np.ndarray) -> bool:
+    """Is y gamma * y1 + beta broadcast along the last axis (where it has length C)?"""
     x, _, gamma, beta = case.args[:4]
-    if x.ndim < 3 or x.shape[-1] != x.shape[1]:
-        return None
-    return gamma * y1 + beta
+    return x.ndim > 2 and x.shape[-1] == x.shape[1] and _close(y, gamma * y1 + beta)
 
 
 def _gain_and_bias(seen):
     case, y1, y = seen.case, seen.first, seen.value
-    if _close(y, _per_channel(case, y1)):
-        return None
-    last = _on_last_axis(case, y1)
-    if last is not None and _close(y, last):
-        return None  # the parameters on the last axis: the channel-axis cell's misconception
-    x, groups, gamma, beta = case.args[:4]
+    if _close(y, _per_channel(case, y1)) or _on_last_axis(case, y1, y):
+        return None  # right, or on the last axis: the channel-axis cell's misconception
+    gamma, beta = case.args[2:4]
     head = f"Gain and bias: for {where(case)} with gamma = {fmt(gamma)} and beta = {fmt(beta)}"
-    before = seen.oracle.wrong(
-        "affine_before_normalizing", x, groups, gamma, beta, case.meta["eps"]
-    )
+    before = seen.oracle.wrong("affine_before_normalizing", *case.args[:4], case.meta["eps"])
     if _close(y, before):
         return (
             f"{head}, your {FUNCTION} applies them to x before normalizing, and normalizing "
@@ -295,8 +275,7 @@ def _channel_axis(seen):
             f"*spatial), channels on axis 1, as torch.nn.functional.group_norm takes it: "
             f"here C = {x.shape[1]}."
         )
-    last = _on_last_axis(case, y1)
-    if last is not None and _close(y, last) and not _close(y, _per_channel(case, y1)):
+    if _on_last_axis(case, y1, y) and not _close(y, _per_channel(case, y1)):
         return (
             f"Channels from the last axis: for {where(case)}, your {FUNCTION} applies gamma "
             f"and beta along the last axis, one per position. They are per channel, axis 1 of "
@@ -321,8 +300,7 @@ def _eps(seen):
     index = worst(y, y1, 1e-6, 1e-9 * (1.0 + np.abs(y1).max()))
     if index is None:
         return None
-    x, groups, gamma, beta, eps = case.args
-    if _close(y, seen.oracle.wrong("eps_outside_the_root", x, groups, gamma, beta, eps)):
+    if _close(y, seen.oracle.wrong("eps_outside_the_root", *case.args)):
         return (
             f"eps outside the square root: for {case.meta['first']}, your {FUNCTION} divides by "
             f"sqrt(var) + eps. The paper adds eps to the variance, inside the root; the two "

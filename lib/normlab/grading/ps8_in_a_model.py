@@ -8,7 +8,7 @@ normalized_shape is an int or a tuple of trailing sizes; the parameters are `wei
 forward is built from torch primitives. Graded against torch.nn.LayerNorm (Ba, Kiros and
 Hinton, 2016, arXiv:1607.06450, eqs. 3-4), in float64: what it computes (values, axes, no
 affine, divisor, eps, dtype, reuse; the cells that read one choice of the formula judge by
-`ps8_probes.choice_spec`), its gradients, its parameters and checkpoints, and a short training
+`choice_spec`), its gradients, its parameters and checkpoints, and a short training
 run in ps8's spirals network (`normlab_sandbox.spirals`) beside the same run with nn.LayerNorm.
 The grading kernel has the real torch (`REAL_TORCH`); each case is a probe of the student's
 class there (`normlab_sandbox.module_probes`) that returns arrays. `MANUAL`: graded by hand.
@@ -23,39 +23,176 @@ dweight and dbias.
 
 from __future__ import annotations
 
+import dataclasses
+from types import SimpleNamespace
+
 import numpy as np
 
+from normlab_sandbox.cases import Case
 from normlab_sandbox.tripwire import TRIPWIRE_REMOVED
 
 from . import formulas
-from .evidence import first_beyond, first_index, fmt, near, record, where, worst
+from .evidence import (
+    affine_rows,
+    failure_of_call,
+    first_beyond,
+    first_index,
+    fmt,
+    near,
+    record,
+    where,
+    worst,
+)
 from .formulas import describe_axes
 from .judges import each_case
 from .normchecks.cells import REUSE, reuse_message
-from .normchecks.formula_match import wrong_choices
-from .oracle import ASK
-from .ps8_probes import (
-    CELLS,
-    CLASS,
-    DEFAULT_EPS,
-    affine_property,
-    built,
-    choice_spec,
-    float_array,
-    formula_questions,
-    member_options,
-    members,
-    output,
-    probed,
-    trailing_axes,
-)
+from .normchecks.formula_match import formula_judge, wrong_choices
+from .oracle import ASK, ask
 from .spec import check_spec, registry
-from .verdict import PASSED, Message, Verdict
+from .verdict import CRASHED, NOT_WRITTEN, PASSED, Message, Verdict
 
 ASSIGNMENT = "ps8_in_a_model"
 MANUAL = {"what_a_norm_buys": 4}
 REAL_TORCH = True  # the grading kernel imports the real torch (see normlab_sandbox.standins)
 PARAMETERS = ("weight", "bias")
+CLASS = "LayerNorm"
+DEFAULT_EPS = 1e-5
+
+
+def built(normalized_shape, eps=None, affine=None) -> str:
+    """The module a case builds, as code: "LayerNorm((3, 4), eps=0.1)"."""
+    extra = f", eps={eps:g}" if eps is not None else ""
+    extra += ", elementwise_affine=False" if affine is False else ""
+    return f"{CLASS}({normalized_shape}{extra})"  # as the student writes it: 8, or (3, 4)
+
+
+def forward_case(
+    normalized_shape, x, *, weight=None, bias=None, dy=None, eps=None, affine=None, tag: str, **meta
+) -> Case:
+    """A `forward` probe: LayerNorm(normalized_shape[, eps][, elementwise_affine]) on x, with
+    weight and bias put in (None: the module's own), backward with dy (None: no backward)."""
+    x = np.asarray(x)
+    kwargs = {k: v for k, v in (("eps", eps), ("elementwise_affine", affine)) if v is not None}
+    label = f"{built(normalized_shape, eps, affine)} on x of shape {x.shape}"
+    label += f", {x.dtype}" if x.dtype != np.float64 else ""
+    meta = {"eps": DEFAULT_EPS if eps is None else float(eps), "eps_passed": eps, **meta}
+    args = (normalized_shape, x, weight, bias, dy)
+    return Case(CLASS, "probe", args, kwargs, tag=tag, label=label, meta=meta, probe="forward")
+
+
+def probe_case(probe: str, *args, tag: str, label: str, **kwargs) -> Case:
+    """Any other probe of the class: parameters, state_dict, training."""
+    return Case(CLASS, "probe", args, kwargs, tag=tag, label=label, probe=probe)
+
+
+def trailing_axes(case: Case) -> tuple[int, ...]:
+    """The axes of x that the case's normalized_shape names (its trailing ones)."""
+    shape, x = case.args[0], case.args[1]
+    count = 1 if isinstance(shape, int) else len(shape)
+    return tuple(range(x.ndim - count, x.ndim))
+
+
+def float_array(value) -> np.ndarray | None:
+    """value as a float64 array, or None when it is not an array of numbers."""
+    if not isinstance(value, np.ndarray) or value.dtype.kind not in "fiu":
+        return None
+    return value.astype(np.float64)
+
+
+def probed(case: Case, result):
+    """Reader: the probe's findings (a dict), or the problem (a forward returning None: "not
+    written")."""
+    problem = failure_of_call(CLASS, case, result)
+    if problem:
+        return None, problem
+    found = result.output
+    if not isinstance(found, dict):
+        return None, Verdict(CRASHED, f"the grader could not read the probe of {where(case)}.")
+    if isinstance(found.get("unset"), str):  # the probe found no tensor to put a value in
+        why = found["unset"]
+        text = (
+            f"{why}, so the grader cannot put the case's values in ({where(case)}): name the "
+            f"parameters weight and bias, tensors of normalized_shape, as nn.LayerNorm does."
+        )
+        return None, Verdict(CRASHED, text, cause=why)
+    if "y" in found and found["y"] is None:
+        returned = str(found.get("returned", "?"))
+        if returned == "NoneType":
+            text = (
+                f"{CLASS}.forward is not written yet: it returns None ({where(case)}). Write "
+                f"the bodies of __init__ and forward in its answer cell, forward ending with "
+                f"return."
+            )
+            return None, Verdict(NOT_WRITTEN, text)
+        text = f"{CLASS}.forward returned {returned}, not a tensor ({where(case)})."
+        return None, Verdict(CRASHED, text, cause=f"{CLASS}.forward returns {returned}")
+    return found, None
+
+
+def output(case: Case, result):
+    """Reader: the forward probe's findings, "y" a float64 array of x's shape."""
+    found, problem = probed(case, result)
+    if problem:
+        return None, problem
+    y, x = float_array(found.get("y")), case.args[1]
+    if y is None:
+        return None, Verdict(CRASHED, f"{CLASS}.forward returned no numbers ({where(case)}).")
+    if y.shape != x.shape:
+        return None, (
+            f"Shape: {where(case)} gives an output of shape {y.shape}; a LayerNorm's output "
+            f"has the input's shape {x.shape}."
+        )
+    return {**found, "y": y}, None
+
+
+def formula_questions(case: Case) -> list:
+    """What `members` asks about a forward probe: the family on its x."""
+    if case.probe != "forward":
+        return []
+    return [ASK.formula_outputs(np.asarray(case.args[1], dtype=np.float64), case.meta["eps"])]
+
+
+def members(seen, y: np.ndarray) -> list[formulas.Formula]:
+    """The formulas whose output on the case's x, with its weight and bias, is y."""
+    case = seen.case
+    x, weight, bias = np.asarray(case.args[1], dtype=np.float64), case.args[2], case.args[3]
+    w = 1.0 if weight is None else np.asarray(weight, dtype=np.float64)
+    b = 0.0 if bias is None else np.asarray(bias, dtype=np.float64)
+    outputs = seen.oracle.formula_outputs(x, case.meta["eps"])
+    return formulas.matching(y, outputs, change=lambda z: w * z + b)
+
+
+# the student's module as `formula_match` judges it (a target): LayerNorm over the trailing axes
+# normalized_shape names, its output read with the case's weight and bias; no fallback verdict
+MODULE = SimpleNamespace(
+    who="your module",
+    center=True,
+    x_of=lambda case: np.asarray(case.args[1], dtype=np.float64),
+    axes_of=trailing_axes,
+    matches=lambda seen: members(seen, seen.value["y"]),
+    fallback=lambda seen: None,
+)
+
+
+def cells_for(case: Case) -> dict:
+    """{choice: the cell that reads it} on this case (`qualified`), as registry links the
+    choice cells, but a tuple normalized_shape's axes are trailing_axes'."""
+    tuple_axes = {} if isinstance(case.args[0], int) else {"axes": TRAILING_AXES.grade_id}
+    return {**VALUES.choices, **tuple_axes}
+
+
+def choice_spec(grade_id: str, choices: tuple[str, ...], explain, summary: str, **fields):
+    """The cell of the class that reads `choices`, judged by `formula_match.formula_judge` with
+    explain(seen, y, closest); `fields`: as `check_spec`'s (questions: `formula_questions`)."""
+    judge = formula_judge(
+        MODULE,
+        output,
+        set(choices),
+        lambda seen, closest: explain(seen, seen.value["y"], closest),
+        lambda case: {c: cell for c, cell in cells_for(case).items() if c not in choices},
+    )
+    fields.setdefault("questions", formula_questions)
+    return check_spec(grade_id, CLASS, judge, summary, reads=choices, **fields)
 
 
 def _values_questions(case) -> list:
@@ -79,8 +216,7 @@ def _explain_values(seen, y, closest):
             f"mean before dividing (that is RMSNorm). LayerNorm centres each record first."
         )
     want = seen.oracle.torch_layer_norm(x, case.args[0], case.args[2], case.args[3])["y"]
-    index = worst(y, want, 1e-6, 1e-8 * (1 + np.abs(want).max()))
-    r = tuple(int(i) for i in index)
+    r = worst(y, want, 1e-6, 1e-8 * (1 + np.abs(want).max()))
     return (
         f"Values: for {where(case)}, your output is not nn.LayerNorm's with the same weight "
         f"and bias (entry {record(r)} is off by {fmt(abs(y[r] - want[r]))}), and it is not "
@@ -104,7 +240,8 @@ def _explain_trailing(seen, y, closest):
     case, x = seen.case, np.asarray(seen.case.args[1], dtype=np.float64)
     axes = trailing_axes(case)
     if closest is None:
-        if affine_property(x, y, axes):
+        size = int(np.prod([x.shape[a] for a in axes]))
+        if affine_rows(x.reshape(-1, size), y.reshape(-1, size)):
             return None  # not a member, but each record is rescaled by its own numbers
         return (
             f"Trailing axes: for {where(case)}, the output is not each record rescaled by "
@@ -132,7 +269,6 @@ TRAILING_AXES = choice_spec(
 
 
 def _read_no_affine(case, result):
-    """Reader: a structure probe's findings, or a forward probe's output (or the problem)."""
     return probed(case, result) if case.tag == "structure" else output(case, result)
 
 
@@ -248,11 +384,10 @@ EPS_PLACEMENT = choice_spec(
 
 
 def _float32(seen):
-    case = seen.case
     returned = np.asarray(seen.result.output["y"]).dtype
     if returned != np.float32:
         return (
-            f"float32 in, {returned} out: for {where(case)} (the module as built, its own "
+            f"float32 in, {returned} out: for {where(seen.case)} (the module as built, its own "
             f"weight and bias), the output is {returned}. A float32 input gives a float32 "
             f"output, as nn.LayerNorm's does: make the parameters as torch makes them by "
             f"default, and compute in the input's dtype."
@@ -279,10 +414,9 @@ def _read_reuse(case, result):
     """Reader: the library normalizations the forward probe reached by any route, first (even
     when it then fails), then the output."""
     calls = [c for c in result.reference_calls if not c.startswith(_NOT_REUSE)]
-    found = result.output if isinstance(result.output, dict) else {}
-    kernels = found.get("kernels", ())
-    kernels = [k for k in kernels if isinstance(k, str)] if isinstance(kernels, tuple) else []
-    hits = calls + [k for k in kernels if k not in calls]
+    kernels = result.output.get("kernels") if isinstance(result.output, dict) else ()
+    kernels = kernels if isinstance(kernels, tuple) else ()
+    hits = calls + [k for k in kernels if isinstance(k, str) and k not in calls]
     if not hits:
         return output(case, result)
     if TRIPWIRE_REMOVED in hits:  # the message every reuse cell gives
@@ -317,31 +451,27 @@ def _close(got: np.ndarray, want: np.ndarray) -> bool:
     return got.size == want.size and near(got.reshape(want.shape), want, 1e-6, 1e-9)
 
 
-def _expected(seen, member=None, **extra) -> dict:
-    """The oracle's output and gradients for the case, for `member` (None: nn.LayerNorm's)."""
-    case = seen.case
+def _question(case, member=None, **cut):
+    """The question of the case's output and gradients for `member` (None: nn.LayerNorm's; a
+    member's fields are the oracle's keywords), with `cut` (detach=...)."""
     shape, x, weight, bias, dy = case.args
-    options = {**member_options(member), **extra}
-    return seen.oracle.torch_layer_norm(
-        x, shape, weight, bias, eps=case.meta["eps"], dy=dy, **options
+    options = {} if member is None else dataclasses.asdict(member)
+    return ASK.torch_layer_norm(
+        x, shape, weight, bias, eps=case.meta["eps"], dy=dy, **options, **cut
     )
+
+
+def _expected(seen, member=None, **cut) -> dict:
+    return ask(seen.oracle, _question(seen.case, member, **cut))
 
 
 def _gradient_questions(case) -> list:
     """The family on the case's x, and the gradients of any member the module may compute,
     with and without each statistic cut (which is asked depends on the module's output)."""
-    shape, x, weight, bias, dy = case.args
-    eps = case.meta["eps"]
-    return [
-        *formula_questions(case),
-        *(
-            ASK.torch_layer_norm(
-                x, shape, weight, bias, eps=eps, dy=dy, **member_options(member), **cut
-            )
-            for member in (None, *formulas.members(np.ndim(x)))
-            for cut in ({}, *({"detach": detach} for detach in DETACHED_WORDS))
-        ),
-    ]
+    cuts = ({}, *({"detach": detach} for detach in DETACHED_WORDS))
+    family = (None, *formulas.members(np.ndim(case.args[1])))
+    asked = [_question(case, member, **cut) for member in family for cut in cuts]
+    return [*formula_questions(case), *asked]
 
 
 def _candidates(seen) -> list:
@@ -583,7 +713,6 @@ def _training(seen):
         return None
     for member, cell, words in OTHER_CELLS:
         if _same_run(losses, seen.oracle.training_losses(case.kwargs, **member)):
-            # another formula: that cell's misconception, named
             held = seen.value.get("held", {})
             if member.get("frozen") and any(held.get(n) != "parameter" for n in PARAMETERS):
                 cell = REGISTERED  # weight and bias are not parameters: nothing trains them
@@ -630,4 +759,3 @@ CHECKS = registry(
     STATE_DICT,
     TRAINING,
 )
-CELLS.update(VALUES.choices, tuple_axes=TRAILING_AXES.grade_id)

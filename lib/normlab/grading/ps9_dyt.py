@@ -45,12 +45,11 @@ def call(x, alpha, gamma=None, beta=None, *, tag: str, label: str = "", **meta) 
     return Case(FORWARD, "call", (x, float(alpha), gamma, beta), tag=tag, label=label, meta=meta)
 
 
-def bcall(dy, x, alpha, gamma=None, *, tag: str, label: str = "") -> Case:
-    """A call of the student's dyt_backward(dy, x, alpha, gamma) (gamma: ones)."""
-    x = np.asarray(x)
-    gamma = np.ones(x.shape[-1], x.dtype) if gamma is None else np.asarray(gamma)
-    label = label or f"x of shape {x.shape}, alpha = {alpha:g}"
-    return Case(BACKWARD, "call", (np.asarray(dy), x, float(alpha), gamma), tag=tag, label=label)
+def bcall(dy, x, alpha, gamma, *, tag: str) -> Case:
+    """A call of the student's dyt_backward(dy, x, alpha, gamma)."""
+    x, label = np.asarray(x), f"x of shape {np.shape(x)}, alpha = {alpha:g}"
+    args = (np.asarray(dy), x, float(alpha), np.asarray(gamma))
+    return Case(BACKWARD, "call", args, tag=tag, label=label)
 
 
 def _close(got, want, rtol: float = 1e-6) -> bool:
@@ -134,7 +133,6 @@ def _gain_and_bias(seen):
 
 
 def _parts(case: Case, result):
-    """Reader: (dx, dalpha, dgamma, dbeta) as float64 arrays, dx of x's shape, or the problem."""
     return arrays_output(BACKWARD, case, result, PARTS, shapes=(case.args[1].shape,))
 
 
@@ -176,41 +174,39 @@ def _dx_form(seen) -> tuple[str, bool] | None:
     return None
 
 
-def _dx_message(seen) -> str:
-    want = seen.oracle.reference(BACKWARD, *seen.case.args)[0]
-    return (
-        f"dx: for {where(seen.case)}, {_at(seen.value[0], want)}. With t = tanh(alpha x), "
-        f"dx = dy * gamma * alpha * (1 - t^2)."
-    )
+def _apart(words: str, cell) -> Verdict:
+    return Verdict(PASSED, note=f"apart from {words}: see {cell.grade_id}")
 
 
-def _dx_alpha(seen):
-    form = _dx_form(seen)
-    if form is None:
-        return _dx_message(seen)
-    if not form[1]:
-        return (
-            f"dx without alpha: for {where(seen.case)}, your dx misses the factor alpha = "
-            f"{seen.case.args[2]:g}. The tanh is of u = alpha * x, so the chain rule "
-            f"multiplies by du/dx = alpha."
-        )
-    if form[0] != RIGHT_DERIVATIVE:
-        return Verdict(PASSED, note=f"apart from the derivative of tanh: see {DX_TANH.grade_id}")
-    return None
+def _dx(reads_alpha: bool):
+    """The rule of dyt_dx_alpha (reads_alpha) or dyt_dx_tanh: each reads one part of the
+    student's form of dx (`_dx_form`), and passes apart from the other."""
 
+    def rule(seen):
+        form = _dx_form(seen)
+        if form is None:
+            want = seen.oracle.reference(BACKWARD, *seen.case.args)[0]
+            return (
+                f"dx: for {where(seen.case)}, {_at(seen.value[0], want)}. With t = tanh(alpha x), "
+                f"dx = dy * gamma * alpha * (1 - t^2)."
+            )
+        derivative, with_alpha = form
+        if reads_alpha and not with_alpha:
+            return (
+                f"dx without alpha: for {where(seen.case)}, your dx misses the factor alpha = "
+                f"{seen.case.args[2]:g}. The tanh is of u = alpha * x, so the chain rule "
+                f"multiplies by du/dx = alpha."
+            )
+        if not reads_alpha and derivative != RIGHT_DERIVATIVE:
+            return (
+                f"Derivative of tanh: for {where(seen.case)}, your dx uses {derivative}. The "
+                f"derivative of tanh(u) is 1 - tanh(u)^2, at u = alpha * x."
+            )
+        if derivative != RIGHT_DERIVATIVE:
+            return _apart("the derivative of tanh", DX_TANH)
+        return None if with_alpha else _apart("alpha", DX_ALPHA)
 
-def _dx_tanh(seen):
-    form = _dx_form(seen)
-    if form is None:
-        return _dx_message(seen)
-    if form[0] != RIGHT_DERIVATIVE:
-        return (
-            f"Derivative of tanh: for {where(seen.case)}, your dx uses {form[0]}. The "
-            f"derivative of tanh(u) is 1 - tanh(u)^2, at u = alpha * x."
-        )
-    if not form[1]:
-        return Verdict(PASSED, note=f"apart from alpha: see {DX_ALPHA.grade_id}")
-    return None
+    return rule
 
 
 def _dalpha_scalar(seen):
@@ -233,11 +229,7 @@ def _dalpha_x(seen):
     for name, derivative in DERIVATIVES.items():
         du = g * derivative(t, plain)
         if _close(got, (du * x).sum(), 1e-5):
-            if name == RIGHT_DERIVATIVE:
-                return None
-            return Verdict(
-                PASSED, note=f"apart from the derivative of tanh: see {DX_TANH.grade_id}"
-            )
+            return None if name == RIGHT_DERIVATIVE else _apart("the derivative of tanh", DX_TANH)
         if _close(got, du.sum(), 1e-5):
             return (
                 f"dalpha without x: for {where(seen.case)}, your dalpha sums dy * gamma * "
@@ -288,15 +280,11 @@ def _backward_dtype(seen):
         shown = shown_type(result)
         return f"Type: {BACKWARD} must return four things, {PARTS}; it returned {shown}."
     x = case.args[1]
-    shapes = {"dx": x.shape, "dgamma": x.shape[-1:], "dbeta": x.shape[-1:]}
-    for name, value in zip(PARTS, out, strict=True):
-        value = np.asarray(value)
-        if name not in shapes:
-            continue  # dalpha: one number, a float or a 0-d array (its own cell)
-        if value.shape != shapes[name]:
-            return (
-                f"Shape: for {where(case)}, {name} has shape {value.shape}; {shapes[name]} is due."
-            )
+    # dalpha is one number, a float or a 0-d array: its own cell
+    for index, shape in ((0, x.shape), (2, x.shape[-1:]), (3, x.shape[-1:])):
+        name, value = PARTS[index], np.asarray(out[index])
+        if value.shape != shape:
+            return f"Shape: for {where(case)}, {name} has shape {value.shape}; {shape} is due."
         if value.dtype != x.dtype:
             return (
                 f"dtype: for {where(case)}, {name} is {value.dtype}; a {x.dtype} x gives {x.dtype}."
@@ -307,7 +295,7 @@ def _backward_dtype(seen):
 DX_ALPHA = check_spec(
     "dyt_dx_alpha",
     BACKWARD,
-    each_case(_parts, _dx_alpha),
+    each_case(_parts, _dx(reads_alpha=True)),
     "dx carries alpha (the chain rule through alpha * x)",
     misconception="dx without alpha",
     points=2,
@@ -316,7 +304,7 @@ DX_ALPHA = check_spec(
 DX_TANH = check_spec(
     "dyt_dx_tanh",
     BACKWARD,
-    each_case(_parts, _dx_tanh),
+    each_case(_parts, _dx(reads_alpha=False)),
     "dx uses the derivative of tanh, 1 - tanh(alpha x)^2",
     misconception="the derivative of tanh wrong",
     points=2,
@@ -359,10 +347,7 @@ CHECKS = registry(
     ),
     normchecks.like_the_input_spec("dyt_dtype_and_shape", FORWARD, points=1),
     normchecks.untouched_spec(
-        "dyt_input_untouched",
-        FORWARD,
-        ("x", "alpha", "gamma", "beta"),
-        points=1,
+        "dyt_input_untouched", FORWARD, ("x", "alpha", "gamma", "beta"), points=1
     ),
     normchecks.reuse_spec(
         "dyt_reference_reuse",
@@ -418,10 +403,7 @@ CHECKS = registry(
         points=1,
     ),
     normchecks.untouched_spec(
-        "dyt_backward_input_untouched",
-        BACKWARD,
-        ("dy", "x", "alpha", "gamma"),
-        points=1,
+        "dyt_backward_input_untouched", BACKWARD, ("dy", "x", "alpha", "gamma"), points=1
     ),
     gradients.gradient_reuse_spec("dyt_backward_reference_reuse", BACKWARD, points=1, read=_parts),
 )

@@ -11,8 +11,7 @@ import numpy as np
 from normlab_sandbox.spirals import RUN
 
 from ...grading.normchecks import LAYER_NORM
-from ...grading.ps8_in_a_model import CHECKS
-from ...grading.ps8_probes import built, forward_case, probe_case
+from ...grading.ps8_in_a_model import CHECKS, built, forward_case, probe_case
 from ..random_inputs import each, messy, signed_affine
 from .norm import eps_inputs
 

@@ -4,7 +4,7 @@ A match of the student's output (`formulas`) that is right on the choices the ce
 (`qualified`: apart from others, or not judged where they hide it); else `explain(seen,
 closest)` says what is wrong, shown the match with the fewest wrong choices, or None when none
 matches (it then checks the property itself). It serves ps2-ps4's functions (`NormKind`) and
-ps8's module (`ps8_probes.MODULE`); a *target* says what is right and how the output is read:
+ps8's module (`ps8_in_a_model.MODULE`); a *target* says what is right and how the output is read:
 
     target.who             whose statistics a message names ("layer_norm", "your module")
     target.center          whether the right formula subtracts the mean
