@@ -133,12 +133,9 @@ class Tripwire:
         self._labels: dict[object, str | None] = {}
 
     def _label(self, code) -> str | None:
-        try:
-            return self._labels[code]
-        except KeyError:
-            label = LABELLED.get(code) or label_for(code.co_filename, code.co_name)
-            self._labels[code] = label
-            return label
+        if code not in self._labels:
+            self._labels[code] = LABELLED.get(code) or label_for(code.co_filename, code.co_name)
+        return self._labels[code]
 
     def _record(self, label: str, frame=None) -> None:
         owner = owner_of(frame, self.owners) if frame is not None and self.owners else None
