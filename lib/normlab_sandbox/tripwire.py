@@ -114,12 +114,9 @@ def delegated(label: str, owner: str | None, target: str) -> bool:
 
 def owner_of(frame, owners: dict) -> str | None:
     """The innermost graded function (`owners`: code -> name) on the stack from `frame` up."""
-    while frame is not None:
-        name = owners.get(frame.f_code)
-        if name is not None:
-            return name
+    while frame is not None and frame.f_code not in owners:
         frame = frame.f_back
-    return None
+    return None if frame is None else owners[frame.f_code]
 
 
 class Tripwire:
