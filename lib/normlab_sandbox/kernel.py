@@ -37,9 +37,6 @@ class SetupError(RuntimeError):
     """The kernel could not set itself up; it must not run student code."""
 
 
-# --- setup --------------------------------------------------------------------------------
-
-
 def die_with_parent() -> None:
     """Linux: be killed when the grading worker dies (bwrap's --die-with-parent does the same
     for the whole sandbox)."""
@@ -106,16 +103,9 @@ def set_up(link: channel.Channel) -> protocol.Setup:
     return setup
 
 
-# --- requests -----------------------------------------------------------------------------
-
-
 def running_functions(error: BaseException, user_ns: dict, names=()) -> tuple[str, ...]:
     """The notebook's functions on `error`'s traceback, then `names` (those defined)."""
-    codes = {
-        value.__code__: name
-        for name, value in list(user_ns.items())
-        if type(value) is types.FunctionType
-    }
+    codes = {f.__code__: n for n, f in list(user_ns.items()) if type(f) is types.FunctionType}
     frames = traceback.walk_tb(error.__traceback__)
     found = dict.fromkeys(codes[f.f_code] for f, _ in frames if f.f_code in codes)
     return (*found, *(n for n in names if n in user_ns and n not in found))
@@ -175,9 +165,8 @@ def handle(shell, link: channel.Channel, stalled: Stalled, request):
         if isinstance(request, protocol.Stall):
             stalled.mark(request.names, shell.user_ns)
             return protocol.StallDone(request.id)
-        names = request.names
-        defined = tuple(n for n in names if n in shell.user_ns)
-        return protocol.NamesDone(request.id, defined, stalled.among(names, shell.user_ns))
+        defined = tuple(n for n in request.names if n in shell.user_ns)
+        return protocol.NamesDone(request.id, defined, stalled.among(request.names, shell.user_ns))
     except KeyboardInterrupt:  # it landed outside the student's own code
         return protocol.Interrupted(request.id)
 

@@ -116,12 +116,8 @@ def try_it(function, *args, **kwargs):
 _variant: dict = {}  # the grader's setup: {"student", "variant", "claimed"} (ps1)
 
 
-def _use_assignment(*args, student: str = "", **kwargs) -> None:
-    _variant["claimed"] = str(student).strip()
-
-
 _GRADING = {
-    "use_assignment": _use_assignment,
+    "use_assignment": lambda *a, student="", **k: _variant.update(claimed=str(student).strip()),
     "my_variant": lambda: student_variant.my_variant(_variant),
     "reference_norms": lambda *args, **kwargs: {},
     "summary": lambda *args, **kwargs: None,

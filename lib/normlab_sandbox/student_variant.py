@@ -26,14 +26,13 @@ def my_variant(state: dict):
         return None, None
     student, claimed = state["student"], state.get("claimed", "")
     record = ", ".join(f"{v:g}" for v in variant["record"])
-    lines = [
+    print(
         f"Your record: r = [{record}] (d = {len(variant['record'])} features); your d_model = "
         f"{variant['d_model']}. (Variant {variant['slot']} of the pool, for {student}.)"
-    ]
+    )
     if claimed and claimed != student:
-        lines.append(
+        print(
             f"This notebook says STUDENT = {claimed!r}, but it is {student}'s: it is graded "
             f"with {student}'s record."
         )
-    print("\n".join(lines))
     return np.asarray(variant["record"], dtype=np.float64), int(variant["d_model"])

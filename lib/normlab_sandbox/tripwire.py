@@ -114,12 +114,9 @@ def delegated(label: str, owner: str | None, target: str) -> bool:
 
 def owner_of(frame, owners: dict) -> str | None:
     """The innermost graded function (`owners`: code -> name) on the stack from `frame` up."""
-    while frame is not None:
-        name = owners.get(frame.f_code)
-        if name is not None:
-            return name
+    while frame is not None and frame.f_code not in owners:
         frame = frame.f_back
-    return None
+    return None if frame is None else owners[frame.f_code]
 
 
 class Tripwire:
@@ -133,12 +130,9 @@ class Tripwire:
         self._labels: dict[object, str | None] = {}
 
     def _label(self, code) -> str | None:
-        try:
-            return self._labels[code]
-        except KeyError:
-            label = LABELLED.get(code) or label_for(code.co_filename, code.co_name)
-            self._labels[code] = label
-            return label
+        if code not in self._labels:
+            self._labels[code] = LABELLED.get(code) or label_for(code.co_filename, code.co_name)
+        return self._labels[code]
 
     def _record(self, label: str, frame=None) -> None:
         owner = owner_of(frame, self.owners) if frame is not None and self.owners else None

@@ -68,8 +68,7 @@ def frame(payload: bytes) -> bytes:
 
 
 class FrameReader:
-    """The frames arriving on a socket, one at a time; bytes of a frame that is not complete
-    yet stay in `buffer` for the next `read`."""
+    """The frames arriving on a socket, one at a time (an incomplete one waits in `buffer`)."""
 
     def __init__(self, sock) -> None:
         self.sock = sock
@@ -179,7 +178,7 @@ def _decode(tree, registry: dict, depth: int):
     if tag == "float":
         return _float(body)
     if tag in ("nd", "scalar"):
-        text = _text(body)
+        text = _field(body, str, "string")
         try:
             raw = base64.b64decode(text.encode("ascii"), validate=True)
             arr = np.lib.format.read_array(io.BytesIO(raw), allow_pickle=False)  # .npy only
@@ -193,13 +192,13 @@ def _decode(tree, registry: dict, depth: int):
             raise WireError("a malformed complex number")
         return complex(_float(body[0]), _float(body[1]))
     if tag == "bytes":
-        return base64.b64decode(_text(body).encode("ascii"))
+        return base64.b64decode(_field(body, str, "string").encode("ascii"))
     if tag in ("list", "tuple"):
-        items = [_decode(item, registry, nxt) for item in _list(body)]
+        items = [_decode(item, registry, nxt) for item in _field(body, list, "list")]
         return items if tag == "list" else tuple(items)
     if tag == "dict":
         out = {}
-        for pair in _list(body):
+        for pair in _field(body, list, "list"):
             if not (isinstance(pair, list) and len(pair) == 2):
                 raise WireError("a malformed dict entry")
             key = _decode(pair[0], registry, nxt)
@@ -208,26 +207,21 @@ def _decode(tree, registry: dict, depth: int):
             out[key] = _decode(pair[1], registry, nxt)
         return out
     if tag == "opaque":
-        pair = _list(body)
+        pair = _field(body, list, "list")
         if len(pair) != 2 or not all(isinstance(p, str) for p in pair):
             raise WireError("a malformed opaque value")
         return Opaque(pair[0][:MAX_REPR], pair[1][:MAX_REPR])
-    if tag == "obj":
-        return _decode_object(tree, registry, nxt)
-    raise WireError(f"an unknown tag {str(tag)[:40]!r}")
-
-
-def _decode_object(tree, registry: dict, depth: int):
+    if tag != "obj":
+        raise WireError(f"an unknown tag {str(tag)[:40]!r}")
     cls = registry.get(tree.get("type"))
     if cls is None:
         raise WireError(f"an object of unregistered type {str(tree.get('type'))[:40]!r}")
-    body = tree["v"]
     if not isinstance(body, dict):
         raise WireError(f"a malformed {cls.__name__}")
     names = {f.name for f in dataclasses.fields(cls) if f.init}
     if set(body) - names:
         raise WireError(f"a {cls.__name__} with unknown fields {sorted(set(body) - names)}")
-    kwargs = {name: _decode(item, registry, depth) for name, item in body.items()}
+    kwargs = {name: _decode(item, registry, nxt) for name, item in body.items()}
     try:
         return cls(**kwargs)
     except Exception as exc:  # noqa: BLE001 (a constructor that rejects the fields)
@@ -236,18 +230,12 @@ def _decode_object(tree, registry: dict, depth: int):
 
 def _float(body) -> float:
     try:
-        return float(_text(body))
+        return float(_field(body, str, "string"))
     except ValueError:
         raise WireError("a malformed float") from None
 
 
-def _text(body) -> str:
-    if not isinstance(body, str):
-        raise WireError("a string field that is not a string")
-    return body
-
-
-def _list(body) -> list:
-    if not isinstance(body, list):
-        raise WireError("a list field that is not a list")
+def _field(body, kind: type, noun: str):
+    if not isinstance(body, kind):
+        raise WireError(f"a {noun} field that is not a {noun}")
     return body
