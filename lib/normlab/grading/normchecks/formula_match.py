@@ -48,10 +48,14 @@ def formula_judge(target, read, choices: set, explain, cells, words=qualified.WO
         axes, eps = target.axes_of(seen.case), seen.case.meta["eps"]
         matches = target.matches(seen)
         wrong = {v: wrong_choices(v, axes, target.center, eps) for v in matches}
-        hides = lambda v: _hides(target, seen, v, axes, choices)  # noqa: E731
-        found = qualified.reading(matches, wrong, choices, hides)
-        if found != "fails":
-            return found
+        right = [v for v in matches if not (choices & wrong[v])]
+        if right:  # it passes, apart from the others its closest match gets wrong (or they hide it)
+            best = min(right, key=lambda v: len(wrong[v]))
+            others = tuple(c for c in CHOICES if c in wrong[best])
+            if not others:
+                return None
+            why = _hides(target, seen, best, axes, choices)
+            return qualified.Hidden(others[0], why) if why else qualified.Apart(others)
         if not matches:
             return target.fallback(seen) or explain(seen, None)
         return explain(seen, min(matches, key=lambda v: len(wrong[v])))
@@ -307,10 +311,11 @@ def eps_placement_spec(
                 f"blown up. Add eps to the variance inside the square root." + evidence
             )
         if case.meta["eps_passed"] is None:
+            params = ", ".join(kind.param_names[:-1])
             return (
                 f"Default eps: for {where(case)} (eps not passed), {kind.function} uses eps = "
                 f"{closest.fixed_eps:g}; its default must be eps={kind.default_eps:g}, as in "
-                f"{kind.signature()}." + evidence
+                f"{kind.function}({params}, eps={kind.default_eps:g})." + evidence
             )
         return (
             f"eps ignored: for {where(case)}, {kind.function} used eps = {closest.fixed_eps:g} "

@@ -44,9 +44,6 @@ class NormKind:
         axes = self.correct_axes(y.ndim)
         return y.var(axis=axes) if self.center else (y * y).mean(axis=axes)
 
-    def signature(self) -> str:
-        return f"{self.function}({', '.join(self.param_names[:-1])}, eps={self.default_eps:g})"
-
     @property
     def who(self) -> str:
         return self.function
