@@ -253,9 +253,8 @@ def summary(namespace: dict) -> None:
     """Print how many visible checks pass on the notebook's globals() and the points they
     cover, a line per check; never raises."""
     try:
-        namespace = {} if namespace is None else namespace
-        found = namespace.get(SESSION) or sys._getframe(1).f_globals.get(SESSION)
-        session = found or session_of(namespace)
+        namespace = namespace or {}
+        session = namespace.get(SESSION) or session_of(sys._getframe(1).f_globals)
         specs = CHECKS[session.assignment].values()
         lines, passed, earned = [], 0, 0.0
         kept: dict = {}  # no cell runs while the summary judges
