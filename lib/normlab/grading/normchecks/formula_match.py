@@ -83,29 +83,25 @@ def choice_cell(builder, kind: NormKind, grade_id: str, choice: str, explain, su
     words = {**qualified.WORDS, "divisor": f"the {kind.statistic_name}"}
     judge = formula_judge(kind, kind.read, {choice}, explain, cells, words)
     other_eps = fields.pop("other_eps", ())
+
+    def questions(case) -> list:
+        """The formulas on the case's input (also at each of `other_eps`), and for a per-record
+        norm the statistics `NormKind.fallback` reads."""
+        x = kind.x_of(case)
+        asked = [ASK.formula_outputs(x, eps) for eps in (case.meta["eps"], *other_eps)]
+        return asked if kind.leading_axes else [*asked, ASK.statistics(x)]
+
     return norm_cell(
         builder,
         kind,
         grade_id,
         judge,
         summary,
-        questions=formula_questions(kind, other_eps),
+        questions=questions,
         reads=(choice,),
         choices=cells,
         **fields,
     )
-
-
-def formula_questions(kind: NormKind, other_eps=()):
-    """The questions of a choice cell, for each case: the formulas on the case's input (also at
-    each of `other_eps`), and for a per-record norm the statistics `NormKind.fallback` reads."""
-
-    def questions(case) -> list:
-        x = kind.x_of(case)
-        asked = [ASK.formula_outputs(x, eps) for eps in (case.meta["eps"], *other_eps)]
-        return asked if kind.leading_axes else [*asked, ASK.statistics(x)]
-
-    return questions
 
 
 def output_of(seen, formula: formulas.Formula, **change) -> np.ndarray:
