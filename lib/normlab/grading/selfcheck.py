@@ -67,8 +67,7 @@ def _follow_cells(old: Session | None, new: Session) -> None:
     shell = ipython.get_ipython() if ipython else None
     if shell is None:
         return
-    callbacks = shell.events.callbacks["pre_run_cell"]
-    if old is not None and old.on_cell in callbacks:
+    if old is not None and old.on_cell in shell.events.callbacks["pre_run_cell"]:
         shell.events.unregister("pre_run_cell", old.on_cell)
     shell.events.register("pre_run_cell", new.on_cell)
     shell.set_custom_exc((CheckFailed,), _show_failure)
