@@ -62,7 +62,10 @@ def failure_of_call(name: str, case: Case, result: Result) -> Verdict | None:
     message = f"{name} raised {kind}: {text.strip() if hint else text} ({where(case)}).{hint}"
     if undefined(case, result):
         return Verdict(NOT_WRITTEN, message)
-    cause = keepdims_cause(name) if hint else f"{name} raised {kind}: {generic(text.strip())[:200]}"
+    # the error without the sizes of the input it met (shapes as (...), whole numbers as N), so
+    # that one cause reads the same on every input ("same cause as <cell>")
+    generic = re.sub(r"\b\d+\b", "N", _SHAPE.sub("(...)", text.strip()))
+    cause = keepdims_cause(name) if hint else f"{name} raised {kind}: {generic[:200]}"
     return Verdict(CRASHED, message, cause=cause)
 
 
@@ -70,12 +73,6 @@ def keepdims_cause(name: str) -> str:
     """The one cause of a statistic that lost its axis, however it shows (an error, or on a
     square input an output normalized with another record's statistics)."""
     return f"{name}'s statistics lost their last axis (missing keepdims)"
-
-
-def generic(text: str) -> str:
-    """An error message without the sizes of the input it met: shapes as (...), whole numbers
-    as N, so that one cause reads the same on every input ("same cause as <cell>")."""
-    return re.sub(r"\b\d+\b", "N", _SHAPE.sub("(...)", text))
 
 
 _SHAPE = re.compile(r"\(([\d,\s]*)\)")
@@ -107,25 +104,22 @@ def brief_type(output_type: str, short: int = 40, limit: int = 80) -> str:
     "list(list(float, float, float, float), list(float, ...), ...)", cut at `limit`."""
     if len(output_type) <= short:
         return output_type
-    shown = _brief(_parse_type(output_type)[0])
+    shown = _brief(_parse_type(output_type))
     return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
-def _parse_type(text: str, at: int = 0) -> tuple[tuple, int]:
-    """(name, items or None), and where parsing stopped: "tuple(int, list(float))"."""
-    start = at
-    while at < len(text) and text[at] not in "(),":
-        at += 1
-    name = text[start:at].strip()
-    if at >= len(text) or text[at] != "(":
-        return (name, None), at
-    items, at = [], at + 1
-    while at < len(text) and text[at] != ")":
-        item, at = _parse_type(text, at)
-        items.append(item)
-        if at < len(text) and text[at] == ",":
-            at += 1
-    return (name, items), at + 1
+def _parse_type(text: str) -> tuple:
+    """(name, items or None) of a type as `run_case` names it: "tuple(int, list(float))"."""
+    reading = [("", [])]  # (name, items) of each type whose items are being read, innermost last
+    for name, mark in re.findall(r"([^(),]*)([(),]?)", text):
+        if mark == "(":
+            reading.append((name.strip(), []))
+        elif name.strip():
+            reading[-1][1].append((name.strip(), None))
+        if mark == ")":
+            done = reading.pop()
+            reading[-1][1].append(done)
+    return reading[0][1][0]
 
 
 def _brief(node: tuple, plural: bool = False) -> str:
@@ -266,10 +260,8 @@ def record(index) -> str:
 
 def warned(result: Result) -> str:
     """The first numeric warning the call raised, quoted, or ''."""
-    for category, message in result.warnings:
-        if category in ("RuntimeWarning", "FloatingPointError"):
-            return f" (NumPy warned: {message})"
-    return ""
+    numeric = (m for kind, m in result.warnings if kind in ("RuntimeWarning", "FloatingPointError"))
+    return next((f" (NumPy warned: {message})" for message in numeric), "")
 
 
 # what `Result.output_type` reads for three NumPy arrays, returned as a tuple or a list (a

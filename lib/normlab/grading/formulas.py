@@ -71,19 +71,16 @@ def matching(y, outputs: dict, change=None) -> list:
     """The keys of `outputs` ({Formula: output}) whose output y is, by `same`, in order, after
     `change(z)` if given (ps8: its gain and bias); one comparison with all (about 200) at once."""
     y = np.asarray(y, dtype=np.float64)
-    keys, zs = [], []
-    for variant, z in outputs.items():
-        z = np.asarray(z if change is None else change(z), dtype=np.float64)
-        if z.shape == y.shape:
-            keys.append(variant)
-            zs.append(z)
+    changed = outputs if change is None else {v: change(z) for v, z in outputs.items()}
+    zs = {v: np.asarray(z, dtype=np.float64) for v, z in changed.items()}
+    zs = {v: z for v, z in zs.items() if z.shape == y.shape}
     if not zs:
         return []
-    z = np.stack(zs)
+    z = np.stack(list(zs.values()))
     with np.errstate(invalid="ignore"):
         close = np.abs(y - z) <= MATCH_ATOL + MATCH_RTOL * np.abs(z)
     found = (close | (np.isnan(y) & np.isnan(z))).reshape(len(zs), -1).all(axis=1)
-    return [variant for variant, hit in zip(keys, found, strict=True) if hit]
+    return [variant for variant, hit in zip(zs, found, strict=True) if hit]
 
 
 def describe_axes(axes: tuple[int, ...], ndim: int) -> str:

@@ -1,16 +1,5 @@
-"""The oracle: the one seam through which judges reach what a correct answer would be.
-
-    oracle.reference(name, *args, **kwargs)   the reference's function `name`
-    oracle.formula_outputs(x, eps)            {Formula: output}: every member of the family
-                                              on x (float64, gamma = 1, beta = 0)
-    oracle.statistics(x)                      {(axes, ddof): (mean, var)} of x, float64
-    oracle.wrong(name, *args, **kwargs)       ps7's wrong implementation `name`
-    oracle.torch_layer_norm(x, shape, weight, bias, eps=, dy=, **member)
-                                              nn.LayerNorm's (or a member's) output and
-                                              gradients in float64
-    oracle.torch_layer_norm_state(shape, elementwise_affine=True)
-                                              a new nn.LayerNorm's state_dict, as arrays
-    oracle.training_losses(run, **member)     ps8's spirals run's loss per step
+"""The oracle: the one seam through which judges reach what a correct answer would be (what
+each method answers: `_Asking`).
 
 A check declares the questions its judge may ask about each case (`CheckSpec.questions`,
 written with `ASK`), and the judge gets a `DeclaredOracle`, which refuses any other. So a
@@ -49,24 +38,31 @@ class _Asking:
         return question
 
     def reference(self, name: str, *args, **kwargs):
+        """The reference's function `name`."""
         return self._put(Question("reference", (name, *args), kwargs))
 
     def formula_outputs(self, x, eps: float):
+        """{Formula: output}: every member of the family on x (float64, gamma = 1, beta = 0)."""
         return self._put(Question("formula_outputs", (x, eps)))
 
     def statistics(self, x):
+        """{(axes, ddof): (mean, var)} of x, float64."""
         return self._put(Question("statistics", (x,)))
 
     def wrong(self, name: str, *args, **kwargs):
+        """ps7's wrong implementation `name`."""
         return self._put(Question("wrong", (name, *args), kwargs))
 
     def torch_layer_norm(self, x, normalized_shape, weight=None, bias=None, **options):
+        """nn.LayerNorm's (or a member's) output and gradients in float64 (eps=, dy=, **member)."""
         return self._put(Question("torch_layer_norm", (x, normalized_shape, weight, bias), options))
 
     def torch_layer_norm_state(self, normalized_shape, elementwise_affine=True):
+        """A new nn.LayerNorm's state_dict, as arrays."""
         return self._put(Question("torch_layer_norm_state", (normalized_shape, elementwise_affine)))
 
     def training_losses(self, run: dict, **member):
+        """ps8's spirals run's loss per step."""
         return self._put(Question("training_losses", (run,), member))
 
 

@@ -85,19 +85,3 @@ def qualified_judge(read, rule, cells: dict, words: dict = WORDS):
         return Verdict(PASSED, note=note(apart, words)) if apart else None
 
     return judge
-
-
-def reading(matches: list, wrong: dict, choice: set, hides) -> object:
-    """What a case's matching variants say of a cell that reads `choice` (a set of choices):
-    None, Apart, Hidden, or "fails" (no match is right on them: the cell's own explanation
-    follows). `wrong` maps each match to its wrong choices; hides(variant) -> why | None says
-    whether a match's other wrong choice hides the cell's on this case."""
-    right = [v for v in matches if not (choice & wrong[v])]
-    if not right:
-        return "fails"
-    best = min(right, key=lambda v: len(wrong[v]))
-    others = tuple(c for c in WORDS if c in wrong[best])
-    if not others:
-        return None
-    why = hides(best)
-    return Hidden(others[0], why) if why else Apart(others)

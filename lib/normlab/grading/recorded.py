@@ -1,10 +1,7 @@
-"""The student download's backing (`backing`): its recording, `recorded.json`, replayed.
-
-It holds the visible battery of every check (for a check that `varies`, one per variant of the
-pool, by slot), the answers to the questions each check declares for those cases, by
-`oracle.fingerprint` (complete by construction), and, for ps3's witness, what each trusted
-LayerNorm returns on every input the course's own witness gives it (ARCHITECTURE.md, "The
-student download"). Nothing here computes an answer: what was not recorded raises
+"""The student download's backing (`backing`): its recording, `recorded.json` (`Recording`: the
+visible batteries, the answers to the questions their checks declare, complete by construction,
+and what each trusted LayerNorm returns to the course's own witness; ARCHITECTURE.md, "The
+student download"), replayed. Nothing here computes an answer: what was not recorded raises
 `NotRecorded`; `hidden=True` is refused.
 """
 

@@ -1,12 +1,10 @@
 """Each assignment's rubric, read off its checks: what a cell certifies, what costs it, and how
 misconceptions interact (the rules `session.Session` applies). Nothing is written by hand:
-`rows(assignment)` is the table, `markdown(assignment)` the instructors' page's
-(instructors/rubric.md runs it at build).
+`markdown(assignment)` is the table of the instructors' page (instructors/rubric.md runs it at
+build).
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from .catalog import CHECKS, MANUAL, reuse_cell
 from .selfcheck import points
@@ -25,32 +23,6 @@ RULES = (
 )
 
 
-@dataclass(frozen=True)
-class Row:
-    """One autograded cell of the rubric."""
-
-    grade_id: str
-    points: float
-    certifies: str  # what its tick says
-    misconception: str  # what its cross names
-    also_costs: tuple[str, ...]  # the other cells its misconception costs (a reuse cell's)
-    apart_from: tuple[str, ...]  # the cells whose misconceptions it may pass apart from
-    not_judged_when: tuple[str, ...]  # the cells whose misconceptions may leave it not judged
-
-
-def rows(assignment: str) -> list[Row]:
-    """The rubric of `assignment` under the course's default reuse policy, "function"."""
-    specs = CHECKS[assignment]
-    voided_by = {g: reuse_cell(s).grade_id for g, s in specs.items() if reuse_cell(s) is not None}
-    found = []
-    for grade_id, spec in specs.items():
-        costs = tuple(g for g, reuse in voided_by.items() if reuse == grade_id)
-        hidden = (*spec.hidden_by, *([voided_by[grade_id]] if grade_id in voided_by else []))
-        said = (spec.points, spec.summary, spec.misconception, costs, spec.apart_from, hidden)
-        found.append(Row(grade_id, *said))
-    return found
-
-
 def overview() -> str:
     """Every assignment as a Markdown table row: autograded cells and points, points by hand."""
     lines = ["| assignment | autograded cells | autograded | by hand |", "|---|---|---|---|"]
@@ -67,17 +39,23 @@ def _cells(names) -> str:
 
 
 def markdown(assignment: str) -> str:
-    """The rubric of `assignment` as a Markdown table, and the cells graded by hand."""
+    """The rubric of `assignment` as a Markdown table, under the course's default reuse policy,
+    "function" (a reuse cell's misconception also costs its function's other cells), and the
+    cells graded by hand."""
+    specs = CHECKS[assignment]
+    voided_by = {g: reuse_cell(s).grade_id for g, s in specs.items() if reuse_cell(s) is not None}
     lines = [
         "| cell | points | a ✓ certifies | a ✗ names | it also costs | "
         "may pass apart from | not judged when these fail |",
         "|---|---|---|---|---|---|---|",
     ]
-    lines += [
-        f"| `{row.grade_id}` | {row.points:g} | {row.certifies} | {row.misconception} | "
-        f"{_cells(row.also_costs)} | {_cells(row.apart_from)} | {_cells(row.not_judged_when)} |"
-        for row in rows(assignment)
-    ]
+    for grade_id, spec in specs.items():
+        costs = tuple(g for g, reuse in voided_by.items() if reuse == grade_id)
+        hidden = (*spec.hidden_by, *([voided_by[grade_id]] if grade_id in voided_by else []))
+        lines.append(
+            f"| `{grade_id}` | {spec.points:g} | {spec.summary} | {spec.misconception} | "
+            f"{_cells(costs)} | {_cells(spec.apart_from)} | {_cells(hidden)} |"
+        )
     manual = MANUAL.get(assignment, {})
     if manual:
         graded = ", ".join(f"`{g}` ({points(p)})" for g, p in manual.items())

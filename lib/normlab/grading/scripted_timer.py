@@ -40,7 +40,5 @@ class ScriptedTimer:
 
 def resolve(ref: Ref, made: dict):
     """The workload or the clock `ref` names; one `ScriptedTimer` per group, through `made`."""
-    key = ("scripted_timer", ref.group, ref.params)
-    if key not in made:
-        made[key] = ScriptedTimer(ref.params)
-    return getattr(made[key], ref.name.removeprefix(PREFIX))
+    timer = made.setdefault(("scripted_timer", ref.group, ref.params), ScriptedTimer(ref.params))
+    return getattr(timer, ref.name.removeprefix(PREFIX))

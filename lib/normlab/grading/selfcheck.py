@@ -67,8 +67,7 @@ def _follow_cells(old: Session | None, new: Session) -> None:
     shell = ipython.get_ipython() if ipython else None
     if shell is None:
         return
-    callbacks = shell.events.callbacks["pre_run_cell"]
-    if old is not None and old.on_cell in callbacks:
+    if old is not None and old.on_cell in shell.events.callbacks["pre_run_cell"]:
         shell.events.unregister("pre_run_cell", old.on_cell)
     shell.events.register("pre_run_cell", new.on_cell)
     shell.set_custom_exc((CheckFailed,), _show_failure)
@@ -253,9 +252,8 @@ def summary(namespace: dict) -> None:
     """Print how many visible checks pass on the notebook's globals() and the points they
     cover, a line per check; never raises."""
     try:
-        namespace = {} if namespace is None else namespace
-        found = namespace.get(SESSION) or sys._getframe(1).f_globals.get(SESSION)
-        session = found or session_of(namespace)
+        namespace = namespace or {}
+        session = namespace.get(SESSION) or session_of(sys._getframe(1).f_globals)
         specs = CHECKS[session.assignment].values()
         lines, passed, earned = [], 0, 0.0
         kept: dict = {}  # no cell runs while the summary judges

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property, partial
+from functools import cached_property
 from types import SimpleNamespace
 
 from normlab_sandbox.cases import Case, Result
@@ -127,14 +127,8 @@ def _link_choice_cells(specs: list[CheckSpec]) -> None:
         if not spec.reads:
             continue
         readers = [o for o in specs if o.reads and o.targets == spec.targets]
-        cells = partial(_reading, readers)
-        spec.choices.update({c: cells([c])[0] for c in CHOICES if cells([c])})
-        others = cells([c for c in CHOICES if c not in spec.reads])
+        cells = {c: tuple(o.grade_id for o in readers if c in o.reads) for c in CHOICES}
+        spec.choices.update({c: found[0] for c, found in cells.items() if found})
+        others = dict.fromkeys(g for c in CHOICES if c not in spec.reads for g in cells[c])
         object.__setattr__(spec, "apart_from", tuple(g for g in others if g != spec.grade_id))
-        object.__setattr__(spec, "hidden_by", () if "axes" in spec.reads else cells(["axes"]))
-
-
-def _reading(readers: list[CheckSpec], choices) -> tuple[str, ...]:
-    """The grade_ids of the cells among `readers` that read any of `choices`, in CHOICES' order."""
-    found = (o.grade_id for c in CHOICES if c in choices for o in readers if c in o.reads)
-    return tuple(dict.fromkeys(found))
+        object.__setattr__(spec, "hidden_by", () if "axes" in spec.reads else cells["axes"])

@@ -40,10 +40,8 @@ def vector(name: str, value, length: int) -> tuple[np.ndarray | None, str | None
     except (TypeError, ValueError):
         return None, f"{name} should be {length} numbers; it is {type(value).__name__}."
     if arr.shape != (length,):
-        return (
-            None,
-            f"{name} should hold {length} numbers (shape ({length},)); its shape is {arr.shape}.",
-        )
+        text = f"{name} should hold {length} numbers (shape ({length},)); its shape is {arr.shape}."
+        return None, text
     return arr, None
 
 
@@ -55,9 +53,8 @@ def looks_rounded(got, want, max_decimals: int = 6) -> bool:
     """Is `got` `want` rounded (half up or to even) or cut to 0 to max_decimals decimals?"""
     got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
     half_up = lambda v: np.sign(v) * np.floor(np.abs(v) + 0.5)  # noqa: E731 (2.5 -> 3)
-    for k in range(max_decimals + 1):
-        scale = 10.0**k
-        for cut in (half_up, np.round, np.trunc):
-            if np.allclose(got, cut(want * scale) / scale, rtol=0, atol=1e-12):
-                return True
-    return False
+    return any(
+        np.allclose(got, cut(want * 10.0**k) / 10.0**k, rtol=0, atol=1e-12)
+        for k in range(max_decimals + 1)
+        for cut in (half_up, np.round, np.trunc)
+    )

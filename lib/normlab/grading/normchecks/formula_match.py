@@ -48,10 +48,14 @@ def formula_judge(target, read, choices: set, explain, cells, words=qualified.WO
         axes, eps = target.axes_of(seen.case), seen.case.meta["eps"]
         matches = target.matches(seen)
         wrong = {v: wrong_choices(v, axes, target.center, eps) for v in matches}
-        hides = lambda v: _hides(target, seen, v, axes, choices)  # noqa: E731
-        found = qualified.reading(matches, wrong, choices, hides)
-        if found != "fails":
-            return found
+        right = [v for v in matches if not (choices & wrong[v])]
+        if right:  # it passes, apart from the others its closest match gets wrong (or they hide it)
+            best = min(right, key=lambda v: len(wrong[v]))
+            others = tuple(c for c in CHOICES if c in wrong[best])
+            if not others:
+                return None
+            why = _hides(target, seen, best, axes, choices)
+            return qualified.Hidden(others[0], why) if why else qualified.Apart(others)
         if not matches:
             return target.fallback(seen) or explain(seen, None)
         return explain(seen, min(matches, key=lambda v: len(wrong[v])))
@@ -79,29 +83,25 @@ def choice_cell(builder, kind: NormKind, grade_id: str, choice: str, explain, su
     words = {**qualified.WORDS, "divisor": f"the {kind.statistic_name}"}
     judge = formula_judge(kind, kind.read, {choice}, explain, cells, words)
     other_eps = fields.pop("other_eps", ())
+
+    def questions(case) -> list:
+        """The formulas on the case's input (also at each of `other_eps`), and for a per-record
+        norm the statistics `NormKind.fallback` reads."""
+        x = kind.x_of(case)
+        asked = [ASK.formula_outputs(x, eps) for eps in (case.meta["eps"], *other_eps)]
+        return asked if kind.leading_axes else [*asked, ASK.statistics(x)]
+
     return norm_cell(
         builder,
         kind,
         grade_id,
         judge,
         summary,
-        questions=formula_questions(kind, other_eps),
+        questions=questions,
         reads=(choice,),
         choices=cells,
         **fields,
     )
-
-
-def formula_questions(kind: NormKind, other_eps=()):
-    """The questions of a choice cell, for each case: the formulas on the case's input (also at
-    each of `other_eps`), and for a per-record norm the statistics `NormKind.fallback` reads."""
-
-    def questions(case) -> list:
-        x = kind.x_of(case)
-        asked = [ASK.formula_outputs(x, eps) for eps in (case.meta["eps"], *other_eps)]
-        return asked if kind.leading_axes else [*asked, ASK.statistics(x)]
-
-    return questions
 
 
 def output_of(seen, formula: formulas.Formula, **change) -> np.ndarray:
@@ -307,10 +307,11 @@ def eps_placement_spec(
                 f"blown up. Add eps to the variance inside the square root." + evidence
             )
         if case.meta["eps_passed"] is None:
+            params = ", ".join(kind.param_names[:-1])
             return (
                 f"Default eps: for {where(case)} (eps not passed), {kind.function} uses eps = "
                 f"{closest.fixed_eps:g}; its default must be eps={kind.default_eps:g}, as in "
-                f"{kind.signature()}." + evidence
+                f"{kind.function}({params}, eps={kind.default_eps:g})." + evidence
             )
         return (
             f"eps ignored: for {where(case)}, {kind.function} used eps = {closest.fixed_eps:g} "

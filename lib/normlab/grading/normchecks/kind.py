@@ -44,9 +44,6 @@ class NormKind:
         axes = self.correct_axes(y.ndim)
         return y.var(axis=axes) if self.center else (y * y).mean(axis=axes)
 
-    def signature(self) -> str:
-        return f"{self.function}({', '.join(self.param_names[:-1])}, eps={self.default_eps:g})"
-
     @property
     def who(self) -> str:
         return self.function
@@ -132,8 +129,7 @@ def call(kind: NormKind, x, *, gamma=None, beta=None, eps=None, tag="", label=""
     gamma = np.ones(d, dtype=x.dtype) if gamma is None else np.asarray(gamma)
     beta = np.zeros(d, dtype=x.dtype) if beta is None else np.asarray(beta)
     args = (x, gamma, beta) if kind.has_beta else (x, gamma)
-    if eps is not None:
-        args = (*args, eps)
+    args += (eps,) if eps is not None else ()
     if not label:
         dims = f"{x.ndim}-D input of shape {x.shape}" if x.ndim != 1 else f"record of {d}"
         label = f"a {dims}" + (f", eps = {eps:g}" if eps is not None else "")
