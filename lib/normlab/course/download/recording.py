@@ -123,10 +123,7 @@ def _witness_inputs(assignment: str, battery: list) -> list[np.ndarray]:
 
 def record() -> recorded.Recording:
     """The recording of every check's visible battery (see the module docstring)."""
-    cases: dict = {}
-    answers: dict = {}
-    refs: set[str] = set()
-    inputs: list[np.ndarray] = []
+    cases, answers, refs, inputs = {}, {}, set(), []
     with np.errstate(all="ignore"):
         for assignment in ASSIGNMENTS:
             cases[assignment] = {}

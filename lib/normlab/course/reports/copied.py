@@ -81,9 +81,8 @@ def typed_values(source: str) -> dict[str, np.ndarray]:
 def same(typed: np.ndarray, answer) -> bool:
     """Exactly the answer, to 1e-9 relative in every entry (the checks' `close`)."""
     want = np.asarray(answer, dtype=np.float64)
-    if typed.shape != want.shape:
-        return False
-    return all(close(float(a), float(b)) for a, b in zip(typed.ravel(), want.ravel(), strict=True))
+    pairs = zip(typed.ravel(), want.ravel(), strict=True)  # read only where the shapes agree
+    return typed.shape == want.shape and all(close(float(a), float(b)) for a, b in pairs)
 
 
 def copied_cells(assignment: str, typed: dict, own: dict, other: dict) -> tuple[str, ...]:

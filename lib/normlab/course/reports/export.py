@@ -84,13 +84,12 @@ def lms_rows(
 
 def autograded_cells(gb: Gradebook, assignment: str) -> list[tuple[str, object]]:
     """(notebook name, grade cell) of every autograded test cell of `assignment`, in order."""
-    cells = []
-    for notebook in gb.find_assignment(assignment).notebooks:
-        solutions = {cell.name for cell in notebook.solution_cells}
-        for cell in notebook.grade_cells:
-            if cell.cell_type == "code" and cell.name not in solutions:
-                cells.append((notebook.name, cell))
-    return cells
+    return [
+        (notebook.name, cell)
+        for notebook in gb.find_assignment(assignment).notebooks
+        for cell in notebook.grade_cells
+        if cell.cell_type == "code" and cell.name not in {c.name for c in notebook.solution_cells}
+    ]
 
 
 def _found(find, *args):
