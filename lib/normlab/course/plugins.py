@@ -183,9 +183,6 @@ class MathToMathML(Preprocessor):
         return cell, resources
 
 
-# --- the course's own settings --------------------------------------------------------------
-
-
 class NormlabGrading(Configurable):
     """The course's grading settings, read from nbgrader_config.py like nbgrader's own."""
 
@@ -211,9 +208,6 @@ class ReusePolicy(Preprocessor):
         return nb, resources
 
 
-# --- restoring hidden tests --------------------------------------------------------------
-
-
 class RestoreHiddenTests(OverwriteCells):
     """OverwriteCells that takes a released test cell for what it is (see the module)."""
 
@@ -234,8 +228,6 @@ class RestoreHiddenTests(OverwriteCells):
                     cell.source = stored.source  # the hidden tests go back in, silently
         return super().preprocess_cell(cell, resources, cell_index)
 
-
-# --- late work -------------------------------------------------------------------------
 
 DAY_S = 24 * 3600
 
