@@ -142,18 +142,14 @@ MATH = re.compile(
 )
 
 
-def mathml(markdown: str) -> str:
-    """`markdown` with its TeX maths (not inside code spans) replaced by MathML."""
-
-    def swap(match: re.Match) -> str:
-        if match.group("code"):
-            return match.group(0)
-        block = match.group("block")
-        if block is not None:
-            return convert(block.strip(), display="block")
-        return convert(match.group("inline").strip())
-
-    return MATH.sub(swap, markdown)
+def mathml(match: re.Match) -> str:
+    """A match of `MATH` as MathML; a code span stays as it is."""
+    if match.group("code"):
+        return match.group(0)
+    block = match.group("block")
+    if block is not None:
+        return convert(block.strip(), display="block")
+    return convert(match.group("inline").strip())
 
 
 class FeedbackExporter(HTMLExporter):
@@ -179,7 +175,7 @@ class MathToMathML(Preprocessor):
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "markdown" and "$" in cell.source:
-            cell.source = mathml(cell.source)
+            cell.source = MATH.sub(mathml, cell.source)
         return cell, resources
 
 

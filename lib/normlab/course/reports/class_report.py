@@ -120,17 +120,20 @@ def write_report(assignment: str, output: str | None = None) -> list[Path]:
 
 def write_copied(coursedir, assignment: str, path: Path) -> Path:
     """The copied-variant flags of the class (`copied`), as CSV; each also printed."""
-    from .copied import describe_flag, flags
+    from .copied import flags
 
     with Gradebook(coursedir.db_url) as gb:
         students = [s.student_id for s in gb.assignment_submissions(assignment)]
+    folder = coursedir.submitted_directory
     submitted = {
-        s: sorted(Path(coursedir.format_path(coursedir.submitted_directory, s, assignment))
-                  .glob("*.ipynb"))
+        s: sorted(Path(coursedir.format_path(folder, s, assignment)).glob("*.ipynb"))
         for s in students
-    }  # fmt: skip
+    }
     found = flags(assignment, submitted)
     for flag in found:
-        print(describe_flag(assignment, flag))
+        print(
+            f"{assignment}: {flag.student}'s answers in {', '.join(flag.cells)} are exactly "
+            f"{flag.variant_of}'s variant's (copied? no penalty beyond the grade: yours to judge)"
+        )
     table = [{**asdict(flag), "cells": " ".join(flag.cells)} for flag in found]
     return write_csv(path, ["student", "variant_of", "cells"], table)

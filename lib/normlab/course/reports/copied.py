@@ -117,10 +117,3 @@ def flags(assignment: str, submitted: dict[str, list[Path]]) -> list[Flag]:
         if best is not None and len(best.cells) >= MIN_CELLS:
             found.append(best)
     return found
-
-
-def describe_flag(assignment: str, flag: Flag) -> str:
-    return (
-        f"{assignment}: {flag.student}'s answers in {', '.join(flag.cells)} are exactly "
-        f"{flag.variant_of}'s variant's (copied? no penalty beyond the grade: yours to judge)"
-    )
