@@ -162,9 +162,8 @@ def choose(
     uid_base: int = DEFAULT_UID_BASE,
     real_torch: bool = False,
 ) -> Isolation:
-    """The isolation for this run of the course `coursedir` (nbgrader's `config`); `mode` is
-    "auto" (= "strict") or "basic"; `real_torch`: the assignment's kernels get the real torch
-    (see the module docstring)."""
+    """The isolation for this run of the course `coursedir` (nbgrader's `config`): `mode` "auto"
+    (= "strict") or "basic"; `real_torch`: the kernels get the real torch (the module docstring)."""
     if mode not in ("auto", "strict", "basic"):
         raise SystemExit(f"unknown isolation {mode!r}: use auto, strict or basic")
     if real_torch and importlib.util.find_spec("torch") is None:
