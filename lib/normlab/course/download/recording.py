@@ -135,11 +135,10 @@ def record() -> recorded.Recording:
                 }
                 cases[assignment][grade_id] = made if spec.varies else made[None]
                 battery = [case for slot_cases in made.values() for case in slot_cases]
-                for case in battery:
-                    for question in spec.questions(case):
-                        key = recorded.fingerprint(question)
-                        if key not in answers:
-                            answers[key] = _answered(LIVE.answer, question)
+                for question in (q for case in battery for q in spec.questions(case)):
+                    key = recorded.fingerprint(question)
+                    if key not in answers:
+                        answers[key] = _answered(LIVE.answer, question)
                 norms = _norm_refs(battery)
                 if norms:
                     refs.update(norms)
