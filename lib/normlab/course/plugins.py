@@ -142,18 +142,14 @@ MATH = re.compile(
 )
 
 
-def mathml(markdown: str) -> str:
-    """`markdown` with its TeX maths (not inside code spans) replaced by MathML."""
-
-    def swap(match: re.Match) -> str:
-        if match.group("code"):
-            return match.group(0)
-        block = match.group("block")
-        if block is not None:
-            return convert(block.strip(), display="block")
-        return convert(match.group("inline").strip())
-
-    return MATH.sub(swap, markdown)
+def mathml(match: re.Match) -> str:
+    """A match of `MATH` as MathML; a code span stays as it is."""
+    if match.group("code"):
+        return match.group(0)
+    block = match.group("block")
+    if block is not None:
+        return convert(block.strip(), display="block")
+    return convert(match.group("inline").strip())
 
 
 class FeedbackExporter(HTMLExporter):
@@ -179,11 +175,8 @@ class MathToMathML(Preprocessor):
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "markdown" and "$" in cell.source:
-            cell.source = mathml(cell.source)
+            cell.source = MATH.sub(mathml, cell.source)
         return cell, resources
-
-
-# --- the course's own settings --------------------------------------------------------------
 
 
 class NormlabGrading(Configurable):
@@ -211,9 +204,6 @@ class ReusePolicy(Preprocessor):
         return nb, resources
 
 
-# --- restoring hidden tests --------------------------------------------------------------
-
-
 class RestoreHiddenTests(OverwriteCells):
     """OverwriteCells that takes a released test cell for what it is (see the module)."""
 
@@ -234,8 +224,6 @@ class RestoreHiddenTests(OverwriteCells):
                     cell.source = stored.source  # the hidden tests go back in, silently
         return super().preprocess_cell(cell, resources, cell_index)
 
-
-# --- late work -------------------------------------------------------------------------
 
 DAY_S = 24 * 3600
 

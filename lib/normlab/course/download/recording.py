@@ -123,10 +123,7 @@ def _witness_inputs(assignment: str, battery: list) -> list[np.ndarray]:
 
 def record() -> recorded.Recording:
     """The recording of every check's visible battery (see the module docstring)."""
-    cases: dict = {}
-    answers: dict = {}
-    refs: set[str] = set()
-    inputs: list[np.ndarray] = []
+    cases, answers, refs, inputs = {}, {}, set(), []
     with np.errstate(all="ignore"):
         for assignment in ASSIGNMENTS:
             cases[assignment] = {}
@@ -138,11 +135,10 @@ def record() -> recorded.Recording:
                 }
                 cases[assignment][grade_id] = made if spec.varies else made[None]
                 battery = [case for slot_cases in made.values() for case in slot_cases]
-                for case in battery:
-                    for question in spec.questions(case):
-                        key = recorded.fingerprint(question)
-                        if key not in answers:
-                            answers[key] = _answered(LIVE.answer, question)
+                for question in (q for case in battery for q in spec.questions(case)):
+                    key = recorded.fingerprint(question)
+                    if key not in answers:
+                        answers[key] = _answered(LIVE.answer, question)
                 norms = _norm_refs(battery)
                 if norms:
                     refs.update(norms)

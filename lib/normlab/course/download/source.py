@@ -44,9 +44,6 @@ class BuildError(Exception):
     """The download cannot be built as the course promises (the message says why)."""
 
 
-# --- the source tree ----------------------------------------------------------------------
-
-
 def _stub(fn, module: str) -> str:
     """A stub of reference function or class `fn`: its name and parameters, no implementation."""
     what = f"normlab.{library_name(fn)}"
@@ -208,8 +205,6 @@ def self_check(lib: Path) -> None:
     if done.returncode != 0:
         raise BuildError(f"the student package does not run its checks:\n{done.stderr}")
 
-
-# --- the bundle ---------------------------------------------------------------------------
 
 BUNDLE = "normlab-course-student"
 EPOCH_ZIP = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip file holds: the same bytes each time

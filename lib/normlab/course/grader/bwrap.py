@@ -115,9 +115,8 @@ def command(expose, hide, tmp_bytes: int, privileged: bool) -> list[str]:
 
 
 def unavailable(expose, tmp_bytes: int) -> str | None:
-    """Why strict isolation cannot work here, in one line (None when it can): bwrap runs
-    this Python, exactly as it will run every kernel, once. Where a setting of the host forbids
-    the user namespace a normal user's bwrap makes, the line names it and its fix (`forbidden`)."""
+    """Why strict isolation cannot work here, in one line, with the host setting that forbids
+    it and its fix where one does (None when it can): bwrap runs this Python once, as a kernel."""
     if not sys.platform.startswith("linux"):
         return "bubblewrap sandboxes need Linux"
     if shutil.which("bwrap") is None:

@@ -14,6 +14,7 @@ same read-only Python installation; nothing else changes.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import pwd
@@ -144,14 +145,12 @@ def course_secrets(coursedir, config) -> list[str]:
 def check_uids(uid_base: int, slots: int) -> None:
     """Refuse a uid range that belongs to real accounts."""
     for uid in range(uid_base, uid_base + slots):
-        try:
+        with contextlib.suppress(KeyError):  # no account has it
             owner = pwd.getpwuid(uid).pw_name
-        except KeyError:
-            continue
-        raise SystemExit(
-            f"uid {uid} belongs to the account {owner!r}; grading kernels need uids no account "
-            f"uses: pass --uid-base with a free range of {slots}"
-        )
+            raise SystemExit(
+                f"uid {uid} belongs to the account {owner!r}; grading kernels need uids no account "
+                f"uses: pass --uid-base with a free range of {slots}"
+            )
 
 
 def choose(
@@ -163,9 +162,8 @@ def choose(
     uid_base: int = DEFAULT_UID_BASE,
     real_torch: bool = False,
 ) -> Isolation:
-    """The isolation for this run of the course `coursedir` (nbgrader's `config`); `mode` is
-    "auto" (= "strict") or "basic"; `real_torch`: the assignment's kernels get the real torch
-    (see the module docstring)."""
+    """The isolation for this run of the course `coursedir` (nbgrader's `config`): `mode` "auto"
+    (= "strict") or "basic"; `real_torch`: the kernels get the real torch (the module docstring)."""
     if mode not in ("auto", "strict", "basic"):
         raise SystemExit(f"unknown isolation {mode!r}: use auto, strict or basic")
     if real_torch and importlib.util.find_spec("torch") is None:

@@ -75,11 +75,9 @@ class Interrupted(Exception):
         self.running = list(running)  # strings: `protocol.Interrupted` checked them
 
 
-def describe_exit(code: int | None, via_bwrap: bool, cpu_seconds=None) -> str:
+def describe_exit(code: int, via_bwrap: bool, cpu_seconds=None) -> str:
     """A kernel's exit status in words: Popen's returncode, which bwrap gives as 128 + the
     signal when the kernel was killed by one."""
-    if code is None:
-        return "the kernel stopped answering"
     signum = -code if code < 0 else code - 128 if via_bwrap and code > 128 else None
     if signum is not None:
         name = signal.Signals(signum).name if signum in signal.valid_signals() else str(signum)

@@ -18,9 +18,7 @@ MAX_OUTPUTS = 200
 
 def _bundle(value) -> dict | None:
     """A mime bundle: {"type/subtype": text, or anything for a JSON type}; None if not one."""
-    if not isinstance(value, dict):
-        return None
-    ok = all(
+    ok = isinstance(value, dict) and all(
         isinstance(mime, str) and "/" in mime and (mime.endswith("json") or isinstance(data, str))
         for mime, data in value.items()
     )

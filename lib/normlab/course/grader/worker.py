@@ -133,7 +133,6 @@ def grade_one(app, config, assignment: str, student: str) -> dict:
     coursedir = CourseDirectory(config=config)
     folder = coursedir.format_path(coursedir.autograded_directory, student, assignment)
     staged = coursedir.format_path(staging_step(assignment), student, assignment)
-    error = None
     for attempt in range(LOCK_RETRIES):
         error = _autograde_once(app, config, assignment, student)
         locked = error and ("database is locked" in error or "database table is locked" in error)

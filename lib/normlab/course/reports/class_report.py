@@ -64,13 +64,6 @@ def column(entry: dict | None) -> str:
     return COLUMNS.get(category, "misconception_count")
 
 
-def _records(root: str, assignment: str, student: str) -> dict[str, dict]:
-    """{grade_id: the grading record's entry} for one student's notebooks."""
-    paths = sorted(student_records(root, assignment, student).glob("*.json"))
-    cells = [cell for path in paths for cell in json.loads(path.read_text()).get("cells", [])]
-    return {cell["grade_id"]: cell for cell in cells if cell.get("grade_id")}
-
-
 def class_rows(db_url: str, root: str, assignment: str) -> list[Row]:
     """The report's rows, in notebook order."""
     words = {gid: spec.misconception for gid, spec in CHECKS.get(assignment, {}).items()}
@@ -79,7 +72,10 @@ def class_rows(db_url: str, root: str, assignment: str) -> list[Row]:
         for _, cell in autograded_cells(gb, assignment):
             rows[cell.name] = Row(cell.name, words.get(cell.name, ""), cell.max_score)
         for submission in gb.assignment_submissions(assignment):
-            records = _records(root, assignment, submission.student_id)
+            # {grade_id: the grading record's entry}, from the student's notebooks' records
+            paths = sorted(student_records(root, assignment, submission.student_id).glob("*.json"))
+            found = [json.loads(path.read_text()).get("cells", []) for path in paths]
+            records = {c["grade_id"]: c for cells in found for c in cells if c.get("grade_id")}
             for notebook in submission.notebooks:
                 for grade in notebook.grades:
                     if grade.name in rows:
@@ -124,17 +120,20 @@ def write_report(assignment: str, output: str | None = None) -> list[Path]:
 
 def write_copied(coursedir, assignment: str, path: Path) -> Path:
     """The copied-variant flags of the class (`copied`), as CSV; each also printed."""
-    from .copied import describe_flag, flags
+    from .copied import flags
 
     with Gradebook(coursedir.db_url) as gb:
         students = [s.student_id for s in gb.assignment_submissions(assignment)]
+    folder = coursedir.submitted_directory
     submitted = {
-        s: sorted(Path(coursedir.format_path(coursedir.submitted_directory, s, assignment))
-                  .glob("*.ipynb"))
+        s: sorted(Path(coursedir.format_path(folder, s, assignment)).glob("*.ipynb"))
         for s in students
-    }  # fmt: skip
+    }
     found = flags(assignment, submitted)
     for flag in found:
-        print(describe_flag(assignment, flag))
+        print(
+            f"{assignment}: {flag.student}'s answers in {', '.join(flag.cells)} are exactly "
+            f"{flag.variant_of}'s variant's (copied? no penalty beyond the grade: yours to judge)"
+        )
     table = [{**asdict(flag), "cells": " ".join(flag.cells)} for flag in found]
     return write_csv(path, ["student", "variant_of", "cells"], table)

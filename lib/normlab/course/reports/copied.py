@@ -81,9 +81,8 @@ def typed_values(source: str) -> dict[str, np.ndarray]:
 def same(typed: np.ndarray, answer) -> bool:
     """Exactly the answer, to 1e-9 relative in every entry (the checks' `close`)."""
     want = np.asarray(answer, dtype=np.float64)
-    if typed.shape != want.shape:
-        return False
-    return all(close(float(a), float(b)) for a, b in zip(typed.ravel(), want.ravel(), strict=True))
+    pairs = zip(typed.ravel(), want.ravel(), strict=True)  # read only where the shapes agree
+    return typed.shape == want.shape and all(close(float(a), float(b)) for a, b in pairs)
 
 
 def copied_cells(assignment: str, typed: dict, own: dict, other: dict) -> tuple[str, ...]:
@@ -118,10 +117,3 @@ def flags(assignment: str, submitted: dict[str, list[Path]]) -> list[Flag]:
         if best is not None and len(best.cells) >= MIN_CELLS:
             found.append(best)
     return found
-
-
-def describe_flag(assignment: str, flag: Flag) -> str:
-    return (
-        f"{assignment}: {flag.student}'s answers in {', '.join(flag.cells)} are exactly "
-        f"{flag.variant_of}'s variant's (copied? no penalty beyond the grade: yours to judge)"
-    )

@@ -60,23 +60,13 @@ CANVAS_IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 MOODLE_IDENTITY = ("First name", "Last name", "Username", "Email address")
 
 
-def possible(db_url: str, assignments: list[str]) -> dict[str, str]:
-    """{assignment: its maximum points}, as the gradebook has them."""
-    with Gradebook(db_url) as gb:
-        return {name: points(gb.find_assignment(name).max_score) for name in assignments}
-
-
 def identity(layout: str, row: dict[str, str]) -> dict[str, str]:
     if layout == "canvas":  # `Student`: "Last, First", or the id when the roster gave no name
         name = ", ".join(part for part in (row["last_name"], row["first_name"]) if part)
         blank = dict.fromkeys(CANVAS_IDENTITY, "")  # ID, SIS User ID and Section stay blank
         return {**blank, "Student": name or row["student_id"], "SIS Login ID": row["student_id"]}
-    return {
-        "First name": row["first_name"],
-        "Last name": row["last_name"],
-        "Username": row["student_id"],
-        "Email address": row["email"],
-    }
+    keys = ("first_name", "last_name", "student_id", "email")  # as MOODLE_IDENTITY names them
+    return {name: row[key] for name, key in zip(MOODLE_IDENTITY, keys, strict=True)}
 
 
 def lms_rows(
@@ -92,22 +82,14 @@ def lms_rows(
     return header, out
 
 
-def submitted_assignments(gb: Gradebook) -> list[str]:
-    """The assignments with at least one submission: the course's order, then by name."""
-    names = [a.name for a in gb.assignments if a.num_submissions > 0]
-    order = {name: i for i, name in enumerate(ASSIGNMENTS)}
-    return sorted(names, key=lambda name: (order.get(name, len(order)), name))
-
-
 def autograded_cells(gb: Gradebook, assignment: str) -> list[tuple[str, object]]:
     """(notebook name, grade cell) of every autograded test cell of `assignment`, in order."""
-    cells = []
-    for notebook in gb.find_assignment(assignment).notebooks:
-        solutions = {cell.name for cell in notebook.solution_cells}
-        for cell in notebook.grade_cells:
-            if cell.cell_type == "code" and cell.name not in solutions:
-                cells.append((notebook.name, cell))
-    return cells
+    return [
+        (notebook.name, cell)
+        for notebook in gb.find_assignment(assignment).notebooks
+        for cell in notebook.grade_cells
+        if cell.cell_type == "code" and cell.name not in {c.name for c in notebook.solution_cells}
+    ]
 
 
 def _found(find, *args):
@@ -121,7 +103,10 @@ def _found(find, *args):
 def rows(db_url: str, per_check: bool = False) -> tuple[list[str], list[dict[str, str]]]:
     """The header and one row per student (sorted by id) of the gradebook at `db_url`."""
     with Gradebook(db_url) as gb:
-        assignments = submitted_assignments(gb)
+        # the assignments with at least one submission: the course's order, then by name
+        order = {name: i for i, name in enumerate(ASSIGNMENTS)}
+        names = [a.name for a in gb.assignments if a.num_submissions > 0]
+        assignments = sorted(names, key=lambda name: (order.get(name, len(order)), name))
         checks = {
             a: [(notebook, cell.name) for notebook, cell in autograded_cells(gb, a)]
             for a in (assignments if per_check else ())
@@ -165,7 +150,8 @@ def write_export(
     for row in table:  # a missing submission: blank, or 0 (--missing zero), in every layout
         row.update({a: row[a] or MISSING[missing] for a in assignments})
     if lms:
-        maxima = possible(app.coursedir.db_url, assignments)
+        with Gradebook(app.coursedir.db_url) as gb:  # each assignment's maximum points
+            maxima = {a: points(gb.find_assignment(a).max_score) for a in assignments}
         header, table = lms_rows(lms, assignments, table, maxima)
     return write_csv(Path(out), header, table)
 
