@@ -289,3 +289,15 @@ def test_a_layer_norm_returning_lists_is_named_briefly():
 )
 def test_a_long_type_is_shown_in_words(output_type, shown):
     assert brief_type(output_type) == shown
+
+
+@pytest.mark.parametrize(
+    "output_type",
+    ["list(" + ", ".join(["W)("] * 12) + ")", ")" * 50, "(" * 50, "(" * 5000, "list(list(a, b" * 9],
+    ids=["brackets in names", "closing only", "opening only", "5000 deep", "never closed"],
+)
+def test_a_type_named_by_a_hostile_class_is_still_shown(output_type):
+    """A student's class may set its __qualname__ to anything (unbalanced brackets, deep
+    nesting): the type is shown in at most 80 characters, and judging goes on."""
+    shown = brief_type(output_type)
+    assert isinstance(shown, str) and len(shown) <= 80

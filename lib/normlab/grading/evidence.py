@@ -109,17 +109,25 @@ def brief_type(output_type: str, short: int = 40, limit: int = 80) -> str:
 
 
 def _parse_type(text: str) -> tuple:
-    """(name, items or None) of a type as `run_case` names it: "tuple(int, list(float))"."""
+    """(name, items or None) of a type as `run_case` names it: "tuple(int, list(float))". Any
+    text parses, since a student's class may name itself "W)(": a stray ")" is skipped, what
+    is left open closes at the end, and a "(" deeper than `_DEEPEST` reads as a name."""
     reading = [("", [])]  # (name, items) of each type whose items are being read, innermost last
     for name, mark in re.findall(r"([^(),]*)([(),]?)", text):
-        if mark == "(":
+        if mark == "(" and len(reading) <= _DEEPEST:
             reading.append((name.strip(), []))
         elif name.strip():
             reading[-1][1].append((name.strip(), None))
-        if mark == ")":
+        if mark == ")" and len(reading) > 1:
             done = reading.pop()
             reading[-1][1].append(done)
-    return reading[0][1][0]
+    while len(reading) > 1:
+        done = reading.pop()
+        reading[-1][1].append(done)
+    return reading[0][1][0] if reading[0][1] else (text.strip(), None)
+
+
+_DEEPEST = 20  # levels of nesting read (Python's recursion in `_brief` stays far from its limit)
 
 
 def _brief(node: tuple, plural: bool = False) -> str:
