@@ -38,7 +38,7 @@ import warnings
 
 from jsonschema import exceptions, validators
 from nbgrader import api
-from nbgrader.api import Gradebook
+from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.converters import Autograde
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.nbgraderformat import common
@@ -103,7 +103,11 @@ def zero_missing(db_url: str, folder: str, assignment: str, student: str) -> lis
     missing notebook); return their names."""
     zeroed = []
     with Gradebook(db_url) as gb:
-        for notebook in gb.update_or_create_submission(assignment, student).notebooks:
+        try:
+            submission = gb.find_submission(assignment, student)
+        except MissingEntry:
+            submission = gb.add_submission(assignment, student)
+        for notebook in submission.notebooks:
             if os.path.exists(os.path.join(folder, f"{notebook.name}.ipynb")):
                 continue
             for grade in notebook.grades:
