@@ -67,8 +67,6 @@ class Collector:
 class CapturedStream(io.TextIOBase):
     """A text stream whose writes become `stream` outputs."""
 
-    encoding = "utf-8"
-
     def __init__(self, collector: Collector, name: str) -> None:
         self.collector, self.name = collector, name
 
@@ -80,6 +78,13 @@ class CapturedStream(io.TextIOBase):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         self.collector.stream(self.name, text)
         return len(text)
+
+    @property
+    def encoding(self) -> str:
+        return "utf-8"
+
+    def isatty(self) -> bool:  # io's own raises once a student closes sys.stdout
+        return False
 
 
 def _mime_bundle(data) -> dict:

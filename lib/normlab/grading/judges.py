@@ -14,7 +14,7 @@ The first problem wins: a student sees one message, about the first case that sh
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from normlab_sandbox.cases import Case, Result
 
@@ -65,16 +65,18 @@ def each_pair(read, rule):
     float32) keeps every other misconception out of the cell."""
 
     def judge(cases, results, oracle):
-        if len(cases) % 2:
-            raise ValueError(f"{len(cases)} cases cannot be judged in pairs")
-        firsts: list = []  # the value of the pair's first call, until its second is read
-
-        def second(seen):
-            if firsts:
-                return rule(replace(seen, first=firsts.pop()))
-            firsts.append(seen.value)  # a pair's first call is only read
-
-        return each_case(read, second)(cases, results, oracle)
+        pairs = zip(cases[0::2], results[0::2], cases[1::2], results[1::2], strict=True)
+        for first_case, first_result, second_case, second_result in pairs:
+            first, problem = read(first_case, first_result)
+            if problem:
+                return problem
+            second, problem = read(second_case, second_result)
+            if problem:
+                return problem
+            found = rule(Seen(second_case, second, second_result, oracle, first))
+            if found:
+                return found
+        return None
 
     return judge
 
