@@ -105,7 +105,11 @@ def set_up(link: channel.Channel) -> protocol.Setup:
 
 def running_functions(error: BaseException, user_ns: dict, names=()) -> tuple[str, ...]:
     """The notebook's functions on `error`'s traceback, then `names` (those defined)."""
-    codes = {f.__code__: n for n, f in list(user_ns.items()) if type(f) is types.FunctionType}
+    codes = {
+        value.__code__: name
+        for name, value in list(user_ns.items())
+        if type(value) is types.FunctionType
+    }
     frames = traceback.walk_tb(error.__traceback__)
     found = dict.fromkeys(codes[f.f_code] for f, _ in frames if f.f_code in codes)
     return (*found, *(n for n in names if n in user_ns and n not in found))

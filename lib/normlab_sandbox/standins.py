@@ -51,7 +51,8 @@ case_owners: dict = {}  # the running case's graded functions: code object -> na
 
 
 class LibraryFunction(_StandIn):
-    """`normlab.<path>`: the grader answers (and notes) each call, told its graded caller."""
+    """`normlab.<path>` inside the sandbox: calls are answered (and noted) by the grader, told
+    which of the notebook's graded functions made the call (`tripwire.owner_of`)."""
 
     shown = "answered by the grader while a check runs"
 

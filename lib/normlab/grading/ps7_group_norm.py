@@ -81,7 +81,8 @@ def _sets(a: np.ndarray, groups: int, sharing: str) -> np.ndarray:
 def _standardized(case: Case, y: np.ndarray, sharing: str) -> tuple[np.ndarray, np.ndarray]:
     """For each set of entries that share statistics under `sharing`: (is y there the input
     times one positive number plus one constant, is its mean 0)? Both: the set standardized."""
-    groups, tol = case.args[1], 1e-4 if case.args[0].dtype == np.float32 else 1e-7
+    groups = case.args[1]
+    tol = 1e-4 if case.args[0].dtype == np.float32 else 1e-7
     xs = _sets(np.asarray(case.args[0], dtype=np.float64), groups, sharing)
     ys = _sets(y, groups, sharing)
     size = tol * (1.0 + np.abs(ys).max())

@@ -347,7 +347,10 @@ CHECKS = registry(
     ),
     normchecks.like_the_input_spec("dyt_dtype_and_shape", FORWARD, points=1),
     normchecks.untouched_spec(
-        "dyt_input_untouched", FORWARD, ("x", "alpha", "gamma", "beta"), points=1
+        "dyt_input_untouched",
+        FORWARD,
+        ("x", "alpha", "gamma", "beta"),
+        points=1,
     ),
     normchecks.reuse_spec(
         "dyt_reference_reuse",
@@ -403,7 +406,10 @@ CHECKS = registry(
         points=1,
     ),
     normchecks.untouched_spec(
-        "dyt_backward_input_untouched", BACKWARD, ("dy", "x", "alpha", "gamma"), points=1
+        "dyt_backward_input_untouched",
+        BACKWARD,
+        ("dy", "x", "alpha", "gamma"),
+        points=1,
     ),
     gradients.gradient_reuse_spec("dyt_backward_reference_reuse", BACKWARD, points=1, read=_parts),
 )

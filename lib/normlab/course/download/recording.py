@@ -123,14 +123,19 @@ def _witness_inputs(assignment: str, battery: list) -> list[np.ndarray]:
 
 def record() -> recorded.Recording:
     """The recording of every check's visible battery (see the module docstring)."""
-    cases, answers, refs, inputs = {}, {}, set(), []
+    cases: dict = {}
+    answers: dict = {}
+    refs: set[str] = set()
+    inputs: list[np.ndarray] = []
     with np.errstate(all="ignore"):
         for assignment in ASSIGNMENTS:
             cases[assignment] = {}
             for grade_id, spec in CHECKS[assignment].items():
                 variants = pools.variants(assignment) if spec.varies else [None]
                 made = {  # by slot; None: the one battery of a check that does not vary
-                    v and v["slot"]: spec.make_cases(DEFAULT_SEED, hidden=False, variant=v)
+                    (v["slot"] if v else None): spec.make_cases(
+                        DEFAULT_SEED, hidden=False, variant=v
+                    )
                     for v in variants
                 }
                 cases[assignment][grade_id] = made if spec.varies else made[None]

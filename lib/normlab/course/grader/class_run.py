@@ -39,9 +39,11 @@ ISOLATION_LINES = {
 
 @dataclass(frozen=True)
 class Shard:
-    """Part `index` of `count` of a class (`--shard K/N`; K from 0, as a Slurm array's and a
-    Kubernetes indexed Job's index): a student's part is `sha256(student id) mod N`, whatever the
-    other students and their order, so N graders, K = 0 .. N-1, grade each submission once."""
+    """Part `index` of `count` (0 <= index < count) of a class (`--shard K/N`), so N hosts or
+    processes share it. A student belongs to part `sha256(student id) mod N`, whatever the other
+    students are and in whatever order they come, so N graders started with K = 0 .. N-1 (a Slurm
+    job array's `SLURM_ARRAY_TASK_ID`, a Kubernetes indexed Job's `JOB_COMPLETION_INDEX`) grade
+    every submission exactly once between them. K counts from 0, as both schedulers do."""
 
     index: int
     count: int

@@ -14,7 +14,6 @@ same read-only Python installation; nothing else changes.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import os
 import pwd
@@ -145,12 +144,14 @@ def course_secrets(coursedir, config) -> list[str]:
 def check_uids(uid_base: int, slots: int) -> None:
     """Refuse a uid range that belongs to real accounts."""
     for uid in range(uid_base, uid_base + slots):
-        with contextlib.suppress(KeyError):  # no account has it
+        try:
             owner = pwd.getpwuid(uid).pw_name
-            raise SystemExit(
-                f"uid {uid} belongs to the account {owner!r}; grading kernels need uids no account "
-                f"uses: pass --uid-base with a free range of {slots}"
-            )
+        except KeyError:
+            continue  # no account has it
+        raise SystemExit(
+            f"uid {uid} belongs to the account {owner!r}; grading kernels need uids no account "
+            f"uses: pass --uid-base with a free range of {slots}"
+        )
 
 
 def choose(
